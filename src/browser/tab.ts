@@ -1,0 +1,152 @@
+// One page target: its CDP session, its frames (across out-of-process iframes) and what the
+// browser last told us of its URL and title.
+import type { Cdp } from '../../protocol/generated/cdp.ts';
+import type { AttachedSession } from '../cdp/connection.ts';
+import { isCdpError } from '../cdp/errors.ts';
+import type { CdpSession } from '../cdp/session.ts';
+import { DisposableStack } from '../util/disposable.ts';
+import { Emitter } from '../util/emitter.ts';
+import { FrameTree } from './frame-tree.ts';
+
+export interface TabEvents extends Record<string, unknown> {
+  /** A frame committed a new document (or navigated within one). */
+  navigated: { frameId: string; loaderId: string | undefined; url: string; sameDocument: boolean };
+  closed: { reason: string };
+}
+
+/**
+ * Enables what every page or OOPIF session needs and lets a paused target run. Sent pipelined,
+ * never awaited one by one: a popup that keeps its opener blocks the opener's input until it is
+ * resumed, and awaiting Page.enable before runIfWaitingForDebugger can hang (CDP-NOTES §9). Page
+ * must be enabled before any script runs, or a dialog would wedge the tab (CDP-NOTES §7).
+ */
+export function initTargetSession(
+  session: CdpSession,
+  setup: TargetSetup = () => [],
+): Promise<Cdp.Page.GetFrameTreeResult> {
+  const steps: Promise<unknown>[] = [
+    session.send('Page.enable'),
+    ...setup(session),
+    session.send('Page.setLifecycleEventsEnabled', { enabled: true }),
+    session.send('Target.setAutoAttach', {
+      autoAttach: true,
+      waitForDebuggerOnStart: true,
+      flatten: true,
+      filter: [{ type: 'iframe' }],
+    }),
+    session.send('Runtime.runIfWaitingForDebugger'),
+  ];
+  const tree = session.send('Page.getFrameTree');
+  return Promise.all([...steps, tree]).then(() => tree);
+}
+
+/** Extra commands for a new target (viewport, user agent), pipelined before it is resumed. */
+export type TargetSetup = (session: CdpSession) => Promise<unknown>[];
+
+export class Tab {
+  readonly targetId: string;
+  readonly browserContextId: string | undefined;
+  readonly openerId: string | undefined;
+  readonly session: CdpSession;
+  readonly frames = new FrameTree();
+  readonly events = new Emitter<TabEvents>();
+  readonly ready: Promise<void>;
+  url: string;
+  title: string;
+  readonly #disposables = new DisposableStack();
+  #closed = false;
+
+  constructor(attached: AttachedSession, setup?: TargetSetup) {
+    const info = attached.targetInfo;
+    this.targetId = info.targetId;
+    this.browserContextId = info.browserContextId;
+    this.openerId = info.openerId;
+    this.session = attached.session;
+    this.url = info.url;
+    this.title = info.title;
+    this.#watchFrames(this.session);
+    this.#disposables.add(this.session.onDetached((reason) => this.markClosed(reason)));
+    this.ready = initTargetSession(this.session, setup).then(
+      ({ frameTree }) => this.frames.loadTree(this.session, frameTree, false),
+      (error: unknown) => {
+        // A tab closed during its own start-up is simply gone; anything else is a real fault.
+        if (!(isCdpError(error) && error.isTargetGone)) throw error;
+      },
+    );
+    this.ready.catch(() => {});
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  get mainFrameId(): string {
+    return this.frames.mainFrameId ?? this.targetId;
+  }
+
+  /** An out-of-process iframe of this tab attached (directly or nested). */
+  adoptFrameSession(attached: AttachedSession): void {
+    const { session, targetInfo } = attached;
+    this.frames.adoptCrossProcess(targetInfo.targetId, targetInfo.parentFrameId, session);
+    this.#watchFrames(session);
+    const detached = session.onDetached(() => this.frames.dropSession(session));
+    this.#disposables.add(detached);
+    initTargetSession(session).then(
+      ({ frameTree }) => this.frames.loadTree(session, frameTree, true),
+      () => {
+        // An iframe that vanished during its start-up needs no further bookkeeping.
+      },
+    );
+  }
+
+  /**
+   * Re-reads the frame tree of every session of the tab (page and OOPIFs), so a listing reflects
+   * frames whose events are still in flight. A session that does not answer within the budget
+   * (a dialog pauses its renderer) keeps what events told us.
+   */
+  async refreshFrames(budgetMs: number): Promise<void> {
+    const sessions = new Set(this.frames.list().map((frame) => frame.session));
+    sessions.add(this.session);
+    await Promise.all(
+      [...sessions].map(async (session) => {
+        try {
+          const { frameTree } = await session.sendWith({ timeoutMs: budgetMs }, 'Page.getFrameTree');
+          this.frames.loadTree(session, frameTree, session !== this.session);
+        } catch {
+          // Keep the event-driven view for this session.
+        }
+      }),
+    );
+  }
+
+  updateInfo(info: Cdp.Target.TargetInfo): void {
+    this.url = info.url;
+    this.title = info.title;
+  }
+
+  markClosed(reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#disposables.dispose();
+    this.events.emit('closed', { reason });
+    this.events.removeAll();
+  }
+
+  #watchFrames(session: CdpSession): void {
+    const frames = this.frames;
+    this.#disposables.add(session.on('Page.frameAttached', (e) => frames.onFrameAttached(session, e.frameId, e.parentFrameId)));
+    this.#disposables.add(session.on('Page.frameDetached', (e) => frames.onFrameDetached(e.frameId, e.reason)));
+    this.#disposables.add(
+      session.on('Page.frameNavigated', (e) => {
+        frames.onFrameNavigated(session, e.frame);
+        this.events.emit('navigated', { frameId: e.frame.id, loaderId: e.frame.loaderId, url: e.frame.url, sameDocument: false });
+      }),
+    );
+    this.#disposables.add(
+      session.on('Page.navigatedWithinDocument', (e) => {
+        frames.onNavigatedWithinDocument(e.frameId, e.url);
+        this.events.emit('navigated', { frameId: e.frameId, loaderId: undefined, url: e.url, sameDocument: true });
+      }),
+    );
+  }
+}

@@ -1,0 +1,331 @@
+// Command-line flags and PAGEWIRE_* environment variables → one frozen Config (PROTOCOL.md §1).
+// Pure: argv and env are passed in, so tests need no process and main decides what to do
+// with a ConfigError (print it, exit 2).
+import { z } from 'zod';
+import { hostForUrl, isLoopbackHost } from './util/host.ts';
+import { LOG_LEVELS, type LogLevel } from './util/log.ts';
+
+export { hostForUrl, isLoopbackHost };
+
+export const DEFAULT_PORT = 9333;
+export const DEFAULT_MAX_SESSIONS = 16;
+export const DEFAULT_IDLE_TIMEOUT_S = 600;
+
+export interface Config {
+  /** Interface to bind, without IPv6 brackets (`::1`, not `[::1]`). */
+  readonly host: string;
+  /** 0 = any free port. */
+  readonly port: number;
+  /** Accepted tokens, each its own principal; the first is the one the ready line shows. Empty under noAuth. */
+  readonly tokens: readonly string[];
+  /** True when no token was given and one was generated at start. */
+  readonly generatedToken: boolean;
+  readonly noAuth: boolean;
+  /** Extra origins allowed to open a socket, as serialised origins (`http://host:port`). */
+  readonly allowOrigins: readonly string[];
+  readonly browser?: string;
+  readonly connect?: string;
+  readonly headful: boolean;
+  readonly downloads?: string;
+  readonly uploads?: string;
+  readonly maxSessions: number;
+  readonly allowRawCdp: boolean;
+  readonly idleTimeoutMs: number;
+  readonly logLevel: LogLevel;
+  readonly help: boolean;
+}
+
+/** A configuration mistake a person must fix; the message names the flag or variable. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type FlagKind = 'string' | 'list' | 'boolean';
+
+// The table every flag, its env variable and the help text come from. `list` flags repeat
+// on the command line and are comma-separated in the environment.
+const FLAGS = {
+  host: { kind: 'string', arg: 'HOST', help: `interface to listen on (default 127.0.0.1)` },
+  port: { kind: 'string', arg: 'PORT', help: `port to listen on, 0 = any free port (default ${DEFAULT_PORT})` },
+  token: { kind: 'list', arg: 'TOKEN', help: 'accepted token, repeatable; each is its own principal (default: a random one)' },
+  'no-auth': { kind: 'boolean', help: 'accept clients without a token (loopback hosts only)' },
+  'allow-origin': { kind: 'list', arg: 'ORIGIN', help: 'origin allowed to connect from a browser page, repeatable' },
+  browser: { kind: 'string', arg: 'PATH', help: 'Chromium/Chrome executable (default: search PATH and usual locations)' },
+  connect: { kind: 'string', arg: 'URL', help: 'attach to a running browser (ws://… or http://host:port) instead of launching one' },
+  headful: { kind: 'boolean', help: 'show the browser window' },
+  downloads: { kind: 'string', arg: 'DIR', help: 'folder for downloads' },
+  uploads: { kind: 'string', arg: 'DIR', help: 'root folder that uploaded files must lie under (default: none allowed)' },
+  'max-sessions': { kind: 'string', arg: 'N', help: `most sessions at once (default ${DEFAULT_MAX_SESSIONS})` },
+  'allow-raw-cdp': { kind: 'boolean', help: 'enable the cdp.send method' },
+  'idle-timeout-s': { kind: 'string', arg: 'N', help: `close a session no client used for N seconds (default ${DEFAULT_IDLE_TIMEOUT_S})` },
+  'log-level': { kind: 'string', arg: 'LEVEL', help: 'error | warn | info | debug (default warn)' },
+  help: { kind: 'boolean', help: 'print this help and exit' },
+} as const satisfies Record<string, { kind: FlagKind; arg?: string; help: string }>;
+
+type FlagName = keyof typeof FLAGS;
+type RawValue = string | string[] | boolean;
+interface RawEntry {
+  value: RawValue;
+  /** `--port` or `PAGEWIRE_PORT`: how errors name the setting. */
+  source: string;
+  fromFlag: boolean;
+}
+
+export function envName(flag: string): string {
+  return `PAGEWIRE_${flag.toUpperCase().replace(/-/g, '_')}`;
+}
+
+export function helpText(): string {
+  const rows = Object.entries(FLAGS).map(([name, spec]) => {
+    const left = `  --${name}${'arg' in spec ? ` ${spec.arg}` : ''}`;
+    return `${left.padEnd(26)} ${spec.help}`;
+  });
+  return [
+    'Usage: pagewire [flags]',
+    '',
+    'A WebSocket JSON-RPC 2.0 server that drives Chromium for AI agents.',
+    '',
+    'Flags (each also readable from PAGEWIRE_<NAME>, e.g. PAGEWIRE_PORT; flags win):',
+    ...rows,
+    '',
+    '--flag=value and --flag value both work. PAGEWIRE_TOKEN and PAGEWIRE_ALLOW_ORIGIN take comma-separated lists.',
+  ].join('\n');
+}
+
+/** `pagewire listening on ws://HOST:PORT/?token=TOKEN`, from the URL the listener reports. */
+export function readyLine(config: Config, url: string): string {
+  const parsed = new URL(url);
+  const port = parsed.port || (parsed.protocol === 'wss:' ? '443' : '80');
+  const base = `${parsed.protocol}//${parsed.hostname}:${port}/`;
+  const token = config.tokens[0];
+  return config.noAuth || token === undefined ? `pagewire listening on ${base}` : `pagewire listening on ${base}?token=${encodeURIComponent(token)}`;
+}
+
+export function parseConfig(argv: readonly string[], env: Record<string, string | undefined>): Config {
+  const flags = readArgv(argv);
+  if (flags.has('help') && flags.get('help')!.value !== false) return finish(validate(new Map()), true);
+  const raw = new Map<FlagName, RawEntry>();
+  for (const name of Object.keys(FLAGS) as FlagName[]) {
+    if (name === 'help') continue;
+    const entry = flags.get(name) ?? readEnv(name, env);
+    if (entry !== undefined) raw.set(name, entry);
+  }
+  return finish(validate(raw), false);
+}
+
+function readArgv(argv: readonly string[]): Map<FlagName, RawEntry> {
+  const out = new Map<FlagName, RawEntry>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '-h') {
+      out.set('help', { value: true, source: '-h', fromFlag: true });
+      continue;
+    }
+    if (!arg.startsWith('--') || arg === '--') {
+      throw new ConfigError(`unexpected argument ${JSON.stringify(arg)}; pagewire takes only --flags (see --help)`);
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const inline = eq === -1 ? undefined : arg.slice(eq + 1);
+    if (!Object.hasOwn(FLAGS, name)) throw new ConfigError(`unknown flag --${name} (see --help)`);
+    const flag = name as FlagName;
+    const spec = FLAGS[flag];
+    const source = `--${flag}`;
+
+    let value: string | boolean;
+    if (spec.kind === 'boolean') {
+      value = inline === undefined ? true : parseBoolean(inline, source);
+    } else if (inline !== undefined) {
+      value = inline;
+    } else {
+      const next = argv[i + 1];
+      // `--port --headful` is a forgotten value, not a port named "--headful".
+      if (next === undefined || next.startsWith('--')) throw new ConfigError(`${source} needs a value`);
+      value = next;
+      i++;
+    }
+
+    const previous = out.get(flag);
+    if (spec.kind === 'list') {
+      const list = previous === undefined ? [] : (previous.value as string[]);
+      out.set(flag, { value: [...list, value as string], source, fromFlag: true });
+    } else if (previous !== undefined) {
+      throw new ConfigError(`${source} given more than once`);
+    } else {
+      out.set(flag, { value, source, fromFlag: true });
+    }
+  }
+  return out;
+}
+
+function readEnv(flag: FlagName, env: Record<string, string | undefined>): RawEntry | undefined {
+  const source = envName(flag);
+  const text = env[source];
+  // An empty variable is how shells and compose files say "unset".
+  if (text === undefined || text.trim() === '') return undefined;
+  const kind: FlagKind = FLAGS[flag].kind;
+  if (kind === 'boolean') return { value: parseBoolean(text, source), source, fromFlag: false };
+  if (kind === 'list') {
+    const items = text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+    if (items.length === 0) throw new ConfigError(`${source} holds no value`);
+    return { value: items, source, fromFlag: false };
+  }
+  return { value: text.trim(), source, fromFlag: false };
+}
+
+function parseBoolean(text: string, source: string): boolean {
+  const t = text.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(t)) return true;
+  if (['0', 'false', 'no', 'off'].includes(t)) return false;
+  throw new ConfigError(`${source} must be true or false (got ${JSON.stringify(text)})`);
+}
+
+// ---- validation (zod) ------------------------------------------------------------------
+
+const intIn = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be a whole number from ${min} to ${max}`);
+
+const hostSchema = z
+  .string()
+  .transform((h) => (h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h))
+  .refine(
+    (h) => /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(h) || (h.includes(':') && /^[0-9A-Fa-f:.]+(?:%[\w.-]+)?$/.test(h)),
+    'must be a host name or an IP address (no scheme, no port)',
+  );
+
+// Printable ASCII without spaces or commas: the token travels in a URL query, an HTTP header
+// and a comma-separated variable. Messages never echo the token.
+const tokenSchema = z.string().regex(/^[\x21-\x2b\x2d-\x7e]+$/, 'each token must be printable ASCII without spaces or commas');
+
+const originSchema = z.string().transform((text, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(text)} is not an origin like http://host:port` });
+    return z.NEVER;
+  }
+  const ok =
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.pathname === '/' &&
+    !url.search &&
+    !url.hash &&
+    !url.username &&
+    !url.password &&
+    !text.endsWith('?') &&
+    !text.endsWith('#');
+  if (!ok) {
+    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(text)} is not an origin like http://host:port (no path, query or credentials)` });
+    return z.NEVER;
+  }
+  return url.origin;
+});
+
+const connectSchema = z.string().refine((text) => {
+  try {
+    const url = new URL(text);
+    return ['ws:', 'wss:', 'http:', 'https:'].includes(url.protocol) && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'must be a ws:// or http://host:port URL');
+
+const pathSchema = z.string().min(1, 'must not be empty');
+
+const rawSchema = z.object({
+  host: hostSchema.default('127.0.0.1'),
+  port: intIn(0, 65535).optional(),
+  token: z.array(tokenSchema).optional(),
+  'no-auth': z.boolean().default(false),
+  'allow-origin': z.array(originSchema).default([]),
+  browser: pathSchema.optional(),
+  connect: connectSchema.optional(),
+  headful: z.boolean().default(false),
+  downloads: pathSchema.optional(),
+  uploads: pathSchema.optional(),
+  'max-sessions': intIn(1, 10_000).optional(),
+  'allow-raw-cdp': z.boolean().default(false),
+  'idle-timeout-s': intIn(1, 30 * 24 * 3600).optional(),
+  'log-level': z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('warn'),
+});
+
+type Validated = Omit<Config, 'help' | 'tokens' | 'generatedToken'> & { tokens: string[] };
+
+function validate(raw: Map<FlagName, RawEntry>): Validated {
+  const input: Record<string, RawValue> = {};
+  for (const [name, entry] of raw) input[name] = entry.value;
+  const result = rawSchema.safeParse(input);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => {
+      const key = issue.path[0];
+      const source = typeof key === 'string' ? (raw.get(key as FlagName)?.source ?? `--${key}`) : 'configuration';
+      return `${source}: ${issue.message}`;
+    });
+    throw new ConfigError([...new Set(lines)].join('\n'));
+  }
+  const v = result.data;
+
+  let noAuth = v['no-auth'];
+  let tokens = v.token === undefined ? [] : [...new Set(v.token)];
+  const noAuthEntry = raw.get('no-auth');
+  const tokenEntry = raw.get('token');
+  if (noAuth && tokens.length > 0 && noAuthEntry && tokenEntry) {
+    // Flags win over the environment; two contradictory settings at the same level are a mistake.
+    if (noAuthEntry.fromFlag === tokenEntry.fromFlag) {
+      throw new ConfigError(`${noAuthEntry.source} cannot be combined with ${tokenEntry.source}`);
+    }
+    if (noAuthEntry.fromFlag) tokens = [];
+    else noAuth = false;
+  }
+  if (noAuth && !isLoopbackHost(v.host)) {
+    throw new ConfigError(
+      `${noAuthEntry?.source ?? '--no-auth'} is only allowed when the host is a loopback address (127.0.0.1, ::1, localhost); ` +
+        `the host is ${v.host}. Use --token instead.`,
+    );
+  }
+
+  const config: Validated = {
+    host: v.host,
+    port: v.port ?? DEFAULT_PORT,
+    tokens,
+    noAuth,
+    allowOrigins: [...new Set(v['allow-origin'])],
+    headful: v.headful,
+    maxSessions: v['max-sessions'] ?? DEFAULT_MAX_SESSIONS,
+    allowRawCdp: v['allow-raw-cdp'],
+    idleTimeoutMs: (v['idle-timeout-s'] ?? DEFAULT_IDLE_TIMEOUT_S) * 1000,
+    logLevel: v['log-level'],
+  };
+  if (v.browser !== undefined) Object.assign(config, { browser: v.browser });
+  if (v.connect !== undefined) Object.assign(config, { connect: v.connect });
+  if (v.downloads !== undefined) Object.assign(config, { downloads: v.downloads });
+  if (v.uploads !== undefined) Object.assign(config, { uploads: v.uploads });
+  return config;
+}
+
+function finish(v: Validated, help: boolean): Config {
+  const generatedToken = !v.noAuth && v.tokens.length === 0;
+  const tokens = generatedToken ? [generateToken()] : v.tokens;
+  return Object.freeze({
+    ...v,
+    tokens: Object.freeze([...tokens]),
+    allowOrigins: Object.freeze([...v.allowOrigins]),
+    generatedToken,
+    help,
+  });
+}
+
+/** 32 random bytes, base64url: URL- and header-safe as it is. */
+export function generateToken(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(32));
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}

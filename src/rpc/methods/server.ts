@@ -1,0 +1,97 @@
+// server.info, rpc.discover and the optional raw CDP passthrough (PROTOCOL.md §10).
+import { z } from 'zod';
+import { isCdpError } from '../../cdp/errors.ts';
+import { ServerError } from '../../errors.ts';
+import type { BrowserHost } from '../../sessions/browser-host.ts';
+import type { SessionRegistry } from '../../sessions/registry.ts';
+import { PROTOCOL_VERSION, VERSION } from '../../version.ts';
+import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { buildOpenRpcDocument } from '../discover.ts';
+import { onSession, sessionIdField, targetIdField } from './common.ts';
+
+export interface ServerLimits {
+  max_sessions: number;
+  actions_per_act: number;
+  timeout_ms_max: number;
+  timeout_ms_default: number;
+  max_elements_max: number;
+  max_elements_default: number;
+  request_ids_kept: number;
+  events_retained: number;
+  inbound_message_bytes: number;
+  idle_timeout_s: number;
+}
+
+export interface ServerMethodDeps {
+  registry: SessionRegistry;
+  host: BrowserHost;
+  runtime: string;
+  limits: ServerLimits;
+  allowRawCdp: boolean;
+  /** All methods of the server, for rpc.discover (resolved lazily: this list is part of it). */
+  methods: () => AnyMethodDef[];
+}
+
+export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
+  const methods: AnyMethodDef[] = [
+    defineMethod({
+      name: 'server.info',
+      summary: 'Name, versions, runtime, the browser if one runs, and the limits in force.',
+      params: z.object({}).strict(),
+      handler: async () => {
+        const browser = deps.host.current;
+        return {
+          name: 'pagewire',
+          version: VERSION,
+          protocol_version: PROTOCOL_VERSION,
+          runtime: deps.runtime,
+          ...(browser ? { browser: { product: browser.version.product, protocol_version: browser.version.protocolVersion } } : {}),
+          limits: deps.limits,
+          counts: {
+            sessions: deps.registry.size,
+            browser_launches: deps.host.launches,
+            ...(browser ? browser.counts() : {}),
+          },
+        };
+      },
+    }),
+    defineMethod({
+      name: 'rpc.discover',
+      summary: 'An OpenRPC document of every method, generated from the schemas that validate params.',
+      params: z.object({}).strict(),
+      handler: async () => buildOpenRpcDocument(deps.methods(), { version: VERSION }),
+    }),
+  ];
+  if (deps.allowRawCdp) {
+    methods.push(
+      defineMethod({
+        name: 'cdp.send',
+        summary: 'Send a raw CDP command to a tab (only with --allow-raw-cdp).',
+        params: z
+          .object({
+            session_id: sessionIdField,
+            target_id: targetIdField,
+            method: z.string().regex(/^[A-Z][A-Za-z]*\.[a-z][A-Za-z]*$/, 'must look like Domain.method'),
+            params: z.record(z.string(), z.unknown()).optional(),
+          })
+          .strict(),
+        handler: (params, call) =>
+          onSession(deps.registry, call, params.session_id, async (session) => {
+            const tab = session.resolveTab(params.target_id);
+            try {
+              return await tab.session.sendRaw(params.method, params.params ?? {});
+            } catch (error) {
+              if (isCdpError(error) && error.isTargetGone) {
+                throw new ServerError('target_not_found', `tab ${tab.targetId} went away`, { cause: error });
+              }
+              if (isCdpError(error) && error.kind === 'protocol') {
+                throw new ServerError('invalid_params', error.message, { details: { cdp_code: error.code }, cause: error });
+              }
+              throw error;
+            }
+          }),
+      }),
+    );
+  }
+  return methods;
+}

@@ -1,0 +1,137 @@
+// tabs.* and frames.* (PROTOCOL.md §5). An explicit id never changes the selection and never
+// falls back to another tab or frame.
+import { z } from 'zod';
+import { navigateFrame } from '../../browser/navigation.ts';
+import { ServerError } from '../../errors.ts';
+import type { SessionRegistry } from '../../sessions/registry.ts';
+import { Deadline, DeadlineExceededError } from '../../util/deadline.ts';
+import { redactSecrets, redactUrl } from '../../util/redact.ts';
+import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { idString, onSession, sessionIdField, targetIdField } from './common.ts';
+
+const NAVIGATION_BUDGET_MS = 30_000;
+const FRAME_REFRESH_BUDGET_MS = 1_000;
+
+/** Schemes a client may open: web pages and inert documents, never file:, chrome: or javascript:. */
+export const navigableUrl = z
+  .string()
+  .max(8192)
+  .refine((value) => {
+    try {
+      return ['http:', 'https:', 'about:', 'data:'].includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s), about: or data: URL');
+
+export function tabMethods(registry: SessionRegistry): AnyMethodDef[] {
+  return [
+    defineMethod({
+      name: 'tabs.list',
+      summary: "The session's tabs with URL (redacted), title, selection and opener.",
+      params: z.object({ session_id: sessionIdField }).strict(),
+      handler: (params, call) =>
+        onSession(registry, call, params.session_id, async (session) => {
+          const tabs = session.tabs();
+          // Fresh titles and URLs straight from the browser (events may still be in flight).
+          const { targetInfos } = await session.browser.connection.root.send('Target.getTargets', {
+            filter: [{ type: 'page' }],
+          });
+          const infos = new Map(targetInfos.map((info) => [info.targetId, info]));
+          const selected = session.selectedTargetId;
+          return {
+            tabs: tabs.map((tab) => {
+              const info = infos.get(tab.targetId);
+              return {
+                target_id: tab.targetId,
+                url: redactUrl(info?.url ?? tab.url),
+                title: redactSecrets(info?.title ?? tab.title),
+                selected: tab.targetId === selected,
+                ...(tab.openerId ? { opener_id: tab.openerId } : {}),
+              };
+            }),
+          };
+        }),
+    }),
+    defineMethod({
+      name: 'tabs.new',
+      summary: 'Open a tab (about:blank, or url up to its DOMContentLoaded); selected unless select is false.',
+      params: z.object({ session_id: sessionIdField, url: navigableUrl.optional(), select: z.boolean().optional() }).strict(),
+      handler: (params, call) =>
+        onSession(registry, call, params.session_id, async (session) => {
+          const deadline = new Deadline(NAVIGATION_BUDGET_MS, { signal: session.closeSignal });
+          const tab = await session.browser.newTab(session.browserContextId, deadline);
+          if (params.select !== false) session.select(tab.targetId);
+          if (!params.url) return { target_id: tab.targetId };
+          try {
+            const outcome = await navigateFrame(tab.session, tab.mainFrameId, params.url, deadline);
+            const errorText = 'errorText' in outcome ? outcome.errorText : undefined;
+            return errorText ? { target_id: tab.targetId, error_text: errorText } : { target_id: tab.targetId };
+          } catch (error) {
+            if (error instanceof DeadlineExceededError) {
+              return { target_id: tab.targetId, error_text: `the page did not reach DOMContentLoaded within ${NAVIGATION_BUDGET_MS} ms` };
+            }
+            throw error;
+          }
+        }),
+    }),
+    defineMethod({
+      name: 'tabs.select',
+      summary: 'Make a tab the selected one.',
+      params: z.object({ session_id: sessionIdField, target_id: idString }).strict(),
+      handler: (params, call) =>
+        onSession(registry, call, params.session_id, async (session) => {
+          const tab = session.resolveTab(params.target_id);
+          session.select(tab.targetId);
+          return { target_id: tab.targetId };
+        }),
+    }),
+    defineMethod({
+      name: 'tabs.close',
+      summary: 'Close a tab; the last tab of a session cannot be closed (last_tab).',
+      params: z.object({ session_id: sessionIdField, target_id: idString }).strict(),
+      handler: (params, call) =>
+        onSession(registry, call, params.session_id, async (session) => {
+          const tab = session.resolveTab(params.target_id);
+          if (session.tabs().length <= 1) {
+            throw new ServerError('last_tab', 'this is the last tab of the session; close the session instead', {
+              details: { target_id: tab.targetId },
+            });
+          }
+          await session.browser.closeTab(tab.targetId, new Deadline(10_000));
+          return { closed: true };
+        }),
+    }),
+    defineMethod({
+      name: 'frames.list',
+      summary: 'The frames of a tab in document order, main frame first.',
+      params: z.object({ session_id: sessionIdField, target_id: targetIdField }).strict(),
+      handler: (params, call) =>
+        onSession(registry, call, params.session_id, async (session) => {
+          const tab = session.resolveTab(params.target_id);
+          await tab.refreshFrames(FRAME_REFRESH_BUDGET_MS);
+          return {
+            frames: tab.frames.list().map((frame) => ({
+              frame_id: frame.id,
+              parent_frame_id: frame.parentId ?? null,
+              url: redactUrl(frame.url),
+              name: redactSecrets(frame.name),
+              cross_process: frame.crossProcess,
+            })),
+          };
+        }),
+    }),
+    defineMethod({
+      name: 'frames.select',
+      summary: 'Make a frame the selected frame of its tab.',
+      params: z.object({ session_id: sessionIdField, target_id: targetIdField, frame_id: idString }).strict(),
+      handler: (params, call) =>
+        onSession(registry, call, params.session_id, async (session) => {
+          const tab = session.resolveTab(params.target_id);
+          const frame = session.resolveFrame(tab, params.frame_id);
+          session.selectFrame(tab, frame.id);
+          return { frame_id: frame.id };
+        }),
+    }),
+  ];
+}

@@ -1,0 +1,205 @@
+// JSON-RPC 2.0 dispatch for one inbound text frame. The envelope, batch and lookup rules
+// are ours rather than json-rpc-2.0's JSONRPCServer, whose defaults are wrong for us
+// (STYLE.md A5): it answers `[]` with nothing and a one-element batch with a bare object,
+// rejects the whole batch on a `null` element, finds `toString` on Object.prototype and
+// reports unknown errors with code 0. The library still provides the wire model.
+import {
+  createJSONRPCErrorResponse,
+  createJSONRPCSuccessResponse,
+  type JSONRPCID,
+  type JSONRPCResponse,
+} from 'json-rpc-2.0';
+import type { z } from 'zod';
+import { silentLogger, type Logger } from '../util/log.ts';
+import type { CallContext } from './context.ts';
+import type { AnyMethodDef } from './define.ts';
+import { isUnexpected, protocolError, toJsonRpcError, type JsonRpcErrorObject } from './errors.ts';
+
+/**
+ * Longest batch accepted. A batch runs its calls concurrently, so an unbounded one would let
+ * a single frame start any number of browser operations; a longer one is refused whole.
+ */
+export const MAX_BATCH_LENGTH = 100;
+/** `data.issues` is cut here: a huge invalid object must not produce a huge reply. */
+const MAX_ISSUES = 50;
+
+export interface RpcServerOptions {
+  methods: readonly AnyMethodDef[];
+  log?: Logger;
+  maxBatchLength?: number;
+}
+
+export interface ParamIssue {
+  /** Dotted path into params (`actions.0.ref`); empty for the params object itself. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** One parsed element: either a call to run or an error to answer with. */
+type Envelope =
+  | { kind: 'invalid'; id: JSONRPCID; message: string }
+  | { kind: 'call'; id: JSONRPCID; isNotification: boolean; method: string; params: unknown };
+
+export class RpcServer {
+  readonly #methods = new Map<string, AnyMethodDef>();
+  readonly #log: Logger;
+  readonly #maxBatchLength: number;
+
+  constructor(options: RpcServerOptions) {
+    for (const method of options.methods) {
+      if (this.#methods.has(method.name)) throw new Error(`duplicate RPC method ${method.name}`);
+      this.#methods.set(method.name, method);
+    }
+    this.#log = options.log ?? silentLogger;
+    this.#maxBatchLength = options.maxBatchLength ?? MAX_BATCH_LENGTH;
+  }
+
+  /** The method table in registration order (for rpc.discover and docs). */
+  get methods(): readonly AnyMethodDef[] {
+    return [...this.#methods.values()];
+  }
+
+  /**
+   * Handles one inbound text frame and resolves to the reply text, or to undefined when
+   * nothing must be sent (a notification, or a batch of notifications). Never rejects.
+   */
+  async handle(text: string, call: CallContext): Promise<string | undefined> {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      return serialize(errorResponse(null, protocolError('parse_error', 'Parse error: the message is not valid JSON')));
+    }
+
+    if (!Array.isArray(payload)) {
+      const response = await this.#handleOne(payload, call);
+      return response === undefined ? undefined : this.#serializeSafely(response);
+    }
+    if (payload.length === 0) {
+      return serialize(errorResponse(null, protocolError('invalid_request', 'Invalid request: empty batch')));
+    }
+    if (payload.length > this.#maxBatchLength) {
+      return serialize(
+        errorResponse(
+          null,
+          protocolError('invalid_request', `Invalid request: a batch holds at most ${this.#maxBatchLength} calls`, {
+            max_batch_length: this.#maxBatchLength,
+          }),
+        ),
+      );
+    }
+    // Elements run concurrently; the reply keeps input order and leaves out notifications.
+    const responses = await Promise.all(payload.map((element) => this.#handleOne(element, call)));
+    const parts = responses.filter((r): r is JSONRPCResponse => r !== undefined).map((r) => this.#serializeSafely(r));
+    return parts.length === 0 ? undefined : `[${parts.join(',')}]`;
+  }
+
+  async #handleOne(element: unknown, call: CallContext): Promise<JSONRPCResponse | undefined> {
+    const envelope = readEnvelope(element);
+    if (envelope.kind === 'invalid') {
+      // Always answered, notification or not: the server cannot tell what was meant.
+      return errorResponse(envelope.id, protocolError('invalid_request', `Invalid request: ${envelope.message}`));
+    }
+    const { id, isNotification, method: name } = envelope;
+    const reply = (response: JSONRPCResponse): JSONRPCResponse | undefined => (isNotification ? undefined : response);
+
+    // A Map, never an object: `toString` or `__proto__` must not find Object.prototype.
+    const method = this.#methods.get(name);
+    if (method === undefined) {
+      return reply(errorResponse(id, protocolError('method_not_found', 'Method not found', { method: truncateName(name) })));
+    }
+
+    const parsed = validateParams(method.params, envelope.params);
+    if (!parsed.ok) {
+      return reply(errorResponse(id, protocolError('invalid_params', parsed.message, { issues: parsed.issues })));
+    }
+
+    try {
+      const result = await method.handler(parsed.value, call);
+      // `result` is required in a success response; JSON would drop an undefined one.
+      return reply(createJSONRPCSuccessResponse(id, result === undefined ? null : result));
+    } catch (error) {
+      const mapped = toJsonRpcError(error);
+      if (isUnexpected(error)) {
+        // Method name and principal only: params may hold secrets (typed text, tokens).
+        this.#log.error('handler failed', { method: name, principal: call.principal.id, error });
+      } else {
+        this.#log.debug('call failed', { method: name, error_type: mapped.data.error_type });
+      }
+      return reply(errorResponse(id, mapped));
+    }
+  }
+
+  // A handler result that JSON cannot hold (a BigInt, a cycle) is a bug in that handler; it
+  // becomes internal_error for that id instead of losing the whole reply.
+  #serializeSafely(response: JSONRPCResponse): string {
+    try {
+      return serialize(response);
+    } catch (error) {
+      this.#log.error('result is not serialisable', { id: response.id, error });
+      return serialize(
+        errorResponse(response.id, toJsonRpcError(new Error(`result is not serialisable: ${(error as Error).message}`))),
+      );
+    }
+  }
+}
+
+/** The JSON-RPC 2.0 request checks, in the order a client would want them reported. */
+function readEnvelope(element: unknown): Envelope {
+  if (element === null || typeof element !== 'object' || Array.isArray(element)) {
+    return { kind: 'invalid', id: null, message: 'expected a request object' };
+  }
+  const request = element as Record<string, unknown>;
+  const hasId = Object.hasOwn(request, 'id');
+  const rawId = request['id'];
+  if (hasId && !isValidId(rawId)) {
+    return { kind: 'invalid', id: null, message: 'id must be a string, a number or null' };
+  }
+  const id: JSONRPCID = hasId ? (rawId as JSONRPCID) : null;
+  if (request['jsonrpc'] !== '2.0') return { kind: 'invalid', id, message: 'jsonrpc must be "2.0"' };
+  if (typeof request['method'] !== 'string') return { kind: 'invalid', id, message: 'method must be a string' };
+  const params = request['params'];
+  if (params !== undefined && (params === null || typeof params !== 'object')) {
+    return { kind: 'invalid', id, message: 'params must be an object or an array' };
+  }
+  return { kind: 'call', id, isNotification: !hasId, method: request['method'], params };
+}
+
+// JSON.parse turns 1e400 into Infinity, which would go back out as null: not the same id.
+function isValidId(id: unknown): id is JSONRPCID {
+  return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+}
+
+type ParamsResult = { ok: true; value: unknown } | { ok: false; message: string; issues: ParamIssue[] };
+
+function validateParams(schema: z.ZodType, params: unknown): ParamsResult {
+  if (Array.isArray(params)) {
+    return {
+      ok: false,
+      message: 'Invalid params: pass params by name (an object), not by position',
+      issues: [{ path: '', message: 'expected an object of named params, got an array' }],
+    };
+  }
+  const result = schema.safeParse(params ?? {});
+  if (result.success) return { ok: true, value: result.data };
+  const issues = result.error.issues.slice(0, MAX_ISSUES).map((issue) => ({
+    path: issue.path.map((part) => String(part)).join('.'),
+    message: issue.message,
+  }));
+  const first = issues[0];
+  const where = first === undefined ? '' : first.path ? ` at ${first.path}: ${first.message}` : `: ${first.message}`;
+  return { ok: false, message: `Invalid params${where}`, issues };
+}
+
+function errorResponse(id: JSONRPCID, error: JsonRpcErrorObject): JSONRPCResponse {
+  return createJSONRPCErrorResponse(id, error.code, error.message, error.data);
+}
+
+function serialize(response: JSONRPCResponse): string {
+  return JSON.stringify(response);
+}
+
+// A method name is echoed back in `data.method`; bound it so a megabyte name is not.
+function truncateName(name: string): string {
+  return name.length > 200 ? `${name.slice(0, 200)}…` : name;
+}

@@ -1,0 +1,383 @@
+// The listening side: node:http + ws in noServer mode, one code path for Node and Deno
+// (TOOLCHAIN.md §2). Every check happens on the HTTP upgrade request, before a WebSocket
+// exists, so a refused client never gets a socket:
+//   1. path        → 404   (only `/` serves the RPC socket)
+//   2. Host        → 403   (DNS rebinding; only when bound to loopback)
+//   3. Origin      → 403   (browser pages; requests without Origin pass)
+//   4. token       → 401   (query `token` or `Authorization: Bearer`; constant-time)
+// Host and Origin come first because they say *who* is asking: a page in a browser is
+// refused whatever credentials it guessed, and learns nothing about tokens from the answer.
+import { Buffer } from 'node:buffer';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { clearInterval, clearTimeout, setInterval, setTimeout } from 'node:timers';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { hostForUrl, isLoopbackHost } from '../util/host.ts';
+import type { Principal } from '../rpc/context.ts';
+import type { RpcSocket } from '../rpc/socket.ts';
+import { silentLogger, type Logger } from '../util/log.ts';
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
+export const DEFAULT_HEARTBEAT_MS = 30_000;
+/** After close() asks politely (1001), clients get this long before they are cut off. */
+const CLOSE_GRACE_MS = 2_000;
+
+export interface ConnectionHandler {
+  onMessage(text: string): void;
+}
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  tokens: readonly string[];
+  noAuth: boolean;
+  allowOrigins: readonly string[];
+  /** Largest inbound message; a bigger one closes the socket with 1009. Default 1 MiB. */
+  maxMessageBytes?: number;
+  /** Ping interval; a client that has not answered the previous ping is terminated. */
+  heartbeatMs?: number;
+  log?: Logger;
+  /** The rest of the app: called once per accepted socket. `signal` aborts when it closes. */
+  onConnection(socket: RpcSocket, principal: Principal, signal: AbortSignal): ConnectionHandler;
+}
+
+export interface HttpServerHandle {
+  /** `ws://HOST:PORT/` with the real port (IPv6 hosts bracketed). */
+  readonly url: string;
+  readonly port: number;
+  readonly host: string;
+  /** Stops listening, closes every socket with 1001 and resolves when all are gone. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Principal ids come from token positions, never from the tokens themselves. */
+export const NO_AUTH_PRINCIPAL: Principal = Object.freeze({ id: 'no-auth' });
+
+interface Client {
+  ws: WebSocket;
+  isAlive: boolean;
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
+  if (!options.noAuth && options.tokens.length === 0) throw new Error('startHttpServer: no tokens and noAuth is off');
+  const log = options.log ?? silentLogger;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const auth = new TokenChecker(options.tokens);
+  const clients = new Set<Client>();
+  let closing: Promise<void> | undefined;
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: maxMessageBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+    // One inbound message per task, so promise continuations run between messages (B0.6).
+    allowSynchronousEvents: false,
+  });
+
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // Only a WebSocket upgrade is served; the body says how, and never echoes the URL (token).
+    const body = 'pagewire: connect with a WebSocket client (ws://host:port/?token=…)\n';
+    res.writeHead(426, { 'Content-Type': 'text/plain; charset=utf-8', Upgrade: 'websocket', Connection: 'close', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+    req.resume();
+  });
+  server.on('clientError', (error: Error, socket: Duplex) => {
+    log.debug('bad HTTP request', { error: error.message });
+    refuse(socket, 400, 'Bad Request', 'bad request');
+  });
+
+  function accept(ws: WebSocket, principal: Principal): void {
+    if (closing !== undefined) {
+      // The handshake finished after close() began: close() no longer waits for this one.
+      closeSocket(ws, 1001, 'server shutting down');
+      return;
+    }
+    const client: Client = { ws, isAlive: true };
+    clients.add(client);
+    const controller = new AbortController();
+    log.debug('client connected', { principal: principal.id, clients: clients.size });
+
+    const rpcSocket: RpcSocket = {
+      send(text: string) {
+        if (ws.readyState === ws.OPEN) ws.send(text);
+      },
+      close(code: number, reason: string) {
+        closeSocket(ws, code, reason);
+      },
+      bufferedAmount: () => ws.bufferedAmount,
+    };
+
+    ws.on('pong', () => {
+      client.isAlive = true;
+    });
+    ws.on('error', (error: Error & { code?: string }) => {
+      // ws closes the socket itself afterwards (1009 for maxPayload, 1002/1007 for bad frames).
+      log.debug('client socket error', { principal: principal.id, code: error.code, error: error.message });
+    });
+    ws.on('close', (code: number) => {
+      clients.delete(client);
+      log.debug('client disconnected', { principal: principal.id, code });
+      controller.abort();
+    });
+
+    let handler: ConnectionHandler;
+    try {
+      handler = options.onConnection(rpcSocket, principal, controller.signal);
+    } catch (error) {
+      log.error('onConnection failed', { error });
+      closeSocket(ws, 1011, 'internal error');
+      return;
+    }
+    ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      if (isBinary) {
+        closeSocket(ws, 1003, 'binary frames are not supported; send JSON text');
+        return;
+      }
+      try {
+        handler.onMessage(rawToText(data));
+      } catch (error) {
+        log.error('onMessage failed', { principal: principal.id, error });
+      }
+    });
+  }
+
+  const heartbeat = setInterval(() => {
+    for (const client of clients) {
+      if (!client.isAlive) {
+        log.info('client missed a heartbeat; terminating', {});
+        client.ws.terminate();
+        continue;
+      }
+      client.isAlive = false;
+      try {
+        client.ws.ping();
+      } catch {
+        // Not open any more: its close event is on the way.
+      }
+    }
+  }, heartbeatMs);
+  heartbeat.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error & { code?: string }) => {
+      clearInterval(heartbeat);
+      reject(new Error(`cannot listen on ${hostForUrl(options.host)}:${options.port}: ${error.code ?? error.message}`, { cause: error }));
+    };
+    server.once('error', onError);
+    server.listen({ host: options.host, port: options.port }, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  server.on('error', (error: Error) => log.error('HTTP server error', { error }));
+
+  const port = (server.address() as AddressInfo).port;
+  // Attached only now: the server's own origin depends on the real port.
+  const policy = new RequestPolicy({ host: options.host, port, allowOrigins: options.allowOrigins });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A reset during the handshake must not become an uncaught error.
+    socket.on('error', (error: Error) => log.debug('upgrade socket error', { error: error.message }));
+    if (closing !== undefined) {
+      refuse(socket, 503, 'Service Unavailable', 'server is shutting down');
+      return;
+    }
+    const verdict = policy.check(req, auth, options.noAuth);
+    if (verdict.status !== 101) {
+      log.info('upgrade refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
+      refuse(socket, verdict.status, verdict.statusText, verdict.why, verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => accept(ws, verdict.principal));
+  });
+
+  const url = `ws://${hostForUrl(options.host)}:${port}/`;
+
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      clearInterval(heartbeat);
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const gone = [...clients].map(
+        (client) =>
+          new Promise<void>((resolve) => {
+            if (client.ws.readyState === client.ws.CLOSED) return resolve();
+            client.ws.once('close', () => resolve());
+            closeSocket(client.ws, 1001, 'server shutting down');
+          }),
+      );
+      // A client that never answers the close frame must not hold shutdown up for ws's 30 s.
+      const grace = setTimeout(() => {
+        for (const client of clients) client.ws.terminate();
+      }, CLOSE_GRACE_MS);
+      grace.unref();
+      await Promise.all(gone);
+      clearTimeout(grace);
+      // Idle keep-alive HTTP connections would otherwise keep server.close() waiting.
+      (server as Server & { closeAllConnections?: () => void }).closeAllConnections?.();
+      await serverClosed;
+      wss.close();
+    })();
+    return closing;
+  };
+
+  return { url, port, host: options.host, close };
+}
+
+// ---- checks on the upgrade request ---------------------------------------------------------
+
+type Verdict = { status: 101; principal: Principal } | { status: 401 | 403 | 404; statusText: string; why: string };
+
+class RequestPolicy {
+  readonly #loopback: boolean;
+  readonly #origins: ReadonlySet<string>;
+  readonly #extraHosts: ReadonlySet<string>;
+
+  constructor(o: { host: string; port: number; allowOrigins: readonly string[] }) {
+    this.#loopback = isLoopbackHost(o.host);
+    const own = [`http://${hostForUrl(o.host)}:${o.port}`];
+    if (this.#loopback) own.push(`http://localhost:${o.port}`, `http://127.0.0.1:${o.port}`, `http://[::1]:${o.port}`);
+    this.#origins = new Set([...own, ...o.allowOrigins].map(normalizeOrigin));
+    this.#extraHosts = new Set(o.allowOrigins.map(hostnameOfOrigin).filter((h): h is string => h !== undefined));
+  }
+
+  check(req: IncomingMessage, auth: TokenChecker, noAuth: boolean): Verdict {
+    const { path, query } = splitUrl(req.url ?? '/');
+    if (path !== '/') return { status: 404, statusText: 'Not Found', why: 'not found' };
+
+    if (this.#loopback) {
+      const hostname = hostnameOfHostHeader(req.headers.host);
+      if (hostname === undefined || !(isLoopbackHost(hostname) || this.#extraHosts.has(hostname))) {
+        return { status: 403, statusText: 'Forbidden', why: 'host not allowed' };
+      }
+    }
+
+    const origin = req.headers.origin;
+    if (origin !== undefined && !this.#origins.has(normalizeOrigin(origin))) {
+      return { status: 403, statusText: 'Forbidden', why: 'origin not allowed' };
+    }
+
+    if (noAuth) return { status: 101, principal: NO_AUTH_PRINCIPAL };
+    // The header wins when present, so a proxy-injected credential is not overridden by the URL.
+    const candidate = bearerToken(req.headers.authorization) ?? query.get('token') ?? undefined;
+    const principal = candidate === undefined ? undefined : auth.principalFor(candidate);
+    if (principal === undefined) return { status: 401, statusText: 'Unauthorized', why: 'missing or wrong token' };
+    return { status: 101, principal };
+  }
+}
+
+class TokenChecker {
+  readonly #digests: Buffer[];
+  readonly #principals: Principal[];
+
+  constructor(tokens: readonly string[]) {
+    this.#digests = tokens.map(sha256);
+    this.#principals = tokens.map((_, index) => Object.freeze({ id: `token-${index + 1}` }));
+  }
+
+  /**
+   * Compares against every configured token, without stopping at a match: equal-length
+   * digests through timingSafeEqual, so neither the length nor the content of a token nor
+   * which one matched shows in the timing.
+   */
+  principalFor(candidate: string): Principal | undefined {
+    const digest = sha256(candidate);
+    let match = -1;
+    for (let i = 0; i < this.#digests.length; i++) {
+      const equal = timingSafeEqual(digest, this.#digests[i]!);
+      match = equal && match === -1 ? i : match;
+    }
+    return match === -1 ? undefined : this.#principals[match];
+  }
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+// Split by hand: `new URL(req.url, base)` reads `//evil/x` as a host, not a path.
+function splitUrl(url: string): { path: string; query: URLSearchParams } {
+  const q = url.indexOf('?');
+  const beforeHash = (s: string) => s.split('#')[0] ?? '';
+  return q === -1
+    ? { path: beforeHash(url), query: new URLSearchParams() }
+    : { path: url.slice(0, q), query: new URLSearchParams(beforeHash(url.slice(q + 1))) };
+}
+
+function hostnameOfHostHeader(header: string | undefined): string | undefined {
+  if (header === undefined || header === '') return undefined;
+  const h = header.trim().toLowerCase();
+  if (h.startsWith('[')) {
+    const end = h.indexOf(']');
+    return end === -1 ? undefined : h.slice(0, end + 1);
+  }
+  const colon = h.indexOf(':');
+  // More than one colon without brackets is not a valid Host header.
+  if (colon !== -1 && h.indexOf(':', colon + 1) !== -1) return undefined;
+  return colon === -1 ? h : h.slice(0, colon);
+}
+
+function normalizeOrigin(origin: string): string {
+  try {
+    const url = new URL(origin);
+    return url.origin === 'null' ? origin.toLowerCase() : url.origin;
+  } catch {
+    return origin.toLowerCase();
+  }
+}
+
+function hostnameOfOrigin(origin: string): string | undefined {
+  try {
+    return new URL(origin).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a short HTTP answer on a not-yet-upgraded socket and drops it. */
+function refuse(socket: Duplex, status: number, statusText: string, body: string, headers: Record<string, string> = {}): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const text = `${body}\n`;
+  const lines = [
+    `HTTP/1.1 ${status} ${statusText}`,
+    'Connection: close',
+    'Content-Type: text/plain; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(text)}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
+}
+
+function closeSocket(ws: WebSocket, code: number, reason: string): void {
+  try {
+    ws.close(code, truncateUtf8(reason, 123));
+  } catch {
+    // An invalid code (1005, 1006…) from a caller: still make sure the socket goes away.
+    ws.terminate();
+  }
+}
+
+function truncateUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let out = text;
+  while (Buffer.byteLength(out) > maxBytes - 3) out = out.slice(0, -1);
+  return `${out}...`;
+}
+
+function rawToText(data: Buffer | ArrayBuffer | Buffer[]): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}

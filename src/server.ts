@@ -1,0 +1,136 @@
+// Wires the parts into one running server: config → browser host → sessions → RPC methods →
+// WebSocket listener. main.ts adds the process concerns (ready line, signals, exit codes); tests
+// start servers through here.
+import type { Config } from './config.ts';
+import { readyLine } from './config.ts';
+import type { RpcConnection } from './rpc/context.ts';
+import type { AnyMethodDef } from './rpc/define.ts';
+import { sessionMethods } from './rpc/methods/sessions.ts';
+import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
+import { tabMethods } from './rpc/methods/tabs.ts';
+import { RpcServer } from './rpc/server.ts';
+import { connectBrowser, findBrowser, launchBrowser } from './runtime/browser-process.ts';
+import { startHttpServer } from './runtime/http-server.ts';
+import { BrowserHost, type BrowserLauncher } from './sessions/browser-host.ts';
+import { SessionRegistry } from './sessions/registry.ts';
+import { IdSequence } from './util/ids.ts';
+import { silentLogger, type Logger } from './util/log.ts';
+
+export interface RunningServer {
+  /** `ws://HOST:PORT/` */
+  readonly url: string;
+  /** The line main prints: `pagewire listening on ws://HOST:PORT/?token=TOKEN`. */
+  readonly readyLine: string;
+  readonly host: BrowserHost;
+  readonly registry: SessionRegistry;
+  /** Stops accepting, ends what is in flight, closes every browser we launched. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  log?: Logger;
+  /** e.g. `node v20.20.2` or `deno 2.9.6`. */
+  runtime: string;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export function browserLauncher(config: Config, log: Logger): BrowserLauncher {
+  if (config.connect) {
+    const url = config.connect;
+    // A browser we only attached to is never closed by us.
+    return async () => ({ transport: await connectBrowser(url, CONNECT_TIMEOUT_MS), shutdown: async () => {} });
+  }
+  return async () => {
+    const executable = findBrowser(config.browser);
+    const proc = await launchBrowser({
+      executable,
+      headful: config.headful,
+      onStderr: (line) => log.debug(line),
+    });
+    return { transport: proc.transport, shutdown: () => proc.kill() };
+  };
+}
+
+export function serverLimits(config: Config): ServerLimits {
+  return {
+    max_sessions: config.maxSessions,
+    actions_per_act: 20,
+    timeout_ms_max: 60_000,
+    timeout_ms_default: 30_000,
+    max_elements_max: 500,
+    max_elements_default: 150,
+    request_ids_kept: 64,
+    events_retained: 1000,
+    inbound_message_bytes: 1024 * 1024,
+    idle_timeout_s: Math.round(config.idleTimeoutMs / 1000),
+  };
+}
+
+export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
+  const log = options.log ?? silentLogger;
+  const host = new BrowserHost(browserLauncher(config, log.child('browser')));
+  const registry = new SessionRegistry({ host, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs });
+  const methods: AnyMethodDef[] = [];
+  methods.push(
+    ...sessionMethods(registry),
+    ...tabMethods(registry),
+    ...serverMethods({
+      registry,
+      host,
+      runtime: options.runtime,
+      limits: serverLimits(config),
+      allowRawCdp: config.allowRawCdp,
+      methods: () => methods,
+    }),
+  );
+  const rpc = new RpcServer({ methods, log: log.child('rpc') });
+  const connectionIds = new IdSequence('c');
+
+  const http = await startHttpServer({
+    host: config.host,
+    port: config.port,
+    tokens: config.tokens,
+    noAuth: config.noAuth,
+    allowOrigins: config.allowOrigins,
+    log: log.child('http'),
+    onConnection(socket, principal, signal) {
+      const connection: RpcConnection = {
+        id: connectionIds.next(),
+        principal,
+        signal,
+        notify(method, params) {
+          if (signal.aborted) return false;
+          socket.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+          return true;
+        },
+        bufferedAmount: () => socket.bufferedAmount(),
+      };
+      signal.addEventListener('abort', () => registry.dropClient(connection.id), { once: true });
+      const call = { connection, principal };
+      return {
+        onMessage(text) {
+          void rpc.handle(text, call).then((reply) => {
+            if (reply !== undefined && !signal.aborted) socket.send(reply);
+          });
+        },
+      };
+    },
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: http.url,
+    readyLine: readyLine(config, http.url),
+    host,
+    registry,
+    close() {
+      closing ??= (async () => {
+        await http.close();
+        await registry.closeAll('server_shutdown');
+        await host.shutdown();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,102 @@
+// Owns "the browser": launched (or connected) lazily on the first call that needs one, shared by
+// all sessions, and shut down on every exit path. When it goes away (crash, killed, pipe closed)
+// the next call gets a fresh one.
+import { Browser } from '../browser/browser.ts';
+import { Connection } from '../cdp/connection.ts';
+import type { CdpTransport } from '../cdp/transport.ts';
+import { ServerError, isServerError } from '../errors.ts';
+import { Deadline } from '../util/deadline.ts';
+import { Emitter } from '../util/emitter.ts';
+
+export interface BrowserEndpoint {
+  transport: CdpTransport;
+  /** Stops the browser if we launched it (never one we only connected to). Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+export type BrowserLauncher = () => Promise<BrowserEndpoint>;
+
+export interface BrowserHostEvents extends Record<string, unknown> {
+  /** The browser went away without us closing it. */
+  lost: { browser: Browser; reason: string };
+}
+
+const START_BUDGET_MS = 20_000;
+
+export class BrowserHost {
+  readonly events = new Emitter<BrowserHostEvents>();
+  readonly #launch: BrowserLauncher;
+  #starting: Promise<Browser> | undefined;
+  #browser: Browser | undefined;
+  #endpoint: BrowserEndpoint | undefined;
+  #shuttingDown = false;
+  #launches = 0;
+
+  constructor(launch: BrowserLauncher) {
+    this.#launch = launch;
+  }
+
+  /** The browser if one is running now (does not launch). */
+  get current(): Browser | undefined {
+    return this.#browser?.isConnected ? this.#browser : undefined;
+  }
+
+  get launches(): number {
+    return this.#launches;
+  }
+
+  get(): Promise<Browser> {
+    if (this.#shuttingDown) return Promise.reject(new ServerError('browser_unavailable', 'the server is shutting down'));
+    const running = this.current;
+    if (running) return Promise.resolve(running);
+    this.#starting ??= this.#start().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async shutdown(): Promise<void> {
+    this.#shuttingDown = true;
+    await this.#starting?.catch(() => {});
+    const browser = this.#browser;
+    const endpoint = this.#endpoint;
+    this.#browser = undefined;
+    this.#endpoint = undefined;
+    if (browser) await browser.close(new Deadline(2_000));
+    browser?.connection.close('server shutting down');
+    await endpoint?.shutdown();
+  }
+
+  async #start(): Promise<Browser> {
+    const endpoint = await this.#launch();
+    this.#launches++;
+    const connection = new Connection(endpoint.transport);
+    let browser: Browser;
+    try {
+      browser = await new Deadline(START_BUDGET_MS).race(Browser.start(connection), 'browser start-up');
+    } catch (error) {
+      connection.close('start-up failed');
+      await endpoint.shutdown();
+      if (isServerError(error)) throw error;
+      throw new ServerError('browser_unavailable', `the browser started but did not answer: ${(error as Error).message}`, {
+        details: { reason: 'no_answer', fix: 'check that the executable is Chromium or Chrome and can run headless here' },
+        cause: error,
+      });
+    }
+    if (this.#shuttingDown) {
+      connection.close('server shutting down');
+      await endpoint.shutdown();
+      throw new ServerError('browser_unavailable', 'the server is shutting down');
+    }
+    this.#browser = browser;
+    this.#endpoint = endpoint;
+    void connection.closed.then(async (reason) => {
+      if (this.#browser !== browser) return; // closed by shutdown()
+      this.#browser = undefined;
+      this.#endpoint = undefined;
+      await endpoint.shutdown();
+      this.events.emit('lost', { browser, reason });
+    });
+    return browser;
+  }
+}

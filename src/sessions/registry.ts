@@ -1,0 +1,179 @@
+// All sessions of the server: creation (each its own browser context), lookup with ownership
+// checks, the principal's lazy `default` session, idle expiry, and closing on browser loss.
+import type { CdpSession } from '../cdp/session.ts';
+import { ServerError } from '../errors.ts';
+import { Deadline } from '../util/deadline.ts';
+import { Emitter } from '../util/emitter.ts';
+import { randomId } from '../util/ids.ts';
+import type { BrowserHost } from './browser-host.ts';
+import { Session, type SessionOptions } from './session.ts';
+
+export const DEFAULT_SESSION_NAME = 'default';
+
+export interface RegistryOptions {
+  host: BrowserHost;
+  maxSessions: number;
+  idleTimeoutMs: number;
+  now?: () => number;
+}
+
+export interface RegistryEvents extends Record<string, unknown> {
+  closed: { session: Session; reason: string };
+}
+
+const TAB_BUDGET_MS = 30_000;
+
+export class SessionRegistry {
+  readonly events = new Emitter<RegistryEvents>();
+  readonly #host: BrowserHost;
+  readonly #maxSessions: number;
+  readonly #idleTimeoutMs: number;
+  readonly #now: () => number;
+  readonly #sessions = new Map<string, Session>();
+  /** Session creations under way, counted against the limit before they finish. */
+  #creating = 0;
+  /** principal → its default session being created, so concurrent first calls share one. */
+  readonly #defaultCreations = new Map<string, Promise<Session>>();
+  #sweepTimer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: RegistryOptions) {
+    this.#host = options.host;
+    this.#maxSessions = options.maxSessions;
+    this.#idleTimeoutMs = options.idleTimeoutMs;
+    this.#now = options.now ?? (() => Date.now());
+    options.host.events.on('lost', ({ browser, reason }) => {
+      for (const session of [...this.#sessions.values()]) {
+        if (session.browser === browser) this.#forget(session, `browser_gone: ${reason}`);
+      }
+    });
+    const sweepEveryMs = Math.max(1_000, Math.min(30_000, Math.floor(this.#idleTimeoutMs / 4)));
+    this.#sweepTimer = setInterval(() => this.#sweepIdle(), sweepEveryMs);
+    // The sweep must never be what keeps the process alive.
+    (this.#sweepTimer as { unref?: () => void }).unref?.();
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  all(): Session[] {
+    return [...this.#sessions.values()];
+  }
+
+  async create(principalId: string, options: SessionOptions): Promise<Session> {
+    if (this.#sessions.size + this.#creating >= this.#maxSessions) {
+      throw new ServerError('invalid_request', `the server already has its maximum of ${this.#maxSessions} sessions; close one first`, {
+        details: { limit: 'max_sessions', max: this.#maxSessions },
+      });
+    }
+    this.#creating++;
+    try {
+      const browser = await this.#host.get();
+      const browserContextId = await browser.createContext();
+      try {
+        await browser.connection.root.send('Browser.setDownloadBehavior', { behavior: 'deny', browserContextId });
+        browser.setContextSetup(browserContextId, (cdp) => targetSetup(cdp, options));
+        const session = new Session({
+          id: randomId('s_'),
+          principalId,
+          options,
+          browser,
+          browserContextId,
+          now: this.#now(),
+        });
+        const tab = await browser.newTab(browserContextId, new Deadline(TAB_BUDGET_MS));
+        session.select(tab.targetId);
+        this.#sessions.set(session.id, session);
+        return session;
+      } catch (error) {
+        await browser.disposeContext(browserContextId);
+        throw error;
+      }
+    } finally {
+      this.#creating--;
+    }
+  }
+
+  /** A session the principal may use: another principal's is `forbidden`. */
+  get(sessionId: string, principalId: string): Session {
+    const session = this.#sessions.get(sessionId);
+    if (!session || session.closed) {
+      throw new ServerError('session_not_found', `no open session ${sessionId}`, { details: { session_id: sessionId } });
+    }
+    if (session.principalId !== principalId) {
+      throw new ServerError('forbidden', `session ${sessionId} belongs to another principal`, { details: { session_id: sessionId } });
+    }
+    return session;
+  }
+
+  /** The named session, or the principal's `default` one (created on first use). */
+  async resolve(principalId: string, sessionId: string | undefined): Promise<Session> {
+    if (sessionId !== undefined) return this.get(sessionId, principalId);
+    const existing = this.#defaultOf(principalId);
+    if (existing) return existing;
+    let creation = this.#defaultCreations.get(principalId);
+    if (!creation) {
+      creation = this.create(principalId, { name: DEFAULT_SESSION_NAME, dialogs: 'hold' }).finally(() =>
+        this.#defaultCreations.delete(principalId),
+      );
+      this.#defaultCreations.set(principalId, creation);
+    }
+    return creation;
+  }
+
+  list(principalId: string): Session[] {
+    return this.all().filter((session) => session.principalId === principalId && !session.closed);
+  }
+
+  async close(session: Session, reason: string): Promise<void> {
+    if (!this.#sessions.has(session.id)) return;
+    this.#forget(session, reason);
+    if (session.browser.isConnected) await session.browser.disposeContext(session.browserContextId);
+  }
+
+  async closeAll(reason: string): Promise<void> {
+    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
+    this.#sweepTimer = undefined;
+    await Promise.all(this.all().map((session) => this.close(session, reason)));
+  }
+
+  /** A connection closed: it no longer counts as a client of any session. */
+  dropClient(connectionId: string): void {
+    for (const session of this.#sessions.values()) session.clients.delete(connectionId);
+  }
+
+  #defaultOf(principalId: string): Session | undefined {
+    return this.list(principalId).find((session) => session.name === DEFAULT_SESSION_NAME);
+  }
+
+  #forget(session: Session, reason: string): void {
+    if (!this.#sessions.delete(session.id)) return;
+    session.markClosed(reason);
+    this.events.emit('closed', { session, reason });
+  }
+
+  #sweepIdle(): void {
+    const now = this.#now();
+    for (const session of this.all()) {
+      const idle = session.queue.size === 0 && now - session.lastUsedAt >= this.#idleTimeoutMs;
+      if (idle) void this.close(session, 'idle_timeout').catch(() => {});
+    }
+  }
+}
+
+function targetSetup(cdp: CdpSession, options: SessionOptions): Promise<unknown>[] {
+  const steps: Promise<unknown>[] = [];
+  if (options.viewport) {
+    steps.push(
+      cdp.send('Emulation.setDeviceMetricsOverride', {
+        width: options.viewport.width,
+        height: options.viewport.height,
+        deviceScaleFactor: 1,
+        mobile: false,
+      }),
+    );
+  }
+  if (options.userAgent) steps.push(cdp.send('Emulation.setUserAgentOverride', { userAgent: options.userAgent }));
+  return steps;
+}
+

@@ -1,0 +1,89 @@
+// The layering of src/ (README "Architecture"): each folder imports only the layers to its left,
+// and node:*, ws and Deno stay in the runtime adapters and the process entry.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+/** layer → the layers it may import (itself always allowed). */
+const ALLOWED: Record<string, string[]> = {
+  'protocol/generated': [],
+  util: [],
+  errors: ['util'],
+  version: [],
+  cdp: ['protocol/generated', 'util', 'errors'],
+  browser: ['protocol/generated', 'cdp', 'util', 'errors'],
+  sessions: ['protocol/generated', 'browser', 'cdp', 'util', 'errors'],
+  rpc: ['protocol/generated', 'sessions', 'browser', 'cdp', 'util', 'errors', 'version'],
+  runtime: ['protocol/generated', 'cdp', 'rpc', 'util', 'errors'],
+  config: ['util'],
+  server: ['*'],
+  main: ['*'],
+};
+
+/** Packages (and node: builtins) a layer may import. */
+const PACKAGES: Record<string, RegExp> = {
+  rpc: /^(zod|json-rpc-2\.0)$/,
+  config: /^zod$/,
+  runtime: /^(node:.*|ws)$/,
+  main: /^node:process$/,
+};
+
+function layerOf(file: string): string | undefined {
+  const rel = relative(root, file).replaceAll('\\', '/');
+  if (rel.startsWith('protocol/generated/')) return 'protocol/generated';
+  const match = /^src\/([^/]+?)(\.ts)?(\/|$)/.exec(rel);
+  return match?.[1];
+}
+
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...sources(path));
+    else if (name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+function imports(text: string): string[] {
+  const found: string[] = [];
+  const pattern = /^\s*(?:import|export)\s[^;'"]*?from\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  for (const match of withoutComments(text).matchAll(pattern)) found.push(match[1] ?? match[2]!);
+  return found;
+}
+
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+}
+
+const s = suite('architecture');
+
+s('every import in src/ and protocol/generated follows the layer table', () => {
+  const violations: string[] = [];
+  for (const file of [...sources(join(root, 'src')), ...sources(join(root, 'protocol/generated'))]) {
+    const from = layerOf(file)!;
+    assert.ok(from in ALLOWED, `${relative(root, file)} is in no known layer (${from})`);
+    const allowed = ALLOWED[from]!;
+    for (const spec of imports(readFileSync(file, 'utf8'))) {
+      if (spec.startsWith('.')) {
+        const to = layerOf(resolve(dirname(file), spec));
+        if (to === undefined || to === from || allowed.includes('*') || allowed.includes(to)) continue;
+        violations.push(`${relative(root, file)} → ${spec} (${from} may not import ${to})`);
+      } else if (!(PACKAGES[from]?.test(spec) ?? false) && !allowed.includes('*')) {
+        violations.push(`${relative(root, file)} → ${spec} (${from} may not import packages like this)`);
+      }
+    }
+  }
+  assert.equal(violations, []);
+});
+
+s('Deno.* is used nowhere in src/ (one runtime path: node:http + ws work on both)', () => {
+  const users = sources(join(root, 'src')).filter((file) => /\bDeno\.[A-Za-z]/.test(withoutComments(readFileSync(file, 'utf8'))));
+  assert.equal(users.map((f) => relative(root, f)), []);
+});
+
+s.run();

@@ -1,0 +1,250 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError, helpText, isLoopbackHost, parseConfig, readyLine, type Config } from '../src/config.ts';
+
+function fails(argv: string[], env: Record<string, string | undefined>, pattern: RegExp): ConfigError {
+  try {
+    parseConfig(argv, env);
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    assert.match((error as Error).message, pattern);
+    return error as ConfigError;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(argv)} ${JSON.stringify(env)}`);
+}
+
+const s = suite('config');
+
+s('defaults', () => {
+  const c = parseConfig([], {});
+  assert.is(c.host, '127.0.0.1');
+  assert.is(c.port, 9333);
+  assert.is(c.tokens.length, 1);
+  assert.ok(c.generatedToken);
+  assert.match(c.tokens[0]!, /^[A-Za-z0-9_-]{43}$/, '32 random bytes, base64url');
+  assert.is(c.noAuth, false);
+  assert.equal(c.allowOrigins, []);
+  assert.is(c.browser, undefined);
+  assert.is(c.connect, undefined);
+  assert.is(c.headful, false);
+  assert.is(c.downloads, undefined);
+  assert.is(c.uploads, undefined);
+  assert.is(c.maxSessions, 16);
+  assert.is(c.allowRawCdp, false);
+  assert.is(c.idleTimeoutMs, 600_000);
+  assert.is(c.logLevel, 'warn');
+  assert.is(c.help, false);
+});
+
+s('each start generates a different token', () => {
+  assert.is.not(parseConfig([], {}).tokens[0], parseConfig([], {}).tokens[0]);
+});
+
+s('the config is frozen', () => {
+  const c = parseConfig(['--token', 'abc-def-123'], {});
+  assert.ok(Object.isFrozen(c));
+  assert.ok(Object.isFrozen(c.tokens));
+  assert.ok(Object.isFrozen(c.allowOrigins));
+  assert.throws(() => {
+    (c as { port: number }).port = 1;
+  });
+});
+
+s('every flag, in --flag value and --flag=value forms', () => {
+  const c = parseConfig(
+    [
+      '--host=0.0.0.0',
+      '--port',
+      '0',
+      '--token=t1-aaaaaaaa',
+      '--allow-origin',
+      'http://app.example:8080',
+      '--browser=/usr/bin/chromium',
+      '--connect',
+      'http://127.0.0.1:9222',
+      '--headful',
+      '--downloads',
+      '/tmp/dl',
+      '--uploads=/tmp/up',
+      '--max-sessions=4',
+      '--allow-raw-cdp',
+      '--idle-timeout-s',
+      '30',
+      '--log-level=debug',
+    ],
+    {},
+  );
+  assert.is(c.host, '0.0.0.0');
+  assert.is(c.port, 0);
+  assert.equal(c.tokens, ['t1-aaaaaaaa']);
+  assert.is(c.generatedToken, false);
+  assert.equal(c.allowOrigins, ['http://app.example:8080']);
+  assert.is(c.browser, '/usr/bin/chromium');
+  assert.is(c.connect, 'http://127.0.0.1:9222');
+  assert.is(c.headful, true);
+  assert.is(c.downloads, '/tmp/dl');
+  assert.is(c.uploads, '/tmp/up');
+  assert.is(c.maxSessions, 4);
+  assert.is(c.allowRawCdp, true);
+  assert.is(c.idleTimeoutMs, 30_000);
+  assert.is(c.logLevel, 'debug');
+});
+
+s('environment variables, and flags win over them', () => {
+  const env = {
+    PAGEWIRE_HOST: '::1',
+    PAGEWIRE_PORT: '1234',
+    PAGEWIRE_TOKEN: 'env-a, env-b,,',
+    PAGEWIRE_ALLOW_ORIGIN: 'https://x.example,http://y.example:81',
+    PAGEWIRE_HEADFUL: 'true',
+    PAGEWIRE_ALLOW_RAW_CDP: '0',
+    PAGEWIRE_MAX_SESSIONS: '3',
+    PAGEWIRE_IDLE_TIMEOUT_S: '5',
+    PAGEWIRE_LOG_LEVEL: 'info',
+    PAGEWIRE_CONNECT: 'ws://127.0.0.1:9222/devtools/browser/abc',
+  };
+  const fromEnv = parseConfig([], env);
+  assert.is(fromEnv.host, '::1');
+  assert.is(fromEnv.port, 1234);
+  assert.equal(fromEnv.tokens, ['env-a', 'env-b']);
+  assert.equal(fromEnv.allowOrigins, ['https://x.example', 'http://y.example:81']);
+  assert.is(fromEnv.headful, true);
+  assert.is(fromEnv.allowRawCdp, false);
+  assert.is(fromEnv.maxSessions, 3);
+  assert.is(fromEnv.idleTimeoutMs, 5000);
+  assert.is(fromEnv.logLevel, 'info');
+  assert.is(fromEnv.connect, 'ws://127.0.0.1:9222/devtools/browser/abc');
+
+  const flagged = parseConfig(['--port', '4321', '--token', 'flag-a', '--allow-origin', 'http://z.example', '--headful=false'], env);
+  assert.is(flagged.port, 4321);
+  assert.equal(flagged.tokens, ['flag-a'], 'flag lists replace env lists');
+  assert.equal(flagged.allowOrigins, ['http://z.example']);
+  assert.is(flagged.headful, false);
+  assert.is(flagged.host, '::1', 'unflagged settings still come from the env');
+});
+
+s('empty environment variables count as unset', () => {
+  const c = parseConfig([], { PAGEWIRE_PORT: '', PAGEWIRE_TOKEN: '  ', PAGEWIRE_HOST: '' });
+  assert.is(c.port, 9333);
+  assert.is(c.host, '127.0.0.1');
+  assert.ok(c.generatedToken);
+});
+
+s('repeatable flags accumulate (duplicates dropped)', () => {
+  const c = parseConfig(
+    ['--token', 'one-1', '--token=two-2', '--token', 'one-1', '--allow-origin', 'http://a.example', '--allow-origin=https://b.example:8443/'],
+    {},
+  );
+  assert.equal(c.tokens, ['one-1', 'two-2']);
+  assert.equal(c.allowOrigins, ['http://a.example', 'https://b.example:8443']);
+});
+
+s('origins are normalised the way browsers send them', () => {
+  assert.equal(parseConfig(['--allow-origin', 'HTTP://App.Example:80'], {}).allowOrigins, ['http://app.example']);
+});
+
+s('bad origins are refused', () => {
+  for (const bad of ['app.example', 'http://app.example/path', 'http://u:p@app.example', 'ftp://app.example', 'http://a.example?x=1', '*', 'null']) {
+    fails(['--allow-origin', bad], {}, /--allow-origin: .*origin/);
+  }
+  fails([], { PAGEWIRE_ALLOW_ORIGIN: 'http://ok.example,nope' }, /PAGEWIRE_ALLOW_ORIGIN/);
+});
+
+s('--no-auth on loopback: no tokens', () => {
+  for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.0.0.2']) {
+    const c = parseConfig(['--no-auth', '--host', host], {});
+    assert.ok(c.noAuth);
+    assert.equal(c.tokens, []);
+    assert.is(c.generatedToken, false);
+  }
+  assert.is(parseConfig(['--host', '[::1]', '--no-auth'], {}).host, '::1');
+  assert.ok(parseConfig([], { PAGEWIRE_NO_AUTH: '1' }).noAuth);
+});
+
+s('--no-auth on a non-loopback host is refused with a clear error', () => {
+  fails(['--no-auth', '--host', '0.0.0.0'], {}, /--no-auth is only allowed when the host is a loopback address/);
+  fails(['--no-auth'], { PAGEWIRE_HOST: '192.168.1.10' }, /loopback/);
+  fails([], { PAGEWIRE_NO_AUTH: 'yes', PAGEWIRE_HOST: '::' }, /PAGEWIRE_NO_AUTH is only allowed/);
+});
+
+s('--no-auth with --token is a contradiction; across layers the flag wins', () => {
+  fails(['--no-auth', '--token', 'abc'], {}, /--no-auth cannot be combined with --token/);
+  fails([], { PAGEWIRE_NO_AUTH: '1', PAGEWIRE_TOKEN: 'abc' }, /cannot be combined/);
+  const flagNoAuth = parseConfig(['--no-auth'], { PAGEWIRE_TOKEN: 'abc' });
+  assert.ok(flagNoAuth.noAuth);
+  assert.equal(flagNoAuth.tokens, []);
+  const flagToken = parseConfig(['--token', 'abc'], { PAGEWIRE_NO_AUTH: '1' });
+  assert.not.ok(flagToken.noAuth);
+  assert.equal(flagToken.tokens, ['abc']);
+});
+
+s('bad ports are refused', () => {
+  for (const bad of ['-1', '65536', 'abc', '1.5', '80x', '']) {
+    fails([`--port=${bad}`], {}, /--port: must be a whole number from 0 to 65535/);
+  }
+  fails([], { PAGEWIRE_PORT: '99999' }, /PAGEWIRE_PORT: must be a whole number/);
+  assert.is(parseConfig(['--port', '65535'], {}).port, 65535);
+});
+
+s('other bad values name their flag', () => {
+  fails(['--max-sessions', '0'], {}, /--max-sessions: must be a whole number from 1/);
+  fails(['--idle-timeout-s=soon'], {}, /--idle-timeout-s/);
+  fails(['--log-level', 'verbose'], {}, /--log-level: must be one of error, warn, info, debug/);
+  fails(['--connect', 'file:///tmp/x'], {}, /--connect: must be a ws:\/\/ or http/);
+  fails(['--host', 'http://example.com'], {}, /--host: must be a host name/);
+  fails(['--headful=maybe'], {}, /--headful must be true or false/);
+  fails([], { PAGEWIRE_HEADFUL: 'sure' }, /PAGEWIRE_HEADFUL must be true or false/);
+});
+
+s('a bad token is refused without echoing it', () => {
+  const error = fails(['--token', 'has space'], {}, /--token: each token must be printable ASCII/);
+  assert.not.ok(error.message.includes('has space'));
+  fails(['--token=a,b'], {}, /printable ASCII without spaces or commas/);
+});
+
+s('unknown flags, stray arguments and missing values are clear errors', () => {
+  fails(['--prot', '1'], {}, /unknown flag --prot/);
+  fails(['--tokens=x'], {}, /unknown flag --tokens/);
+  fails(['serve'], {}, /unexpected argument "serve"/);
+  fails(['-p', '1'], {}, /unexpected argument "-p"/);
+  fails(['--port'], {}, /--port needs a value/);
+  fails(['--port', '--headful'], {}, /--port needs a value/);
+  fails(['--port', '1', '--port', '2'], {}, /--port given more than once/);
+  fails(['--toString'], {}, /unknown flag --toString/);
+});
+
+s('--help', () => {
+  assert.ok(parseConfig(['--help'], {}).help);
+  assert.ok(parseConfig(['-h'], { PAGEWIRE_PORT: 'garbage' }).help, 'help does not need a valid config');
+  const text = helpText();
+  for (const flag of ['--host', '--port', '--token', '--no-auth', '--allow-origin', '--browser', '--connect', '--headful', '--downloads', '--uploads', '--max-sessions', '--allow-raw-cdp', '--idle-timeout-s', '--log-level']) {
+    assert.ok(text.includes(flag), flag);
+  }
+});
+
+s('isLoopbackHost', () => {
+  for (const yes of ['127.0.0.1', '127.255.255.254', '127.1.2.3', '::1', '[::1]', 'localhost', 'LOCALHOST', 'localhost.', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) {
+    assert.ok(isLoopbackHost(yes), yes);
+  }
+  for (const no of ['0.0.0.0', '::', '128.0.0.1', '127.0.0.256', '127.0.0', '10.0.0.1', 'example.com', 'localhost.evil.com', '127.0.0.1.evil.com', '', '::2']) {
+    assert.not.ok(isLoopbackHost(no), no);
+  }
+});
+
+s('ready line formats', () => {
+  const c: Config = parseConfig(['--token', 'tok_A-1'], {});
+  assert.is(readyLine(c, 'ws://127.0.0.1:9333/'), 'pagewire listening on ws://127.0.0.1:9333/?token=tok_A-1');
+  const two = parseConfig(['--token', 'first-1', '--token', 'second-2'], {});
+  assert.is(readyLine(two, 'ws://127.0.0.1:41234/'), 'pagewire listening on ws://127.0.0.1:41234/?token=first-1', 'the first token');
+  const v6 = parseConfig(['--host', '::1', '--token', 'abc'], {});
+  assert.is(readyLine(v6, 'ws://[::1]:9333/'), 'pagewire listening on ws://[::1]:9333/?token=abc');
+  const open = parseConfig(['--no-auth'], {});
+  assert.is(readyLine(open, 'ws://127.0.0.1:9333/'), 'pagewire listening on ws://127.0.0.1:9333/');
+  assert.is(readyLine(open, 'ws://127.0.0.1:80'), 'pagewire listening on ws://127.0.0.1:80/', 'the port is always shown');
+  const generated = parseConfig([], {});
+  assert.is(readyLine(generated, 'ws://localhost:9333/'), `pagewire listening on ws://localhost:9333/?token=${generated.tokens[0]}`);
+  const odd = parseConfig(['--token', 'a&b=c'], {});
+  assert.is(readyLine(odd, 'ws://127.0.0.1:1/'), 'pagewire listening on ws://127.0.0.1:1/?token=a%26b%3Dc', 'tokens are URL-encoded');
+});
+
+s.run();

@@ -1,0 +1,94 @@
+// Browser lifecycle: a missing browser is a clear browser_unavailable, --connect attaches to a
+// browser someone else runs (and never closes it), and a browser that dies is replaced.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { findBrowser } from '../../src/runtime/browser-process.ts';
+import { isAlive } from '../helpers/processes.ts';
+import { startTestServer } from '../helpers/pagewire.ts';
+import { onTeardown } from '../helpers/teardown.ts';
+
+const s = suite('browser lifecycle');
+
+s('a browser path that does not exist: browser_unavailable that says how to fix it', async () => {
+  const server = await startTestServer(['--browser', '/nonexistent/chromium']);
+  const client = await server.connect();
+  const error = await client.callError('session.create');
+  assert.is(error.code, -32009);
+  assert.is(error.data?.error_type, 'browser_unavailable');
+  assert.match(error.message, /apt-get install chromium/);
+  assert.match(error.message, /--browser PATH/);
+  // The server stays usable and tries again on the next call.
+  const again = await client.callError('tabs.list');
+  assert.is(again.data?.error_type, 'browser_unavailable');
+  const info = await client.call<{ name: string }>('server.info');
+  assert.is(info.name, 'pagewire');
+  client.close();
+  await server.server.close();
+});
+
+s('findBrowser prefers an explicit path, then /usr/bin/chromium', () => {
+  assert.is(findBrowser(undefined, ''), '/usr/bin/chromium');
+  assert.is(findBrowser('/usr/bin/chromium'), '/usr/bin/chromium');
+  assert.throws(() => findBrowser('/no/such/browser'), /apt-get install chromium/);
+});
+
+s('--connect http://127.0.0.1:PORT attaches to a running browser and leaves it running', async () => {
+  const profile = mkdtempSync(join(tmpdir(), 'pagewire-connect-test-'));
+  const browser = spawn(
+    '/usr/bin/chromium',
+    ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+      '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'],
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
+  );
+  onTeardown(() => {
+    try {
+      process.kill(-browser.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    rmSync(profile, { recursive: true, force: true });
+  });
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    browser.stderr!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /DevTools listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(text);
+      if (match) resolve(`http://127.0.0.1:${match[1]}`);
+    });
+    browser.once('exit', () => reject(new Error(`browser exited: ${text}`)));
+  });
+  const server = await startTestServer(['--connect', endpoint]);
+  const client = await server.connect();
+  const { session_id } = await client.call<{ session_id: string }>('session.create');
+  const { tabs } = await client.call<{ tabs: unknown[] }>('tabs.list', { session_id });
+  assert.is(tabs.length, 1);
+  client.close();
+  await server.server.close();
+  assert.ok(isAlive(browser.pid!), 'a browser we only connected to is not closed');
+});
+
+s('a browser that dies is replaced on the next call; its sessions are gone', async () => {
+  const server = await startTestServer();
+  const client = await server.connect();
+  const { session_id } = await client.call<{ session_id: string }>('session.create');
+  const before = server.server.host.current!;
+  const lost = new Promise<void>((resolve) => server.server.host.events.on('lost', () => resolve()));
+  // Kill the browser process under the server's feet.
+  await before.connection.root.send('Browser.crash').catch(() => {});
+  await lost;
+  const gone = await client.callError('tabs.list', { session_id });
+  assert.is(gone.data?.error_type, 'session_not_found');
+  const fresh = await client.call<{ session_id: string }>('session.create');
+  assert.ok(fresh.session_id);
+  assert.is(server.server.host.launches, 2);
+  client.close();
+  await server.server.close();
+});
+
+s.run();
+

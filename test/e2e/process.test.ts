@@ -1,0 +1,72 @@
+// The server as a process (PROTOCOL.md §1): the ready line, lazy browser launch, and no Chromium
+// left behind after SIGTERM, SIGINT or even SIGKILL of the server.
+import { existsSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { TestClient } from '../helpers/client.ts';
+import { descendants, waitUntilGone } from '../helpers/processes.ts';
+import { IS_DENO, ROOT, startServerProcess } from '../helpers/server-process.ts';
+
+const s = suite('server process');
+
+s.before(() => {
+  if (!IS_DENO) assert.ok(existsSync(`${ROOT}dist/src/main.js`), 'dist/src/main.js is missing: run `npm run build`');
+});
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  s(`prints the ready line, launches a browser on demand, and ${signal} leaves no Chromium`, async () => {
+    const started = await startServerProcess(['--port', '0', '--token', 'process-test-token']);
+    assert.match(started.line, /^pagewire listening on ws:\/\/127\.0\.0\.1:\d+\/\?token=process-test-token$/);
+    assert.is(descendants(started.pid).length, 0, 'no browser before the first call that needs one');
+    const url = started.line.replace('pagewire listening on ', '');
+    const client = await TestClient.connect(url);
+    await client.call('session.create');
+    const browsers = descendants(started.pid).map((p) => p.pid);
+    assert.ok(browsers.length > 0, 'a browser runs under the server');
+    started.kill(signal);
+    assert.is(await started.exit, 0, 'exit code 0');
+    assert.equal(await waitUntilGone(browsers, 10_000), [], 'every browser process is gone');
+    client.close();
+  });
+}
+
+s('SIGKILL of the server: the pipe closes and the browser exits by itself', async () => {
+  const started = await startServerProcess(['--port', '0', '--token', 'kill-test-token']);
+  const url = started.line.replace('pagewire listening on ', '');
+  const client = await TestClient.connect(url);
+  await client.call('session.create');
+  const browsers = descendants(started.pid).map((p) => p.pid);
+  assert.ok(browsers.length > 0);
+  started.kill('SIGKILL');
+  await started.exit;
+  assert.equal(await waitUntilGone(browsers, 15_000), [], 'no orphan browser after SIGKILL');
+  client.close();
+});
+
+s('--no-auth prints the URL without a token; --no-auth on a public host is refused', async () => {
+  const started = await startServerProcess(['--port', '0', '--no-auth']);
+  assert.match(started.line, /^pagewire listening on ws:\/\/127\.0\.0\.1:\d+\/$/);
+  started.kill('SIGTERM');
+  assert.is(await started.exit, 0);
+  const refused = startServerProcess(['--port', '0', '--no-auth', '--host', '0.0.0.0']);
+  try {
+    await refused;
+    assert.unreachable('must not start');
+  } catch (error) {
+    assert.match(String(error), /no-auth/);
+  }
+});
+
+s('flags can come from PAGEWIRE_* variables', async () => {
+  const started = await startServerProcess([], { PAGEWIRE_PORT: '0', PAGEWIRE_TOKEN: 'env-token-abc,second-token-xyz' });
+  assert.match(started.line, /\?token=env-token-abc$/);
+  const url = started.line.replace('pagewire listening on ', '').replace('env-token-abc', 'second-token-xyz');
+  const client = await TestClient.connect(url);
+  const info = await client.call<{ name: string }>('server.info');
+  assert.is(info.name, 'pagewire');
+  client.close();
+  started.kill('SIGTERM');
+  assert.is(await started.exit, 0);
+});
+
+s.run();

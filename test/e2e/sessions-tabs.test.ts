@@ -1,0 +1,216 @@
+// Sessions, tabs and frames against real Chromium (PROTOCOL.md §4, §5).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fixtureServer } from '../helpers/fixture-server.ts';
+import { sharedServer, startTestServer } from '../helpers/pagewire.ts';
+import type { TestClient } from '../helpers/client.ts';
+
+interface Tab {
+  target_id: string;
+  url: string;
+  title: string;
+  selected: boolean;
+  opener_id?: string;
+}
+interface Frame {
+  frame_id: string;
+  parent_frame_id: string | null;
+  url: string;
+  name: string;
+  cross_process: boolean;
+}
+
+const s = suite('sessions, tabs and frames');
+let client: TestClient;
+
+s.before(async () => {
+  client = await (await sharedServer()).connect();
+});
+s.after(() => client.close());
+
+async function newSession(name = 'e2e'): Promise<{ session_id: string; target_id: string }> {
+  return client.call('session.create', { name });
+}
+
+/** frames.list until `predicate` holds (frames load asynchronously), bounded. */
+async function framesUntil(sessionId: string, predicate: (frames: Frame[]) => boolean): Promise<Frame[]> {
+  let frames: Frame[] = [];
+  for (let attempt = 0; attempt < 50; attempt++) {
+    frames = (await client.call<{ frames: Frame[] }>('frames.list', { session_id: sessionId })).frames;
+    if (predicate(frames)) return frames;
+  }
+  return frames;
+}
+
+s('session.create opens one selected about:blank tab', async () => {
+  const { session_id, target_id } = await newSession();
+  assert.type(session_id, 'string');
+  const { tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id });
+  assert.is(tabs.length, 1);
+  assert.is(tabs[0]!.target_id, target_id);
+  assert.is(tabs[0]!.url, 'about:blank');
+  assert.ok(tabs[0]!.selected);
+  await client.call('session.close', { session_id });
+});
+
+s('tabs.new with a URL waits for the page, lists it with its title, and frames.list shows its iframe', async () => {
+  const fixtures = await fixtureServer();
+  const { session_id } = await newSession();
+  const { target_id } = await client.call<{ target_id: string }>('tabs.new', {
+    session_id,
+    url: fixtures.url('/with-iframe.html?secret=1#frag'),
+  });
+  const { tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id });
+  assert.is(tabs.length, 2);
+  const tab = tabs.find((t) => t.target_id === target_id)!;
+  assert.is(tab.title, 'Frames fixture');
+  assert.is(tab.url, fixtures.url('/with-iframe.html'), 'query and fragment are redacted');
+  assert.ok(tab.selected, 'a new tab is selected by default');
+  const frames = await framesUntil(session_id, (f) => f.some((x) => x.url.endsWith('/child.html')));
+  assert.is(frames[0]!.frame_id, target_id, 'the main frame comes first and has the target id');
+  assert.is(frames[0]!.parent_frame_id, null);
+  const child = frames.find((f) => f.url.endsWith('/child.html'));
+  assert.ok(child, JSON.stringify(frames));
+  assert.is(child!.parent_frame_id, target_id);
+  assert.is(child!.name, 'childframe');
+  assert.is(child!.cross_process, false);
+  await client.call('session.close', { session_id });
+});
+
+s('a cross-site iframe is listed as cross_process', async () => {
+  const fixtures = await fixtureServer();
+  const { session_id } = await newSession();
+  await client.call('tabs.new', { session_id, url: fixtures.url('/cross-site.html') });
+  const frames = await framesUntil(session_id, (f) => f.some((x) => x.cross_process && x.url.includes('localhost')));
+  const remote = frames.find((f) => f.cross_process);
+  assert.ok(remote, JSON.stringify(frames));
+  assert.is(remote!.url, fixtures.otherUrl('/child.html'));
+  assert.is(remote!.parent_frame_id, frames[0]!.frame_id);
+  await client.call('session.close', { session_id });
+});
+
+s('tabs.new with select:false keeps the selection; tabs.select moves it; explicit ids never fall back', async () => {
+  const { session_id, target_id: first } = await newSession();
+  const { target_id: second } = await client.call<{ target_id: string }>('tabs.new', { session_id, select: false });
+  let { tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id });
+  assert.equal(tabs.map((t) => t.selected), [true, false]);
+  await client.call('tabs.select', { session_id, target_id: second });
+  ({ tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id }));
+  assert.equal(tabs.find((t) => t.selected)?.target_id, second);
+  // An explicit frame list of the other tab does not change the selection.
+  await client.call('frames.list', { session_id, target_id: first });
+  ({ tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id }));
+  assert.equal(tabs.find((t) => t.selected)?.target_id, second);
+  const unknown = await client.callError('frames.list', { session_id, target_id: 'NOPE' });
+  assert.is(unknown.data?.error_type, 'target_not_found');
+  assert.is(unknown.code, -32005);
+  const badFrame = await client.callError('frames.select', { session_id, frame_id: 'NOPE' });
+  assert.is(badFrame.data?.error_type, 'frame_not_found');
+  assert.is(badFrame.code, -32006);
+  await client.call('session.close', { session_id });
+});
+
+s('tabs.close closes a tab, refuses the last one, and a closed tab is target_not_found', async () => {
+  const { session_id, target_id: first } = await newSession();
+  const { target_id: second } = await client.call<{ target_id: string }>('tabs.new', { session_id });
+  assert.equal(await client.call('tabs.close', { session_id, target_id: second }), { closed: true });
+  const { tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id });
+  assert.equal(tabs.map((t) => t.target_id), [first]);
+  assert.ok(tabs[0]!.selected, 'the selection falls back to a remaining tab');
+  const gone = await client.callError('tabs.select', { session_id, target_id: second });
+  assert.is(gone.data?.error_type, 'target_not_found');
+  const last = await client.callError('tabs.close', { session_id, target_id: first });
+  assert.is(last.data?.error_type, 'last_tab');
+  assert.is(last.code, -32008);
+  await client.call('session.close', { session_id });
+});
+
+s('a tab of another session is target_not_found, never borrowed', async () => {
+  const a = await newSession('a');
+  const b = await newSession('b');
+  const error = await client.callError('tabs.select', { session_id: a.session_id, target_id: b.target_id });
+  assert.is(error.data?.error_type, 'target_not_found');
+  await client.call('session.close', { session_id: a.session_id });
+  await client.call('session.close', { session_id: b.session_id });
+});
+
+s('two sessions do not share cookies', async () => {
+  const fixtures = await fixtureServer();
+  const a = await newSession('cookies-a');
+  const b = await newSession('cookies-b');
+  await client.call('tabs.new', { session_id: a.session_id, url: fixtures.url('/cookie/set?v=alpha') });
+  await client.call('tabs.new', { session_id: a.session_id, url: fixtures.url('/cookie/show') });
+  await client.call('tabs.new', { session_id: b.session_id, url: fixtures.url('/cookie/show') });
+  const titles = async (sessionId: string) =>
+    (await client.call<{ tabs: Tab[] }>('tabs.list', { session_id: sessionId })).tabs.map((t) => t.title);
+  assert.ok((await titles(a.session_id)).includes('cookie alpha'), 'the session that set the cookie sees it');
+  assert.ok((await titles(b.session_id)).includes('cookie none'), 'the other session does not');
+  await client.call('session.close', { session_id: a.session_id });
+  await client.call('session.close', { session_id: b.session_id });
+});
+
+s('session.list shows own sessions only; another principal is forbidden on every call', async () => {
+  const server = await startTestServer(['--token', 'alice-token-123', '--token', 'bob-token-4567']);
+  const alice = await (await import('../helpers/client.ts')).TestClient.connect(
+    server.server.url + '?token=alice-token-123',
+  );
+  const bob = await (await import('../helpers/client.ts')).TestClient.connect(server.server.url, {
+    headers: { authorization: 'Bearer bob-token-4567' },
+  });
+  const { session_id } = await alice.call<{ session_id: string }>('session.create', { name: 'mine' });
+  const aliceList = await alice.call<{ sessions: Array<{ session_id: string; name: string; tabs: number; clients: number }> }>(
+    'session.list',
+  );
+  assert.equal(aliceList.sessions.map((x) => x.session_id), [session_id]);
+  assert.is(aliceList.sessions[0]!.tabs, 1);
+  assert.is(aliceList.sessions[0]!.clients, 1);
+  const bobList = await bob.call<{ sessions: unknown[] }>('session.list');
+  assert.equal(bobList.sessions, []);
+  for (const [method, params] of [
+    ['tabs.list', { session_id }],
+    ['tabs.new', { session_id }],
+    ['frames.list', { session_id }],
+    ['session.close', { session_id }],
+  ] as const) {
+    const error = await bob.callError(method, params);
+    assert.is(error.data?.error_type, 'forbidden', method);
+    assert.is(error.code, -32001);
+  }
+  const missing = await alice.callError('tabs.list', { session_id: 's_missing' });
+  assert.is(missing.data?.error_type, 'session_not_found');
+  assert.is(missing.code, -32004);
+  alice.close();
+  bob.close();
+  await server.server.close();
+});
+
+s('calls without session_id use the principal\'s lazily created default session', async () => {
+  const server = await startTestServer();
+  const c = await server.connect();
+  // Concurrent first calls share one default session.
+  const [a, b] = await Promise.all([
+    c.call<{ tabs: Tab[] }>('tabs.list'),
+    c.call<{ tabs: Tab[] }>('tabs.list'),
+  ]);
+  assert.equal(a.tabs.map((t) => t.target_id), b.tabs.map((t) => t.target_id));
+  const { sessions } = await c.call<{ sessions: Array<{ name: string }> }>('session.list');
+  assert.equal(sessions.map((x) => x.name), ['default']);
+  c.close();
+  await server.server.close();
+});
+
+s('a session no client uses is closed after the idle timeout', async () => {
+  const server = await startTestServer(['--idle-timeout-s', '1']);
+  const c = await server.connect();
+  const { session_id } = await c.call<{ session_id: string }>('session.create');
+  const closed = new Promise<string>((resolve) =>
+    server.server.registry.events.on('closed', ({ session, reason }) => session.id === session_id && resolve(reason)),
+  );
+  assert.is(await closed, 'idle_timeout');
+  const error = await c.callError('tabs.list', { session_id });
+  assert.is(error.data?.error_type, 'session_not_found');
+  c.close();
+  await server.server.close();
+});
+
+s.run();

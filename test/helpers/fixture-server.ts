@@ -1,0 +1,111 @@
+// Serves fixtures/pages on 127.0.0.1 (reachable as `localhost` too, a second site) for tests and
+// benchmarks, plus a few dynamic routes. Loopback only, port chosen by the OS.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { onTeardown } from './teardown.ts';
+
+export const PAGES_DIR = fileURLToPath(new URL('../../fixtures/pages/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.txt': 'text/plain',
+};
+
+export interface FixtureServer {
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  /** The same server as another site: `http://localhost:PORT` */
+  readonly otherOrigin: string;
+  readonly port: number;
+  url(path: string): string;
+  otherUrl(path: string): string;
+  close(): Promise<void>;
+}
+
+type Route = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
+
+const routes: Record<string, Route> = {
+  // Sets a cookie from ?v= and shows it.
+  '/cookie/set': (_req, res, url) => {
+    const value = url.searchParams.get('v') ?? 'none';
+    res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': `pw=${encodeURIComponent(value)}; Path=/` });
+    res.end(`<title>set ${value}</title><p>cookie set</p>`);
+  },
+  // Shows the cookie the browser sent, in the title.
+  '/cookie/show': (req, res) => {
+    const match = /(?:^|;\s*)pw=([^;]*)/.exec(req.headers.cookie ?? '');
+    const value = match ? decodeURIComponent(match[1]!) : 'none';
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<title>cookie ${value}</title><p id="cookie">${value}</p>`);
+  },
+  // Delays the response by ?ms= (for slow-load cases).
+  '/slow': async (_req, res, url) => {
+    const ms = Math.min(Number(url.searchParams.get('ms') ?? 500), 30_000);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<title>slow ${ms}</title><p>slow page</p>`);
+  },
+  '/status/404': (_req, res) => {
+    res.writeHead(404, { 'content-type': 'text/html' });
+    res.end('<title>Not here</title><h1>404 page</h1>');
+  },
+};
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const route = routes[url.pathname];
+  if (route) return route(req, res, url);
+  const rel = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
+  if (rel.startsWith('..')) {
+    res.writeHead(403).end();
+    return;
+  }
+  try {
+    const body = await readFile(join(PAGES_DIR, rel));
+    res.writeHead(200, { 'content-type': TYPES[extname(rel)] ?? 'application/octet-stream' });
+    res.end(body);
+  } catch {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  }
+}
+
+export async function startFixtureServer(): Promise<FixtureServer> {
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  const otherOrigin = `http://localhost:${port}`;
+  return {
+    origin,
+    otherOrigin,
+    port,
+    url: (path) => `${origin}${path.startsWith('/') ? path : `/${path}`}`,
+    otherUrl: (path) => `${otherOrigin}${path.startsWith('/') ? path : `/${path}`}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let shared: Promise<FixtureServer> | undefined;
+
+/** One fixture server for the whole test run, closed at its end. */
+export function fixtureServer(): Promise<FixtureServer> {
+  shared ??= startFixtureServer().then((server) => {
+    onTeardown(() => server.close());
+    return server;
+  });
+  return shared;
+}

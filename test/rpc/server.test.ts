@@ -1,0 +1,460 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import WebSocket from 'ws';
+import { z } from 'zod';
+import { ServerError } from '../../src/errors.ts';
+import type { CallContext, Principal } from '../../src/rpc/context.ts';
+import { defineMethod, type AnyMethodDef } from '../../src/rpc/define.ts';
+import { MAX_BATCH_LENGTH, RpcServer } from '../../src/rpc/server.ts';
+import type { RpcSocket } from '../../src/rpc/socket.ts';
+import { startHttpServer } from '../../src/runtime/http-server.ts';
+import { createLogger } from '../../src/util/log.ts';
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+const notified: string[] = [];
+let gate = deferred();
+
+const methods: AnyMethodDef[] = [
+  defineMethod({
+    name: 'echo',
+    summary: 'Returns its text',
+    params: z.object({ text: z.string(), n: z.number().optional() }),
+    handler: (params, call) => Promise.resolve({ text: params.text, principal: call.principal.id }),
+  }),
+  defineMethod({
+    name: 'nested',
+    summary: 'Needs a.b',
+    params: z.object({ a: z.object({ b: z.string() }), list: z.array(z.number()).optional() }),
+    handler: () => Promise.resolve({ ok: true }),
+  }),
+  defineMethod({
+    name: 'optional_only',
+    summary: 'Works with no params',
+    params: z.object({ x: z.number().default(7) }),
+    handler: (params) => Promise.resolve({ x: params.x }),
+  }),
+  defineMethod({
+    name: 'note',
+    summary: 'Records a notification',
+    params: z.object({ text: z.string() }),
+    handler: (params) => {
+      notified.push(params.text);
+      return Promise.resolve(undefined);
+    },
+  }),
+  defineMethod({
+    name: 'nothing',
+    summary: 'Returns undefined',
+    params: z.object({}),
+    handler: () => Promise.resolve(undefined),
+  }),
+  defineMethod({
+    name: 'fail',
+    summary: 'Throws a ServerError',
+    params: z.object({}),
+    handler: () => Promise.reject(new ServerError('session_not_found', 'no such session', { details: { session_id: 's-1', error_type: 'spoofed' } })),
+  }),
+  defineMethod({
+    name: 'boom',
+    summary: 'Throws an unexpected error',
+    params: z.object({ password: z.string().optional() }),
+    handler: () => Promise.reject(new Error('kaboom')),
+  }),
+  defineMethod({
+    name: 'throw_value',
+    summary: 'Throws a non-Error value',
+    params: z.object({ kind: z.enum(['string', 'object', 'null', 'empty_server_error', 'internal_server_error']) }),
+    handler: (params) => {
+      const values: Record<typeof params.kind, unknown> = {
+        string: 'plain string',
+        object: { password: 'hunter2-secret' },
+        null: null,
+        empty_server_error: new ServerError('timeout', ''),
+        internal_server_error: new ServerError('internal_error', 'invariant broken', { details: { error_text: 'x' } }),
+      };
+      return Promise.reject(values[params.kind]);
+    },
+  }),
+  defineMethod({
+    name: 'sync_throw',
+    summary: 'Throws before returning a promise',
+    params: z.object({}),
+    handler: (() => {
+      throw new TypeError('sync');
+    }) as unknown as AnyMethodDef['handler'],
+  }),
+  defineMethod({
+    name: 'bigint',
+    summary: 'Returns something JSON cannot hold',
+    params: z.object({}),
+    handler: () => Promise.resolve({ n: 1n }),
+  }),
+  defineMethod({
+    name: 'wait_gate',
+    summary: 'Resolves once open_gate ran',
+    params: z.object({}),
+    handler: async () => {
+      await gate.promise;
+      return 'waited';
+    },
+  }),
+  defineMethod({
+    name: 'open_gate',
+    summary: 'Opens the gate',
+    params: z.object({}),
+    handler: () => {
+      gate.resolve();
+      return Promise.resolve('opened');
+    },
+  }),
+];
+
+const logLines: string[] = [];
+const log = createLogger({ level: 'debug', sink: (line) => logLines.push(line), format: 'json' });
+const server = new RpcServer({ methods, log });
+
+const principal: Principal = { id: 'token-1' };
+const call: CallContext = {
+  principal,
+  connection: {
+    id: 'c1',
+    principal,
+    signal: new AbortController().signal,
+    notify: () => true,
+    bufferedAmount: () => 0,
+  },
+};
+
+// deno-lint-ignore no-explicit-any -- reply shapes vary per case; assertions check them
+type Json = Record<string, any>;
+
+// deno-lint-ignore no-explicit-any -- an object, an array or nothing, per case
+async function rpc(payload: unknown): Promise<any> {
+  const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  const reply = await server.handle(text, call);
+  return reply === undefined ? undefined : JSON.parse(reply);
+}
+
+const req = (id: unknown, method: string, params?: unknown): Json =>
+  params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+
+function assertError(response: Json, code: number, errorType: string, id: unknown): void {
+  assert.is(response['jsonrpc'], '2.0');
+  assert.is(response['id'], id);
+  assert.is(response['result'], undefined);
+  assert.is(response['error'].code, code);
+  assert.type(response['error'].message, 'string');
+  assert.is(response['error'].data.error_type, errorType);
+}
+
+const s = suite('RpcServer');
+
+s.before.each(() => {
+  notified.length = 0;
+  logLines.length = 0;
+  gate = deferred();
+});
+
+s('a call returns its result with the same id', async () => {
+  assert.equal(await rpc(req(1, 'echo', { text: 'hi' })), { jsonrpc: '2.0', id: 1, result: { text: 'hi', principal: 'token-1' } });
+});
+
+s('id types are kept exactly: string, number, zero, fraction, null', async () => {
+  for (const id of ['abc', '1', 0, 42, 1.5, -3, null]) {
+    const response = await rpc(req(id, 'echo', { text: 'x' }));
+    assert.is(response.id, id);
+    assert.ok('result' in response);
+  }
+});
+
+s('malformed JSON → -32700 parse_error with id null', async () => {
+  for (const text of ['{', '', 'not json', '{"jsonrpc":"2.0",', '[1,2']) {
+    assertError(await rpc(text), -32700, 'parse_error', null);
+  }
+});
+
+s('invalid request objects → -32600, id echoed only when it is a valid id', async () => {
+  assertError(await rpc({ jsonrpc: '1.0', id: 1, method: 'echo' }), -32600, 'invalid_request', 1);
+  assertError(await rpc({ id: 'a', method: 'echo' }), -32600, 'invalid_request', 'a');
+  assertError(await rpc({ jsonrpc: '2.0', id: 2 }), -32600, 'invalid_request', 2);
+  assertError(await rpc({ jsonrpc: '2.0', id: 3, method: 5 }), -32600, 'invalid_request', 3);
+  assertError(await rpc({ jsonrpc: '2.0', id: 4, method: 'echo', params: 'text' }), -32600, 'invalid_request', 4);
+  assertError(await rpc({ jsonrpc: '2.0', id: 5, method: 'echo', params: null }), -32600, 'invalid_request', 5);
+  assertError(await rpc({ jsonrpc: '2.0', id: { a: 1 }, method: 'echo' }), -32600, 'invalid_request', null);
+  assertError(await rpc({ jsonrpc: '2.0', id: [1], method: 'echo' }), -32600, 'invalid_request', null);
+  assertError(await rpc({ jsonrpc: '2.0', id: true, method: 'echo' }), -32600, 'invalid_request', null);
+  assertError(await rpc('{"jsonrpc":"2.0","id":1e400,"method":"echo"}'), -32600, 'invalid_request', null);
+  for (const junk of ['42', '"str"', 'null', 'true']) assertError(await rpc(junk), -32600, 'invalid_request', null);
+});
+
+s('an invalid request without id is still answered', async () => {
+  assertError(await rpc({ jsonrpc: '2.0', method: 7 }), -32600, 'invalid_request', null);
+});
+
+s('unknown methods and prototype names → -32601 method_not_found', async () => {
+  for (const name of ['nope', 'toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf', '__defineGetter__', '']) {
+    const response = await rpc(req(9, name, {}));
+    assertError(response, -32601, 'method_not_found', 9);
+  }
+});
+
+s('an unknown method named in a notification gets no reply', async () => {
+  assert.is(await rpc({ jsonrpc: '2.0', method: 'toString' }), undefined);
+});
+
+s('positional params → -32602 invalid_params', async () => {
+  const response = await rpc(req(1, 'echo', ['hi']));
+  assertError(response, -32602, 'invalid_params', 1);
+  assert.ok(Array.isArray(response.error.data.issues));
+});
+
+s('omitted params are {}', async () => {
+  assert.equal((await rpc(req(1, 'optional_only'))).result, { x: 7 });
+  assertError(await rpc(req(2, 'echo')), -32602, 'invalid_params', 2);
+});
+
+s('schema failures list dotted paths and messages in data.issues', async () => {
+  const response = await rpc(req('p', 'nested', { a: { b: 1 }, list: [1, 'two'] }));
+  assertError(response, -32602, 'invalid_params', 'p');
+  const issues = response.error.data.issues as Array<{ path: string; message: string }>;
+  assert.equal(issues.map((i) => i.path).sort(), ['a.b', 'list.1']);
+  for (const issue of issues) {
+    assert.type(issue.message, 'string');
+    assert.ok(issue.message.length > 0);
+  }
+  assert.match(response.error.message, /a\.b|list\.1/);
+});
+
+s('invalid params never echo the value sent', async () => {
+  const secret = 'sk-live-0123456789abcdef';
+  const response = await rpc(req(1, 'echo', { text: { secret } }));
+  assertError(response, -32602, 'invalid_params', 1);
+  assert.not.ok(JSON.stringify(response).includes(secret));
+});
+
+s('a ServerError keeps its code, message and details; error_type cannot be overridden', async () => {
+  const response = await rpc(req(1, 'fail', {}));
+  assert.equal(response, {
+    jsonrpc: '2.0',
+    id: 1,
+    error: { code: -32004, message: 'no such session', data: { error_type: 'session_not_found', session_id: 's-1' } },
+  });
+});
+
+s('an unexpected error → -32603 internal_error with error_text, logged, no stack', async () => {
+  const response = await rpc(req(1, 'boom', { password: 'hunter2-secret' }));
+  assertError(response, -32603, 'internal_error', 1);
+  assert.is(response.error.data.error_text, 'kaboom');
+  const text = JSON.stringify(response);
+  assert.not.ok(text.includes('at '), 'no stack frames on the wire');
+  assert.not.ok(text.includes('hunter2-secret'));
+  assert.ok(logLines.some((line) => line.includes('kaboom') && line.includes('"method":"boom"')));
+  assert.not.ok(logLines.some((line) => line.includes('hunter2-secret')), 'params are not logged');
+});
+
+s('non-Error throws map to internal_error without echoing their content', async () => {
+  const str = await rpc(req(1, 'throw_value', { kind: 'string' }));
+  assertError(str, -32603, 'internal_error', 1);
+  assert.is(str.error.data.error_text, 'plain string');
+  const obj = await rpc(req(2, 'throw_value', { kind: 'object' }));
+  assertError(obj, -32603, 'internal_error', 2);
+  assert.not.ok(JSON.stringify(obj).includes('hunter2-secret'));
+  assertError(await rpc(req(3, 'throw_value', { kind: 'null' })), -32603, 'internal_error', 3);
+});
+
+s('a ServerError without a message gets its word; an internal ServerError is logged', async () => {
+  const timeout = await rpc(req(1, 'throw_value', { kind: 'empty_server_error' }));
+  assertError(timeout, -32011, 'timeout', 1);
+  assert.is(timeout.error.message, 'timeout');
+  logLines.length = 0;
+  const internal = await rpc(req(2, 'throw_value', { kind: 'internal_server_error' }));
+  assertError(internal, -32603, 'internal_error', 2);
+  assert.is(internal.error.message, 'invariant broken');
+  assert.ok(logLines.some((line) => line.includes('"level":"error"') && line.includes('invariant broken')));
+});
+
+s('a handler that throws synchronously is still an internal_error', async () => {
+  const response = await rpc(req(1, 'sync_throw', {}));
+  assertError(response, -32603, 'internal_error', 1);
+  assert.is(response.error.data.error_text, 'sync');
+});
+
+s('an undefined result becomes null', async () => {
+  assert.equal(await rpc(req(1, 'nothing', {})), { jsonrpc: '2.0', id: 1, result: null });
+});
+
+s('a result JSON cannot hold becomes internal_error for that id', async () => {
+  const response = await rpc(req(1, 'bigint', {}));
+  assertError(response, -32603, 'internal_error', 1);
+});
+
+s('a notification runs and gets no reply', async () => {
+  assert.is(await rpc({ jsonrpc: '2.0', method: 'note', params: { text: 'n1' } }), undefined);
+  assert.equal(notified, ['n1']);
+  // Failing notifications are silent too.
+  assert.is(await rpc({ jsonrpc: '2.0', method: 'boom' }), undefined);
+  assert.is(await rpc({ jsonrpc: '2.0', method: 'echo', params: { text: 1 } }), undefined);
+});
+
+s('a batch of two → two responses in input order', async () => {
+  const response = await rpc([req(1, 'echo', { text: 'a' }), req('two', 'echo', { text: 'b' })]);
+  assert.ok(Array.isArray(response));
+  assert.equal(
+    response.map((r: Json) => [r['id'], r['result'].text]),
+    [
+      [1, 'a'],
+      ['two', 'b'],
+    ],
+  );
+});
+
+s('batch elements run concurrently but answer in input order', async () => {
+  // wait_gate only finishes once open_gate (later in the batch) has run.
+  const response = await rpc([req(1, 'wait_gate', {}), req(2, 'open_gate', {})]);
+  assert.equal(
+    response.map((r: Json) => [r['id'], r['result']]),
+    [
+      [1, 'waited'],
+      [2, 'opened'],
+    ],
+  );
+});
+
+s('[] → a single invalid_request object, not an array', async () => {
+  const response = await rpc('[]');
+  assert.not.ok(Array.isArray(response));
+  assertError(response, -32600, 'invalid_request', null);
+});
+
+s('a one-element batch still answers with an array', async () => {
+  const response = await rpc([req(1, 'echo', { text: 'a' })]);
+  assert.ok(Array.isArray(response));
+  assert.is(response.length, 1);
+});
+
+s('null, numbers and junk elements each get their own invalid_request', async () => {
+  const response = await rpc([null, 1, 'x', [], req(5, 'echo', { text: 'ok' })]);
+  assert.is(response.length, 5);
+  for (const r of response.slice(0, 4)) assertError(r, -32600, 'invalid_request', null);
+  assert.equal(response[4].result, { text: 'ok', principal: 'token-1' });
+});
+
+s('[null] → an array with one invalid_request', async () => {
+  const response = await rpc('[null]');
+  assert.ok(Array.isArray(response));
+  assert.is(response.length, 1);
+  assertError(response[0], -32600, 'invalid_request', null);
+});
+
+s('notifications inside a batch produce nothing; all-notification batch → no reply', async () => {
+  const mixed = await rpc([{ jsonrpc: '2.0', method: 'note', params: { text: 'a' } }, req(2, 'echo', { text: 'b' })]);
+  assert.is(mixed.length, 1);
+  assert.is(mixed[0].id, 2);
+  const none = await rpc([
+    { jsonrpc: '2.0', method: 'note', params: { text: 'c' } },
+    { jsonrpc: '2.0', method: 'nope' },
+  ]);
+  assert.is(none, undefined);
+  assert.equal(notified.sort(), ['a', 'c']);
+});
+
+s('errors inside a batch stay per element', async () => {
+  const response = await rpc([req(1, 'fail', {}), req(2, 'toString', {}), req(3, 'echo', ['x']), req(4, 'echo', { text: 'y' })]);
+  assert.equal(
+    response.map((r: Json) => r['error']?.code ?? 'ok'),
+    [-32004, -32601, -32602, 'ok'],
+  );
+});
+
+s(`a batch longer than ${MAX_BATCH_LENGTH} is refused whole`, async () => {
+  const batch = Array.from({ length: MAX_BATCH_LENGTH + 1 }, (_, i) => req(i, 'note', { text: String(i) }));
+  const response = await rpc(batch);
+  assert.not.ok(Array.isArray(response));
+  assertError(response, -32600, 'invalid_request', null);
+  assert.is(response.error.data.max_batch_length, MAX_BATCH_LENGTH);
+  assert.is(notified.length, 0);
+  const full = await rpc(batch.slice(0, MAX_BATCH_LENGTH));
+  assert.is(full.length, MAX_BATCH_LENGTH);
+});
+
+s('no error reply ever carries code 0', async () => {
+  const payloads: unknown[] = ['{', '[]', '[null]', req(1, 'boom', {}), req(1, 'fail', {}), req(1, 'nope', {}), req(1, 'echo', {})];
+  for (const payload of payloads) {
+    const text = await server.handle(typeof payload === 'string' ? payload : JSON.stringify(payload), call);
+    assert.ok(text);
+    assert.not.match(text!, /"code":0[,}]/);
+  }
+});
+
+s('duplicate method names are refused at construction', () => {
+  assert.throws(() => new RpcServer({ methods: [methods[0]!, methods[0]!] }), /duplicate/);
+});
+
+s('methods lists the table in order', () => {
+  assert.equal(
+    server.methods.map((m) => m.name),
+    methods.map((m) => m.name),
+  );
+});
+
+s('over a real socket: a parse error is answered and the socket keeps working', async () => {
+  const http = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    tokens: ['wire-token-0123456789'],
+    noAuth: false,
+    allowOrigins: [],
+    onConnection(socket: RpcSocket, who: Principal, signal: AbortSignal) {
+      const context: CallContext = {
+        principal: who,
+        connection: { id: 'wire', principal: who, signal, notify: () => true, bufferedAmount: () => socket.bufferedAmount() },
+      };
+      return {
+        onMessage(text) {
+          void server.handle(text, context).then((reply) => {
+            if (reply !== undefined) socket.send(reply);
+          });
+        },
+      };
+    },
+  });
+  const ws = new WebSocket(`${http.url}?token=wire-token-0123456789`);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const next = () => new Promise<Json>((resolve) => ws.once('message', (data: WebSocket.RawData) => resolve(JSON.parse(String(data)))));
+
+    let reply = next();
+    ws.send('{"jsonrpc":"2.0","id":1,"method":"echo"');
+    assertError(await reply, -32700, 'parse_error', null);
+
+    reply = next();
+    ws.send(JSON.stringify(req(2, 'echo', { text: 'still alive' })));
+    assert.equal(await reply, { jsonrpc: '2.0', id: 2, result: { text: 'still alive', principal: 'token-1' } });
+
+    reply = next();
+    ws.send(JSON.stringify([req(3, 'echo', { text: 'a' }), req(4, 'toString', {})]));
+    const batch = (await reply) as unknown as Json[];
+    assert.equal(
+      batch.map((r) => r['id']),
+      [3, 4],
+    );
+  } finally {
+    ws.terminate();
+    await http.close();
+  }
+});
+
+s.run();

@@ -1,0 +1,126 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createLogger, isLogLevel, redactText, silentLogger, type LoggerOptions } from '../../src/util/log.ts';
+
+function capture(options: Omit<LoggerOptions, 'sink'>) {
+  const lines: string[] = [];
+  const log = createLogger({ ...options, sink: (line) => lines.push(line) });
+  return { log, lines };
+}
+
+const s = suite('log');
+
+s('levels filter: warn drops info and debug', () => {
+  const { log, lines } = capture({ level: 'warn' });
+  log.error('e');
+  log.warn('w');
+  log.info('i');
+  log.debug('d');
+  assert.equal(lines, ['[pagewire] error: e', '[pagewire] warn: w']);
+});
+
+s('debug lets everything through; silent nothing', () => {
+  const all = capture({ level: 'debug' });
+  all.log.debug('d');
+  all.log.info('i');
+  assert.is(all.lines.length, 2);
+  const none = capture({ level: 'silent' });
+  none.log.error('e');
+  assert.is(none.lines.length, 0);
+  silentLogger.error('goes nowhere');
+});
+
+s('text format with nested namespaces and fields', () => {
+  const { log, lines } = capture({ level: 'info' });
+  log.child('rpc').child('call').info('done', { method: 'observe', ms: 12 });
+  assert.equal(lines, ['[pagewire] info rpc:call: done {"method":"observe","ms":12}']);
+});
+
+s('json format: one object a line', () => {
+  const { log, lines } = capture({ level: 'info', format: 'json', now: () => 0 });
+  log.child('http').warn('refused', { status: 401 });
+  assert.equal(JSON.parse(lines[0]!), { time: '1970-01-01T00:00:00.000Z', level: 'warn', ns: 'http', msg: 'refused', status: 401 });
+});
+
+s('errors are logged with message, stack and cause', () => {
+  const { log, lines } = capture({ level: 'error', format: 'json' });
+  log.error('failed', { error: new Error('outer', { cause: new Error('inner') }) });
+  const record = JSON.parse(lines[0]!);
+  assert.is(record.error.message, 'outer');
+  assert.type(record.error.stack, 'string');
+  assert.is(record.error.cause.message, 'inner');
+});
+
+s('the server tokens are redacted wherever they appear', () => {
+  const token = 'Zr8_secret-TOKEN-value';
+  const { log, lines } = capture({ level: 'debug', redact: [token] });
+  log.info(`listening with ${token}`, { note: `x${token}y`, list: [token] });
+  assert.not.ok(lines[0]!.includes(token));
+  assert.ok(lines[0]!.includes('[redacted]'));
+});
+
+s('a token with JSON-escaped characters is redacted in JSON lines too', () => {
+  const token = 'quote"back\\slash';
+  const { log, lines } = capture({ level: 'debug', format: 'json', redact: [token] });
+  log.info('x', { value: token });
+  assert.not.ok(lines[0]!.includes('quote\\"back\\\\slash'));
+  assert.ok(lines[0]!.includes('[redacted]'));
+});
+
+s('token= query parameters and Bearer values are redacted', () => {
+  const { log, lines } = capture({ level: 'debug' });
+  log.info('url ws://127.0.0.1:1/?token=abc123&x=1 and http://h/p?a=1&token=zzz');
+  log.info('header', { auth: 'Bearer eyJhbGciOi.abc.def' });
+  assert.ok(lines[0]!.includes('?token=[redacted]&x=1'));
+  assert.ok(lines[0]!.includes('&token=[redacted]'));
+  assert.not.ok(lines[0]!.includes('abc123'));
+  assert.not.ok(lines[0]!.includes('zzz'));
+  assert.ok(lines[1]!.includes('Bearer [redacted]'));
+  assert.not.ok(lines[1]!.includes('eyJhbGciOi'));
+});
+
+s('fields named like secrets are masked whatever their value', () => {
+  const { log, lines } = capture({ level: 'debug', format: 'json' });
+  log.info('x', { token: 'plain', nested: { Authorization: 'Basic Zm9v', password: 'p' }, ok: 'visible' });
+  const record = JSON.parse(lines[0]!);
+  assert.is(record.token, '[redacted]');
+  assert.is(record.nested.Authorization, '[redacted]');
+  assert.is(record.nested.password, '[redacted]');
+  assert.is(record.ok, 'visible');
+});
+
+s('unserialisable fields and a failing sink do not throw', () => {
+  const { log, lines } = capture({ level: 'debug' });
+  const cyclic: Record<string, unknown> = {};
+  cyclic['self'] = cyclic;
+  log.info('cyclic', { cyclic, big: 10n, fn: () => 1 });
+  assert.is(lines.length, 1);
+  const broken = createLogger({
+    level: 'debug',
+    sink: () => {
+      throw new Error('stderr closed');
+    },
+  });
+  broken.error('still fine');
+});
+
+s('default sink is console.error', () => {
+  const original = console.error;
+  const seen: unknown[] = [];
+  console.error = (...args: unknown[]) => seen.push(args.join(' '));
+  try {
+    createLogger({ level: 'warn' }).warn('to stderr');
+  } finally {
+    console.error = original;
+  }
+  assert.equal(seen, ['[pagewire] warn: to stderr']);
+});
+
+s('redactText and isLogLevel', () => {
+  assert.is(redactText('a SECRET b SECRET', ['SECRET']), 'a [redacted] b [redacted]');
+  assert.is(redactText('nothing here', ['']), 'nothing here');
+  assert.ok(isLogLevel('debug'));
+  assert.not.ok(isLogLevel('verbose'));
+});
+
+s.run();

@@ -1,0 +1,32 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { redactSecrets, redactUrl } from '../../src/util/redact.ts';
+
+const s = suite('redact');
+
+s('URLs lose userinfo, query and fragment', () => {
+  assert.is(redactUrl('https://user:pw@example.com:8080/a/b?token=x#frag'), 'https://example.com:8080/a/b');
+  assert.is(redactUrl('http://127.0.0.1:9/page.html'), 'http://127.0.0.1:9/page.html');
+  assert.is(redactUrl('about:blank'), 'about:blank');
+  assert.is(redactUrl('data:text/html,<p>secret</p>'), 'data:text/html,…');
+  assert.is(redactUrl(''), '');
+  assert.is(redactUrl('not a url?x=1'), 'not a url');
+});
+
+s('secret-looking substrings become [redacted]', () => {
+  const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+  assert.is(redactSecrets(`token is ${jwt} ok`), 'token is [redacted] ok');
+  assert.is(redactSecrets('Authorization: Bearer abcdefghijklmnop1234'), 'Authorization: [redacted]');
+  assert.is(redactSecrets('key sk-proj-abcdefghijklmnopqrstuvwx end'), 'key [redacted] end');
+  assert.is(redactSecrets('ghp_abcdefghijklmnopqrstuvwxyz0123456789'), '[redacted]');
+  assert.is(redactSecrets('AKIAABCDEFGHIJKLMNOP'), '[redacted]');
+  assert.is(redactSecrets('api_key=abcdef123456'), 'api_key=[redacted]');
+  assert.is(redactSecrets('password: hunter2hunter2'), 'password: [redacted]');
+  assert.is(redactSecrets('plain words stay as they are'), 'plain words stay as they are');
+});
+
+s('known secrets (typed passwords) are replaced wherever they appear', () => {
+  assert.is(redactSecrets('you typed correct-horse here', ['correct-horse']), 'you typed [redacted] here');
+});
+
+s.run();
