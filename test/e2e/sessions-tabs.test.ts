@@ -32,14 +32,17 @@ async function newSession(name = 'e2e'): Promise<{ session_id: string; target_id
   return client.call('session.create', { name });
 }
 
-/** frames.list until `predicate` holds (frames load asynchronously), bounded. */
+/**
+ * frames.list until `predicate` holds: child frames load after DOMContentLoaded of their parent,
+ * and no client-visible event marks that yet, so this polls within a 10 s bound.
+ */
 async function framesUntil(sessionId: string, predicate: (frames: Frame[]) => boolean): Promise<Frame[]> {
-  let frames: Frame[] = [];
-  for (let attempt = 0; attempt < 50; attempt++) {
-    frames = (await client.call<{ frames: Frame[] }>('frames.list', { session_id: sessionId })).frames;
-    if (predicate(frames)) return frames;
+  const end = Date.now() + 10_000;
+  for (;;) {
+    const { frames } = await client.call<{ frames: Frame[] }>('frames.list', { session_id: sessionId });
+    if (predicate(frames) || Date.now() > end) return frames;
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  return frames;
 }
 
 s('session.create opens one selected about:blank tab', async () => {
