@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { readyLine } from './config.ts';
 import type { RpcConnection } from './rpc/context.ts';
 import type { AnyMethodDef } from './rpc/define.ts';
+import { observeMethods } from './rpc/methods/observe.ts';
 import { sessionMethods } from './rpc/methods/sessions.ts';
 import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
 import { tabMethods } from './rpc/methods/tabs.ts';
@@ -75,6 +76,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   methods.push(
     ...sessionMethods(registry),
     ...tabMethods(registry),
+    ...observeMethods(registry),
     ...serverMethods({
       registry,
       host,

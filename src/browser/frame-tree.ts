@@ -14,6 +14,8 @@ export interface FrameRecord {
   session: CdpSession;
   /** Hosted by its own target (an out-of-process iframe). */
   crossProcess: boolean;
+  /** Between Page.frameStartedLoading and frameStoppedLoading. */
+  loading: boolean;
   children: string[];
 }
 
@@ -63,6 +65,11 @@ export class FrameTree {
     this.#upsert(session, frame, this.#frames.get(frame.id)?.crossProcess ?? false);
   }
 
+  onLoading(frameId: string, loading: boolean): void {
+    const frame = this.#frames.get(frameId);
+    if (frame) frame.loading = loading;
+  }
+
   onNavigatedWithinDocument(frameId: string, url: string): void {
     const frame = this.#frames.get(frameId);
     if (frame) frame.url = url;
@@ -103,7 +110,7 @@ export class FrameTree {
   }
 
   #add(id: string, parentId: string | undefined, session: CdpSession, crossProcess: boolean): FrameRecord {
-    const record: FrameRecord = { id, parentId, url: '', name: '', loaderId: '', session, crossProcess, children: [] };
+    const record: FrameRecord = { id, parentId, url: '', name: '', loaderId: '', session, crossProcess, loading: false, children: [] };
     this.#frames.set(id, record);
     if (parentId) this.#linkChild(parentId, id);
     return record;

@@ -6,6 +6,7 @@ import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import { DisposableStack } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
+import { DialogTracker } from './dialogs.ts';
 import { FrameTree } from './frame-tree.ts';
 
 export interface TabEvents extends Record<string, unknown> {
@@ -49,6 +50,7 @@ export class Tab {
   readonly openerId: string | undefined;
   readonly session: CdpSession;
   readonly frames = new FrameTree();
+  readonly dialogs = new DialogTracker();
   readonly events = new Emitter<TabEvents>();
   readonly ready: Promise<void>;
   url: string;
@@ -134,8 +136,11 @@ export class Tab {
 
   #watchFrames(session: CdpSession): void {
     const frames = this.frames;
+    for (const subscription of this.dialogs.watch(session)) this.#disposables.add(subscription);
     this.#disposables.add(session.on('Page.frameAttached', (e) => frames.onFrameAttached(session, e.frameId, e.parentFrameId)));
     this.#disposables.add(session.on('Page.frameDetached', (e) => frames.onFrameDetached(e.frameId, e.reason)));
+    this.#disposables.add(session.on('Page.frameStartedLoading', (e) => frames.onLoading(e.frameId, true)));
+    this.#disposables.add(session.on('Page.frameStoppedLoading', (e) => frames.onLoading(e.frameId, false)));
     this.#disposables.add(
       session.on('Page.frameNavigated', (e) => {
         frames.onFrameNavigated(session, e.frame);

@@ -4,6 +4,8 @@ import type { Browser } from '../browser/browser.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import { ServerError } from '../errors.ts';
+import { RefRegistry } from '../observe/refs.ts';
+import { StateStore } from '../observe/state-store.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 
 export type DialogPolicy = 'hold' | 'accept' | 'dismiss';
@@ -24,6 +26,11 @@ export class Session {
   readonly browser: Browser;
   readonly browserContextId: string;
   readonly queue = new SerialQueue();
+  /** Every observation this session issued (one current per tab). */
+  readonly states = new StateStore();
+  /** Text typed into password fields through act: hidden from every later observation. */
+  readonly secrets = new Set<string>();
+  readonly #refs = new Map<string, RefRegistry>();
   /** Connections that used this session and are still open (for `session.list` clients). */
   readonly clients = new Set<string>();
   lastUsedAt: number;
@@ -75,6 +82,21 @@ export class Session {
     // by surprise: document order of creation is the only rule).
     this.#selectedTargetId = tabs[0]?.targetId;
     return this.#selectedTargetId;
+  }
+
+  /** The tab's ref registry (stable refs across observations of its documents). */
+  refsFor(tab: Tab): RefRegistry {
+    let refs = this.#refs.get(tab.targetId);
+    if (!refs) {
+      refs = new RefRegistry();
+      this.#refs.set(tab.targetId, refs);
+      // A closed tab takes its refs and states with it.
+      tab.events.on('closed', () => {
+        this.#refs.delete(tab.targetId);
+        this.states.dropTab(tab.targetId);
+      });
+    }
+    return refs;
   }
 
   select(targetId: string): void {

@@ -54,6 +54,8 @@ const routes: Record<string, Route> = {
     res.writeHead(404, { 'content-type': 'text/html' });
     res.end('<title>Not here</title><h1>404 page</h1>');
   },
+  // Never answers (a frame that never loads); close() destroys the response.
+  '/hang': () => {},
 };
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -75,7 +77,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 }
 
 export async function startFixtureServer(): Promise<FixtureServer> {
+  // Responses still open (e.g. /hang), destroyed on close so that close() finishes promptly.
+  const open = new Set<ServerResponse>();
   const server = createServer((req, res) => {
+    open.add(res);
+    res.once('close', () => open.delete(res));
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
@@ -93,6 +99,8 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     otherUrl: (path) => `${otherOrigin}${path.startsWith('/') ? path : `/${path}`}`,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const res of open) res.destroy();
+        open.clear();
         server.closeAllConnections?.();
         server.close(() => resolve());
       }),

@@ -1,0 +1,305 @@
+// `npm run bench:observe [-- --runs N]`: how long `observe` takes on a few representative
+// fixture pages, how big its answer is, and the raw CDP floor (one Accessibility.getFullAXTree
+// of the page's main frame) to compare against. Everything runs in-process on loopback: the
+// fixture server, a pagewire server (which launches its own browser) and one client.
+// Prints a table and writes the same numbers to bench/results/observe-<date>.json.
+// Exit code: 0 when every observe succeeded, 1 otherwise (e.g. `observe` not implemented yet).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { parseConfig } from '../src/config.ts';
+import type { Tab } from '../src/browser/tab.ts';
+import { startServer, type RunningServer } from '../src/server.ts';
+import { RpcCallError, TestClient } from '../test/helpers/client.ts';
+import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
+
+const WARMUPS = 3;
+const LOAD_TIMEOUT_MS = 15_000;
+
+interface PageSpec {
+  path: string;
+  params: Record<string, unknown>;
+}
+
+const PAGES: PageSpec[] = [
+  { path: 'large-table.html', params: { max_elements: 500 } },
+  { path: 'form.html', params: {} },
+  { path: 'shadow-iframe.html', params: {} },
+  { path: 'article.html', params: { include_text: true } },
+];
+
+interface Observation {
+  tree: string;
+  text?: string;
+  elements: unknown[];
+  truncated: boolean;
+  frames?: Array<{ status: string }>;
+}
+
+interface Stats {
+  median_ms: number;
+  p90_ms: number;
+  min_ms: number;
+  samples_ms: number[];
+}
+
+interface ObserveResult {
+  status: 'ok' | 'method_not_found' | 'error';
+  error?: string;
+  stats?: Stats;
+  /** UTF-8 bytes of `tree` plus `text`. */
+  tree_text_bytes?: number;
+  /** UTF-8 bytes of the whole result as JSON. */
+  result_bytes?: number;
+  elements?: number;
+  truncated?: boolean;
+  frames?: { observed: number; unavailable: number };
+}
+
+interface RawResult {
+  status: 'ok' | 'error';
+  error?: string;
+  stats?: Stats;
+  /** UTF-8 bytes of the getFullAXTree reply as JSON. */
+  bytes?: number;
+  nodes?: number;
+  /** Nodes that are not ignored. */
+  unignored_nodes?: number;
+}
+
+interface PageResult {
+  page: string;
+  params: Record<string, unknown>;
+  observe: ObserveResult;
+  raw_ax: RawResult;
+}
+
+function parseRuns(argv: string[]): number {
+  const i = argv.indexOf('--runs');
+  const inline = argv.find((arg) => arg.startsWith('--runs='));
+  const raw = inline ? inline.slice('--runs='.length) : i >= 0 ? argv[i + 1] : undefined;
+  if (raw === undefined) return 21;
+  const runs = Number(raw);
+  if (!Number.isInteger(runs) || runs < 1) {
+    console.error(`--runs must be a positive integer, got ${raw}`);
+    process.exit(2);
+  }
+  return runs;
+}
+
+function stats(samples: number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const round = (ms: number) => Math.round(ms * 100) / 100;
+  return { median_ms: round(median), p90_ms: round(at(0.9)), min_ms: round(sorted[0]!), samples_ms: samples.map(round) };
+}
+
+const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - start, value };
+}
+
+/** Resolves when the page (iframes included) fired `load`, bounded by LOAD_TIMEOUT_MS. */
+async function waitForLoad(tab: Tab): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`page did not fire load within ${LOAD_TIMEOUT_MS} ms`)), LOAD_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([
+      tab.session.send('Runtime.evaluate', {
+        expression:
+          "new Promise((resolve) => document.readyState === 'complete' ? resolve(true) : addEventListener('load', () => resolve(true), { once: true }))",
+        awaitPromise: true,
+        returnByValue: true,
+      }),
+      bound,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function measureRaw(tab: Tab, runs: number): Promise<RawResult> {
+  try {
+    const call = () => tab.session.send('Accessibility.getFullAXTree', {});
+    for (let i = 0; i < WARMUPS; i++) await call();
+    const samples: number[] = [];
+    let last: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < runs; i++) {
+      const { ms, value } = await timed(call);
+      samples.push(ms);
+      last = value;
+    }
+    return {
+      status: 'ok',
+      stats: stats(samples),
+      bytes: utf8(JSON.stringify(last)),
+      nodes: last!.nodes.length,
+      unignored_nodes: last!.nodes.filter((node) => !node.ignored).length,
+    };
+  } catch (error) {
+    return { status: 'error', error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function measureObserve(
+  client: TestClient,
+  params: Record<string, unknown>,
+  runs: number,
+): Promise<ObserveResult> {
+  const call = () => client.call<Observation>('observe', params);
+  try {
+    for (let i = 0; i < WARMUPS; i++) await call();
+    const samples: number[] = [];
+    let last: Observation | undefined;
+    for (let i = 0; i < runs; i++) {
+      const { ms, value } = await timed(call);
+      samples.push(ms);
+      last = value;
+    }
+    const frames = last!.frames ?? [];
+    return {
+      status: 'ok',
+      stats: stats(samples),
+      tree_text_bytes: utf8(last!.tree ?? '') + utf8(last!.text ?? ''),
+      result_bytes: utf8(JSON.stringify(last)),
+      elements: last!.elements?.length ?? 0,
+      truncated: last!.truncated,
+      frames: {
+        observed: frames.filter((f) => f.status === 'observed').length,
+        unavailable: frames.filter((f) => f.status !== 'observed').length,
+      },
+    };
+  } catch (error) {
+    if (error instanceof RpcCallError && error.type === 'method_not_found') {
+      return { status: 'method_not_found', error: error.message };
+    }
+    return { status: 'error', error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+const ms = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(1));
+const num = (value: number | undefined) => (value === undefined ? '-' : String(value));
+
+function report(results: PageResult[], runs: number): void {
+  console.log(`\nobserve (${WARMUPS} warm-ups, median of ${runs}; client round trip over the WebSocket)`);
+  console.log(
+    table(
+      ['page', 'median ms', 'p90 ms', 'min ms', 'tree+text B', 'result B', 'elements', 'truncated', 'frames ok/unavail'],
+      results.map(({ page, observe: o }) =>
+        o.status === 'ok'
+          ? [
+              page,
+              ms(o.stats?.median_ms),
+              ms(o.stats?.p90_ms),
+              ms(o.stats?.min_ms),
+              num(o.tree_text_bytes),
+              num(o.result_bytes),
+              num(o.elements),
+              String(o.truncated),
+              `${o.frames?.observed ?? 0}/${o.frames?.unavailable ?? 0}`,
+            ]
+          : [page, o.status === 'method_not_found' ? 'NOT IMPLEMENTED' : 'ERROR', '-', '-', '-', '-', '-', '-', '-'],
+      ),
+    ),
+  );
+  for (const { page, observe: o } of results) {
+    if (o.status === 'error') console.log(`  ${page}: ${o.error}`);
+  }
+  console.log(`\nraw CDP floor: Accessibility.getFullAXTree of the main frame (${WARMUPS} warm-ups, median of ${runs})`);
+  console.log(
+    table(
+      ['page', 'median ms', 'p90 ms', 'min ms', 'reply B', 'AX nodes', 'unignored'],
+      results.map(({ page, raw_ax: r }) =>
+        r.status === 'ok'
+          ? [page, ms(r.stats?.median_ms), ms(r.stats?.p90_ms), ms(r.stats?.min_ms), num(r.bytes), num(r.nodes), num(r.unignored_nodes)]
+          : [page, 'ERROR', '-', '-', '-', '-', '-'],
+      ),
+    ),
+  );
+  for (const { page, raw_ax: r } of results) {
+    if (r.status === 'error') console.log(`  ${page}: ${r.error}`);
+  }
+}
+
+async function main(): Promise<number> {
+  const runs = parseRuns(process.argv.slice(2));
+  const results: PageResult[] = [];
+  let fixtures: FixtureServer | undefined;
+  let server: RunningServer | undefined;
+  let client: TestClient | undefined;
+  let browserProduct = 'unknown';
+  try {
+    fixtures = await startFixtureServer();
+    const token = `bench-${crypto.randomUUID()}`;
+    const env: Record<string, string | undefined> = { PAGEWIRE_BROWSER: process.env.PAGEWIRE_BROWSER };
+    const config = parseConfig(['--host', '127.0.0.1', '--port', '0', '--token', token], env);
+    server = await startServer(config, { runtime: `node ${process.version}` });
+    client = await TestClient.connect(`${server.url}?token=${encodeURIComponent(token)}`);
+    const { session_id } = await client.call<{ session_id: string }>('session.create', { name: 'bench' });
+
+    let observeMissing = false;
+    for (const spec of PAGES) {
+      const url = fixtures.url(`/${spec.path}`);
+      const opened = await client.call<{ target_id: string; error_text?: string }>('tabs.new', { session_id, url });
+      if (opened.error_text) throw new Error(`tabs.new ${spec.path}: ${opened.error_text}`);
+      const { target_id } = opened;
+      const browser = server.host.current;
+      const tab = browser?.tab(target_id);
+      if (!browser || !tab) throw new Error(`no browser tab for ${target_id}`);
+      browserProduct = browser.version.product;
+      await waitForLoad(tab);
+
+      const raw_ax = await measureRaw(tab, runs);
+      const params = { session_id, target_id, ...spec.params };
+      const observe: ObserveResult = observeMissing
+        ? { status: 'method_not_found', error: 'observe is not implemented (method_not_found)' }
+        : await measureObserve(client, params, runs);
+      if (observe.status === 'method_not_found') observeMissing = true;
+      results.push({ page: spec.path, params: spec.params, observe, raw_ax });
+      await client.call('tabs.close', { session_id, target_id });
+    }
+
+    console.log(`pagewire observe bench — ${browserProduct}, node ${process.version}, runs=${runs}`);
+    if (observeMissing) {
+      console.log('\n*** observe is NOT IMPLEMENTED on this server (method_not_found): only the raw CDP floor was measured. ***');
+    }
+    report(results, runs);
+
+    const date = new Date().toISOString();
+    const dir = new URL('./results/', import.meta.url);
+    mkdirSync(dir, { recursive: true });
+    const file = new URL(`observe-${date.replace(/[:.]/g, '-')}.json`, dir);
+    const json = { date, runs, warmups: WARMUPS, runtime: `node ${process.version}`, browser: browserProduct, pages: results };
+    writeFileSync(file, JSON.stringify(json, null, 2) + '\n');
+    console.log(`\nwrote ${file.pathname}`);
+
+    const ok = results.every((r) => r.observe.status === 'ok' && r.raw_ax.status === 'ok');
+    return ok ? 0 : 1;
+  } finally {
+    client?.close();
+    await server?.close();
+    await fixtures?.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error('bench failed:', error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,110 @@
+// Every observation a session issued, by state id: one current state per tab, older ones
+// superseded, a consumed one never usable again. Ids carry the store's run id and a sequence
+// number, so an id evicted from memory is still known to have been issued (stale, not unknown).
+import { randomId } from '../util/ids.ts';
+import type { ElementView, RefTarget } from './render.ts';
+
+export interface ObservedFrame {
+  frameId: string;
+  loaderId: string;
+  /** backendNodeId of the document node: ids restart in a new renderer, so it is checked too. */
+  documentBackendNodeId: number | undefined;
+  url: string;
+  status: 'observed' | 'unavailable';
+  reason?: string;
+}
+
+export type StateStatus = 'current' | 'superseded' | 'consumed';
+
+export interface StateRecord {
+  readonly stateId: string;
+  readonly targetId: string;
+  /** The frame the observation was rooted at. */
+  readonly frameId: string;
+  readonly frames: ReadonlyMap<string, ObservedFrame>;
+  readonly targets: ReadonlyMap<string, RefTarget>;
+  readonly elements: readonly ElementView[];
+  /** Hash of the visible text, for `diff.text_changed`. */
+  readonly textHash: number;
+  /** Issued while a dialog was pending: act answers modal_blocked. */
+  readonly dialogPending: boolean;
+  status: StateStatus;
+}
+
+export type NewState = Omit<StateRecord, 'stateId' | 'status'>;
+
+/** Kept per tab (for `since` diffs and act); older records are dropped, their ids still known. */
+const KEPT_PER_TAB = 8;
+
+export class StateStore {
+  readonly #runId = randomId('').slice(0, 8);
+  #next = 1;
+  readonly #records = new Map<string, StateRecord>();
+  readonly #byTab = new Map<string, string[]>();
+
+  get size(): number {
+    return this.#records.size;
+  }
+
+  issue(state: NewState): StateRecord {
+    const record: StateRecord = { ...state, stateId: `st_${this.#runId}_${(this.#next++).toString(36)}`, status: 'current' };
+    const ids = this.#byTab.get(state.targetId) ?? [];
+    for (const id of ids) {
+      const previous = this.#records.get(id);
+      if (previous && previous.status === 'current') previous.status = 'superseded';
+    }
+    ids.push(record.stateId);
+    while (ids.length > KEPT_PER_TAB) this.#records.delete(ids.shift()!);
+    this.#byTab.set(state.targetId, ids);
+    this.#records.set(record.stateId, record);
+    return record;
+  }
+
+  get(stateId: string): StateRecord | undefined {
+    return this.#records.get(stateId);
+  }
+
+  current(targetId: string): StateRecord | undefined {
+    const ids = this.#byTab.get(targetId);
+    const last = ids && this.#records.get(ids[ids.length - 1]!);
+    return last?.status === 'current' ? last : undefined;
+  }
+
+  /** True when this store issued the id, even if its record has since been dropped. */
+  wasIssued(stateId: string): boolean {
+    const match = /^st_([0-9a-f]{8})_([0-9a-z]+)$/.exec(stateId);
+    if (!match || match[1] !== this.#runId) return false;
+    const seq = parseInt(match[2]!, 36);
+    return seq >= 1 && seq < this.#next;
+  }
+
+  /** Marks the state consumed; returns what it was before (undefined: not held any more). */
+  consume(stateId: string): StateStatus | undefined {
+    const record = this.#records.get(stateId);
+    if (!record) return undefined;
+    const before = record.status;
+    record.status = 'consumed';
+    return before;
+  }
+
+  /** Every current state of the tab becomes superseded (its document changed under it). */
+  supersede(targetId: string): void {
+    const current = this.current(targetId);
+    if (current) current.status = 'superseded';
+  }
+
+  dropTab(targetId: string): void {
+    for (const id of this.#byTab.get(targetId) ?? []) this.#records.delete(id);
+    this.#byTab.delete(targetId);
+  }
+}
+
+/** FNV-1a, 32 bits: enough to tell whether a text changed between two observations. */
+export function hashText(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}

@@ -1,0 +1,269 @@
+// observe against real pages (PROTOCOL.md §6, §11).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { TestClient } from '../helpers/client.ts';
+import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { evaluate, tabOf } from '../helpers/page.ts';
+import { sharedServer, type TestServer } from '../helpers/pagewire.ts';
+
+interface Element {
+  ref: string;
+  role: string;
+  name: string;
+  frame_id: string;
+  visible: boolean;
+  in_viewport: boolean;
+  checked?: boolean | 'mixed';
+  has_value?: boolean;
+  href?: string;
+  required?: boolean;
+  disabled?: boolean;
+}
+interface Observation {
+  state_id: string;
+  session_id: string;
+  target_id: string;
+  frame_id: string;
+  document: { frame_id: string; loader_id: string; url: string };
+  url: string;
+  title: string;
+  tree: string;
+  elements: Element[];
+  text?: string;
+  frames: Array<{ frame_id: string; url: string; status: string; reason?: string }>;
+  truncated: boolean;
+  dialog?: { type: string; message: string };
+  diff?: { base: string; added: Element[]; changed: Element[]; removed: string[]; text_changed: boolean };
+}
+
+const s = suite('observe');
+let server: TestServer;
+let fixtures: FixtureServer;
+let client: TestClient;
+let sessionId: string;
+
+s.before(async () => {
+  server = await sharedServer();
+  fixtures = await fixtureServer();
+  client = await server.connect();
+  sessionId = (await client.call<{ session_id: string }>('session.create', { name: 'observe' })).session_id;
+});
+s.after(async () => {
+  await client.call('session.close', { session_id: sessionId });
+  client.close();
+});
+
+async function open(path: string): Promise<string> {
+  const { target_id } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
+  return target_id;
+}
+
+function observe(params: Record<string, unknown> = {}): Promise<Observation> {
+  return client.call<Observation>('observe', { session_id: sessionId, ...params });
+}
+
+/** Observes until `predicate` holds (frames load after DOMContentLoaded), within 10 s. */
+async function observeUntil(predicate: (o: Observation) => boolean, params: Record<string, unknown> = {}): Promise<Observation> {
+  const end = Date.now() + 10_000;
+  for (;;) {
+    const observation = await observe(params);
+    if (predicate(observation) || Date.now() > end) return observation;
+  }
+}
+
+const byName = (o: Observation, name: string) => o.elements.find((e) => e.name === name);
+
+s('identity: state id, target, frame and the observed document', async () => {
+  const targetId = await open('/child.html');
+  const o = await observe();
+  assert.match(o.state_id, /^st_/);
+  assert.is(o.session_id, sessionId);
+  assert.is(o.target_id, targetId);
+  assert.is(o.frame_id, targetId, 'the main frame id is the target id');
+  assert.is(o.document.frame_id, targetId);
+  assert.is(o.document.loader_id, tabOf(server, targetId).frames.get(targetId)!.loaderId);
+  assert.is(o.document.url, fixtures.url('/child.html'));
+  assert.is(o.title, 'Child frame');
+  assert.is(o.truncated, false);
+  assert.equal(o.elements.map((e) => [e.ref, e.role, e.name]), [['@1', 'button', 'Inner button']]);
+  assert.match(o.tree, /button "Inner button" @1/);
+  const again = await observe();
+  assert.is.not(again.state_id, o.state_id, 'every observation has its own state id');
+});
+
+s('open and closed shadow roots, slots, a same-origin and a cross-site iframe', async () => {
+  const targetId = await open('/shadow-iframe.html');
+  const o = await observeUntil((x) => x.elements.filter((e) => /^Frame button/.test(e.name)).length >= 20);
+  for (const name of ['Deep button', 'Deep input', 'Closed button', 'Slotted button']) {
+    const element = byName(o, name);
+    assert.ok(element, `${name} in ${o.tree}`);
+    assert.is(element!.frame_id, targetId);
+  }
+  const frameButtons = o.elements.filter((e) => e.name === 'Frame button 1');
+  assert.is(frameButtons.length, 2, 'one in each iframe');
+  const frames = tabOf(server, targetId).frames.list();
+  const sameOrigin = frames.find((f) => f.parentId === targetId && !f.crossProcess)!;
+  const crossSite = frames.find((f) => f.crossProcess)!;
+  assert.ok(crossSite, 'the localhost frame runs in its own process');
+  assert.equal(frameButtons.map((e) => e.frame_id).sort(), [sameOrigin.id, crossSite.id].sort());
+  assert.ok(o.frames.every((f) => f.status === 'observed'), JSON.stringify(o.frames));
+  assert.match(o.tree, new RegExp(`iframe "Cross-site frame" \\[frame=${crossSite.id}\\]\\n  button "Frame button 1" @`));
+});
+
+s('cursor:pointer and click-listener divs get refs; a plain div, hidden and aria-hidden nodes do not', async () => {
+  await open('/clickables.html');
+  const o = await observe();
+  const refd = o.elements.map((e) => e.name || o.tree.split('\n').find((l) => l.endsWith(e.ref)));
+  assert.ok(o.elements.some((e) => e.role === 'generic' && /Pointer div/.test(o.tree.split(e.ref)[1] ?? '')) || o.tree.includes('Pointer div'));
+  const lineOf = (text: string) => o.tree.split('\n').findIndex((l) => l.includes(text));
+  const refLineAbove = (text: string) => {
+    const lines = o.tree.split('\n');
+    for (let i = lineOf(text); i >= 0; i--) if (/@\d+$/.test(lines[i]!)) return lines[i]!;
+    return '';
+  };
+  assert.match(refLineAbove('Pointer div'), /^generic @\d+$/, 'the pointer div carries a ref');
+  assert.match(refLineAbove('Listener div'), /^generic @\d+$/, 'the listener div carries a ref');
+  assert.is(o.elements.filter((e) => e.role === 'generic').length, 2, 'the child span and the plain div do not');
+  assert.ok(byName(o, 'Role button span'));
+  assert.ok(byName(o, 'First tab'));
+  assert.not.ok(o.tree.includes('Hidden'), o.tree);
+  const below = byName(o, 'Below the fold')!;
+  assert.is(below.visible, true);
+  assert.is(below.in_viewport, false);
+  assert.is(byName(o, 'Role button span')!.in_viewport, true);
+  void refd;
+});
+
+s('max_elements: 150 by default with truncated, up to 500 on request, out of range refused', async () => {
+  await open('/buttons-400.html');
+  const first = await observe();
+  assert.is(first.elements.length, 150);
+  assert.is(first.truncated, true);
+  assert.is(first.elements[0]!.name, 'Button 1');
+  assert.is(first.elements[149]!.name, 'Button 150', 'the first ones in document order are kept');
+  const all = await observe({ max_elements: 500 });
+  assert.is(all.elements.length, 400);
+  assert.is(all.truncated, false);
+  assert.is(all.elements[0]!.ref, first.elements[0]!.ref, 'refs are stable across observations');
+  for (const bad of [0, 501, 1.5]) {
+    const error = await client.callError('observe', { session_id: sessionId, max_elements: bad });
+    assert.is(error.data?.error_type, 'invalid_params');
+  }
+});
+
+s('refs survive a DOM change; diff names added, removed and changed elements', async () => {
+  const targetId = await open('/mutable.html');
+  const before = await observe();
+  const alpha = byName(before, 'Alpha')!.ref;
+  const echo = byName(before, 'Echo')!.ref;
+  await evaluate(server, targetId, `addButton('Foxtrot'); removeButton('Bravo'); renameButton('Charlie', 'Charles')`);
+  const after = await observe({ since: before.state_id });
+  assert.is(byName(after, 'Alpha')!.ref, alpha, 'an untouched node keeps its ref');
+  assert.is(byName(after, 'Echo')!.ref, echo);
+  const foxtrot = byName(after, 'Foxtrot')!;
+  assert.ok(!before.elements.some((e) => e.ref === foxtrot.ref), 'a new node gets a new ref, never an old one');
+  assert.ok(after.diff, 'diff is present');
+  assert.is(after.diff!.base, before.state_id);
+  assert.equal(after.diff!.added.map((e) => e.name), ['Foxtrot']);
+  assert.equal(after.diff!.removed, [byName(before, 'Bravo')!.ref]);
+  assert.equal(after.diff!.changed.map((e) => [e.ref, e.name]), [[byName(before, 'Charlie')!.ref, 'Charles']]);
+  assert.is(after.diff!.text_changed, true);
+  const same = await observe({ since: after.state_id });
+  assert.equal([same.diff!.added, same.diff!.changed, same.diff!.removed, same.diff!.text_changed], [[], [], [], false]);
+  const unknown = await observe({ since: 'st_nope_1' });
+  assert.is(unknown.diff, undefined, 'an unknown base gives the full observation alone');
+});
+
+s('a node replaced by an identical twin gets a new ref', async () => {
+  const targetId = await open('/mutable.html');
+  const before = await observe();
+  await evaluate(server, targetId, `removeButton('Delta'); addButton('Delta')`);
+  const after = await observe();
+  assert.is.not(byName(after, 'Delta')!.ref, byName(before, 'Delta')!.ref);
+});
+
+s('redaction: no userinfo, query or fragment in URLs; no input values; no token-looking text', async () => {
+  const port = new URL(fixtures.origin).port;
+  const { target_id } = await client.call<{ target_id: string }>('tabs.new', {
+    session_id: sessionId,
+    url: `http://alice:pa55word@127.0.0.1:${port}/secrets.html?session=s3cr3t#frag`,
+  });
+  const o = await observe({ include_text: true });
+  const wire = JSON.stringify(o);
+  for (const secret of ['alice', 'pa55word', 's3cr3t', '#frag', 'prefilled-secret-value', 'textarea-secret-content',
+    'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9', 'sk-live-abcdefghijklmnopqrstuvwx', 'abc123']) {
+    assert.not.ok(wire.includes(secret), `${secret} leaked: ${wire}`);
+  }
+  assert.is(o.url, fixtures.url('/secrets.html'));
+  assert.is(o.document.url, fixtures.url('/secrets.html'));
+  const link = o.elements.find((e) => e.role === 'link')!;
+  assert.is(link.href, fixtures.url('/child.html'));
+  assert.is(byName(o, 'Secret field')!.has_value, true);
+  assert.match(o.text!, /\[redacted\]/);
+  assert.match(o.text!, /Account details/);
+  void target_id;
+});
+
+s('include_text returns the visible text; without it there is no text field', async () => {
+  await open('/article.html');
+  const plain = await observe();
+  assert.is(plain.text, undefined);
+  const withText = await observe({ include_text: true });
+  assert.ok(withText.text!.length > 10_000, `article text is ${withText.text!.length} chars`);
+  assert.ok(withText.elements.every((e) => e.role === 'link'));
+});
+
+s('root_ref observes only that subtree', async () => {
+  await open('/shadow-iframe.html');
+  const full = await observeUntil((x) => x.elements.some((e) => e.name === 'Frame button 10'));
+  const frameLine = full.tree.split('\n').find((l) => l.startsWith('iframe "Same-origin frame"'))!;
+  assert.ok(frameLine, full.tree);
+  const deep = byName(full, 'Deep button')!;
+  const sub = await observe({ root_ref: deep.ref });
+  assert.equal(sub.elements.map((e) => e.ref), [deep.ref]);
+  const error = await client.callError('observe', { session_id: sessionId, root_ref: '@99999' });
+  assert.is(error.data?.error_type, 'invalid_params');
+});
+
+s('a pending dialog: observe answers at once with the dialog and an empty tree', async () => {
+  const targetId = await open('/alert.html');
+  const tab = tabOf(server, targetId);
+  const opened = new Promise((resolve) => tab.dialogs.events.on('opened', resolve));
+  await evaluate(server, targetId, 'openAlertSoon()');
+  await opened;
+  const o = await observe();
+  assert.equal(o.dialog, { type: 'alert', message: 'timer alert' });
+  assert.is(o.tree, '');
+  assert.equal(o.elements, []);
+  assert.match(o.state_id, /^st_/);
+  await tab.session.send('Page.handleJavaScriptDialog', { accept: true });
+  const after = await observe();
+  assert.is(after.dialog, undefined);
+  assert.ok(byName(after, 'Alert me'));
+});
+
+s('an iframe that never finishes loading is unavailable; the rest is returned', async () => {
+  await open('/never-loads-frame.html');
+  const o = await observe();
+  assert.ok(byName(o, 'Working button'));
+  const hanging = o.frames.find((f) => f.frame_id !== o.frame_id);
+  assert.ok(hanging, JSON.stringify(o.frames));
+  assert.is(hanging!.status, 'unavailable');
+  assert.type(hanging!.reason, 'string');
+  assert.is(o.frames.find((f) => f.frame_id === o.frame_id)!.status, 'observed');
+  assert.match(o.tree, /iframe "Hanging frame" \[frame=[0-9A-F]+, unavailable: /);
+});
+
+s('a form: labels name controls; states; values only as has_value', async () => {
+  await open('/form.html');
+  const o = await observe();
+  assert.is(byName(o, 'Email')!.required, true);
+  assert.is(byName(o, 'Account ID')!.disabled, true);
+  assert.is(byName(o, 'Email me')!.checked, true);
+  assert.is(byName(o, 'Text me')!.checked, false);
+  assert.is(byName(o, 'Password')!.has_value, true);
+  assert.is(byName(o, 'Full name')!.has_value, false);
+  assert.not.ok(JSON.stringify(o).includes('hunter2'));
+});
+
+s.run();

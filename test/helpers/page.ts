@@ -1,0 +1,20 @@
+// Direct page access for tests that must change a page behind the server's back (DOM edits,
+// timers, dialogs): through the in-process server's own CDP session of that tab.
+import type { TestServer } from './pagewire.ts';
+
+export function tabOf(server: TestServer, targetId: string) {
+  const tab = server.server.host.current?.tab(targetId);
+  if (!tab) throw new Error(`no tab ${targetId} in the test server's browser`);
+  return tab;
+}
+
+/** Evaluates `expression` in the tab's main frame and returns its value. */
+export async function evaluate<T = unknown>(server: TestServer, targetId: string, expression: string): Promise<T> {
+  const { result, exceptionDetails } = await tabOf(server, targetId).session.send('Runtime.evaluate', {
+    expression,
+    returnByValue: true,
+    awaitPromise: true,
+  });
+  if (exceptionDetails) throw new Error(`page threw: ${exceptionDetails.text} ${result.description ?? ''}`);
+  return result.value as T;
+}
