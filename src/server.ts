@@ -5,6 +5,10 @@ import type { Config } from './config.ts';
 import { readyLine } from './config.ts';
 import type { RpcConnection } from './rpc/context.ts';
 import type { AnyMethodDef } from './rpc/define.ts';
+import { IsolatedWorlds } from './actions/node-handle.ts';
+import { SubscriptionHub } from './events/subscriptions.ts';
+import { actMethods } from './rpc/methods/act.ts';
+import { eventMethods } from './rpc/methods/events.ts';
 import { observeMethods } from './rpc/methods/observe.ts';
 import { sessionMethods } from './rpc/methods/sessions.ts';
 import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
@@ -12,6 +16,7 @@ import { tabMethods } from './rpc/methods/tabs.ts';
 import { RpcServer } from './rpc/server.ts';
 import { connectBrowser, findBrowser, launchBrowser } from './runtime/browser-process.ts';
 import { startHttpServer } from './runtime/http-server.ts';
+import { UploadPolicy } from './runtime/upload-paths.ts';
 import { BrowserHost, type BrowserLauncher } from './sessions/browser-host.ts';
 import { SessionRegistry } from './sessions/registry.ts';
 import { IdSequence } from './util/ids.ts';
@@ -72,11 +77,14 @@ export async function startServer(config: Config, options: StartOptions): Promis
   const log = options.log ?? silentLogger;
   const host = new BrowserHost(browserLauncher(config, log.child('browser')));
   const registry = new SessionRegistry({ host, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs });
+  const hub = new SubscriptionHub();
   const methods: AnyMethodDef[] = [];
   methods.push(
     ...sessionMethods(registry),
     ...tabMethods(registry),
     ...observeMethods(registry),
+    ...eventMethods(registry, hub),
+    ...actMethods({ registry, worlds: new IsolatedWorlds(), uploads: new UploadPolicy(config.uploads) }),
     ...serverMethods({
       registry,
       host,
@@ -129,6 +137,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     close() {
       closing ??= (async () => {
         await http.close();
+        hub.close();
         await registry.closeAll('server_shutdown');
         await host.shutdown();
       })();

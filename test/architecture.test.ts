@@ -13,13 +13,15 @@ const ALLOWED: Record<string, string[]> = {
   'protocol/generated': [],
   util: [],
   errors: ['util'],
+  events: ['util', 'errors'],
   version: [],
   cdp: ['protocol/generated', 'util', 'errors'],
   browser: ['protocol/generated', 'cdp', 'util', 'errors'],
   observe: ['protocol/generated', 'browser', 'cdp', 'util', 'errors'],
-  sessions: ['protocol/generated', 'observe', 'browser', 'cdp', 'util', 'errors'],
-  rpc: ['protocol/generated', 'sessions', 'observe', 'browser', 'cdp', 'util', 'errors', 'version'],
-  runtime: ['protocol/generated', 'cdp', 'rpc', 'util', 'errors'],
+  actions: ['protocol/generated', 'observe', 'browser', 'cdp', 'util', 'errors'],
+  sessions: ['protocol/generated', 'events', 'observe', 'browser', 'cdp', 'util', 'errors'],
+  rpc: ['protocol/generated', 'events', 'sessions', 'actions', 'observe', 'browser', 'cdp', 'util', 'errors', 'version'],
+  runtime: ['protocol/generated', 'cdp', 'rpc', 'actions', 'util', 'errors'],
   config: ['util'],
   server: ['*'],
   main: ['*'],
@@ -27,6 +29,7 @@ const ALLOWED: Record<string, string[]> = {
 
 /** Packages (and node: builtins) a layer may import. */
 const PACKAGES: Record<string, RegExp> = {
+  util: /^picomatch$/,
   rpc: /^(zod|json-rpc-2\.0)$/,
   config: /^zod$/,
   runtime: /^(node:.*|ws)$/,

@@ -13,6 +13,8 @@ export interface NodeFacts {
   clickable: boolean;
   /** `cursor: pointer` set on this element and not on its parent element. */
   ownPointer: boolean;
+  /** A drag source (draggable=true) or an inline drop target (ondrop / ondragover). */
+  dragAndDrop: boolean;
   nodeName: string;
 }
 
@@ -51,6 +53,16 @@ export function readSnapshot(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult): D
       const style = layout.styles[i];
       if (style && style.length > 0 && !cursorOf.has(nodeIndex)) cursorOf.set(nodeIndex, text(style[0]));
     }
+    const attributes = nodes.attributes ?? [];
+    const dragAndDrop = (i: number): boolean => {
+      const list = attributes[i];
+      if (!list) return false;
+      for (let k = 0; k + 1 < list.length; k += 2) {
+        const name = text(list[k]);
+        if ((name === 'draggable' && text(list[k + 1]) === 'true') || name === 'ondrop' || name === 'ondragover') return true;
+      }
+      return false;
+    };
     const facts = new Map<number, NodeFacts>();
     for (let i = 0; i < backendIds.length; i++) {
       const pointer = cursorOf.get(i) === 'pointer';
@@ -60,6 +72,7 @@ export function readSnapshot(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult): D
         ...(box ? { box } : {}),
         clickable: clickable.has(i),
         ownPointer: pointer && cursorOf.get(parent) !== 'pointer',
+        dragAndDrop: dragAndDrop(i),
         nodeName: text(names[i]),
       });
     }

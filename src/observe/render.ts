@@ -126,10 +126,10 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
       return !INTERACTIVE_WHEN_FOCUSABLE.has(node.role) || node.states.focusable === true;
     }
     if (isEditableContainer(node)) return true;
-    if (insideControl) return false; // a span inside a button is the button
     const facts = context.facts(node.frameId, node.backendNodeId);
+    if (insideControl && !facts?.dragAndDrop) return false; // a span inside a button is the button
     if (!facts || NEVER_CLICKABLE_TAGS.has(facts.nodeName)) return false;
-    return facts.ownPointer || facts.clickable;
+    return facts.ownPointer || facts.clickable || facts.dragAndDrop;
   };
 
   const elementFor = (node: StitchedNode, ref: string): ElementView => {

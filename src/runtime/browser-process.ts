@@ -123,7 +123,9 @@ export function chromiumArgs(options: { headful: boolean; userDataDir: string; r
     '--disable-quic',
     '--disable-default-apps',
     '--disable-breakpad',
-    '--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider',
+    // No back/forward cache: a history navigation then always loads a new document with a new loader,
+    // which is what act's identity checks and navigation waits rely on.
+    '--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,BackForwardCache',
     '--password-store=basic',
     '--use-mock-keychain',
     '--mute-audio',

@@ -4,6 +4,7 @@ import type { Browser } from '../browser/browser.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import { ServerError } from '../errors.ts';
+import { EventLog } from '../events/event-log.ts';
 import { RefRegistry } from '../observe/refs.ts';
 import { StateStore } from '../observe/state-store.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
@@ -30,6 +31,8 @@ export class Session {
   readonly states = new StateStore();
   /** Text typed into password fields through act: hidden from every later observation. */
   readonly secrets = new Set<string>();
+  /** The session's numbered events (PROTOCOL.md §9), retained for replay. */
+  readonly events = new EventLog({ sessionId: () => this.id });
   readonly #refs = new Map<string, RefRegistry>();
   /** Connections that used this session and are still open (for `session.list` clients). */
   readonly clients = new Set<string>();
@@ -64,6 +67,35 @@ export class Session {
 
   get closeSignal(): AbortSignal {
     return this.#closeController.signal;
+  }
+
+  #running: AbortController | undefined;
+
+  /**
+   * Starts the session's one running operation: its signal aborts on cancel or session close.
+   * Call `end` when the operation is over.
+   */
+  beginOperation(): { signal: AbortSignal; end(): void } {
+    const controller = new AbortController();
+    const onClose = () => controller.abort(this.#closeController.signal.reason);
+    if (this.closed) controller.abort(this.#closeController.signal.reason);
+    else this.#closeController.signal.addEventListener('abort', onClose, { once: true });
+    this.#running = controller;
+    return {
+      signal: controller.signal,
+      end: () => {
+        this.#closeController.signal.removeEventListener('abort', onClose);
+        if (this.#running === controller) this.#running = undefined;
+      },
+    };
+  }
+
+  /** Aborts the running operation; false when nothing runs. */
+  cancelRunning(): boolean {
+    const running = this.#running;
+    if (!running || running.signal.aborted) return false;
+    running.abort(new ServerError('operation_cancelled', 'cancelled by a client'));
+    return true;
   }
 
   markClosed(reason: string): void {

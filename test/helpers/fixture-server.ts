@@ -50,6 +50,11 @@ const routes: Record<string, Route> = {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(`<title>slow ${ms}</title><p>slow page</p>`);
   },
+  // An attachment: navigating to it becomes a download.
+  '/download/report.txt': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' });
+    res.end('report body\n');
+  },
   '/status/404': (_req, res) => {
     res.writeHead(404, { 'content-type': 'text/html' });
     res.end('<title>Not here</title><h1>404 page</h1>');

@@ -2,7 +2,13 @@
 import { z } from 'zod';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
+import { ServerError, isServerError } from '../../errors.ts';
 import type { CallContext } from '../context.ts';
+
+function cancelled(signal: AbortSignal): ServerError {
+  const reason = signal.reason;
+  return isServerError(reason) ? reason : new ServerError('operation_cancelled', 'the call was cancelled');
+}
 
 export const idString = z.string().min(1).max(256);
 export const sessionIdField = idString.optional().describe('Session id; omitted: the caller\'s "default" session');
@@ -22,15 +28,23 @@ export async function onSession<T>(
   registry: SessionRegistry,
   call: CallContext,
   sessionId: string | undefined,
-  task: (session: Session) => Promise<T>,
+  task: (session: Session, signal: AbortSignal) => Promise<T>,
   options: SessionCallOptions = {},
 ): Promise<T> {
   const session = await registry.resolve(call.principal.id, sessionId);
   session.clients.add(call.connection.id);
   const run = async () => {
+    if (options.bypassQueue) return task(session, session.closeSignal);
+    const operation = session.beginOperation();
     try {
-      return await task(session);
+      if (operation.signal.aborted) throw cancelled(operation.signal);
+      return await task(session, operation.signal);
+    } catch (error) {
+      // Whatever a cancelled call was doing when it stopped, the caller hears "cancelled".
+      if (operation.signal.aborted && !isServerError(error, 'operation_cancelled')) throw cancelled(operation.signal);
+      throw error;
     } finally {
+      operation.end();
       session.lastUsedAt = Date.now();
     }
   };

@@ -1,16 +1,21 @@
 // observe (PROTOCOL.md §6): the accessibility tree with refs, the document's identity, and a new
-// current state for the tab.
+// current state for the tab. `captureObservation` is also what act uses for its fresh state.
 import { z } from 'zod';
+import type { FrameRecord } from '../../browser/frame-tree.ts';
+import type { Tab } from '../../browser/tab.ts';
 import { ServerError } from '../../errors.ts';
 import { diffElements } from '../../observe/diff.ts';
 import { observe } from '../../observe/observer.ts';
 import { hashText } from '../../observe/state-store.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
+import type { Session } from '../../sessions/session.ts';
 import { redactSecrets, redactUrl } from '../../util/redact.ts';
 import { defineMethod, type AnyMethodDef } from '../define.ts';
 import { frameIdField, idString, onSession, sessionIdField, targetIdField } from './common.ts';
 
 export const refField = z.string().regex(/^@[1-9][0-9]{0,8}$/, 'a ref looks like @12');
+
+export const DEFAULT_MAX_ELEMENTS = 150;
 
 const observeParams = z
   .object({
@@ -24,6 +29,86 @@ const observeParams = z
   })
   .strict();
 
+export interface CaptureOptions {
+  maxElements?: number;
+  includeText?: boolean;
+  since?: string;
+  rootRef?: string;
+  signal?: AbortSignal;
+}
+
+/** Observes `frame` of `tab`, issues the new current state, and returns the wire observation. */
+export async function captureObservation(
+  session: Session,
+  tab: Tab,
+  frame: FrameRecord,
+  options: CaptureOptions = {},
+): Promise<Record<string, unknown>> {
+  const refs = session.refsFor(tab);
+  refs.prune((frameId, loaderId) => tab.frames.get(frameId)?.loaderId === loaderId);
+  let subtree: { frameId: string; backendNodeId: number } | undefined;
+  if (options.rootRef) {
+    const target = session.states.current(tab.targetId)?.targets.get(options.rootRef);
+    if (!target) {
+      throw new ServerError('invalid_params', `root_ref ${options.rootRef} is not in the tab's current state`, {
+        details: { issues: [{ path: 'root_ref', message: 'not a ref of the current state' }] },
+      });
+    }
+    subtree = { frameId: target.frameId, backendNodeId: target.backendNodeId };
+  }
+  const secrets = [...session.secrets];
+  const snapshot = await observe({
+    tab,
+    root: frame,
+    refs,
+    maxElements: options.maxElements ?? DEFAULT_MAX_ELEMENTS,
+    secrets,
+    ...(subtree ? { subtree } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  // Read the base before issuing: the new state may push it out of the kept window.
+  const base = options.since ? session.states.get(options.since) : undefined;
+  const record = session.states.issue({
+    targetId: tab.targetId,
+    frameId: frame.id,
+    frames: new Map(snapshot.frames.map((f) => [f.frameId, f])),
+    targets: new Map(snapshot.targets.map((t) => [t.ref, t])),
+    elements: snapshot.elements,
+    textHash: hashText(snapshot.text),
+    dialogPending: snapshot.dialog !== undefined,
+  });
+  const observedRoot = snapshot.frames.find((f) => f.frameId === frame.id);
+  return {
+    state_id: record.stateId,
+    session_id: session.id,
+    target_id: tab.targetId,
+    frame_id: frame.id,
+    document: { frame_id: frame.id, loader_id: observedRoot?.loaderId ?? frame.loaderId, url: redactUrl(frame.url) },
+    url: redactUrl(frame.url),
+    title: redactSecrets(snapshot.title || tab.title, secrets),
+    tree: snapshot.tree,
+    elements: snapshot.elements,
+    ...(options.includeText ? { text: snapshot.text } : {}),
+    frames: snapshot.frames.map((f) => ({
+      frame_id: f.frameId,
+      url: redactUrl(f.url),
+      status: f.status,
+      ...(f.reason ? { reason: f.reason } : {}),
+    })),
+    truncated: snapshot.truncated,
+    ...(snapshot.dialog
+      ? {
+          dialog: {
+            type: snapshot.dialog.type,
+            message: redactSecrets(snapshot.dialog.message, secrets),
+            ...(snapshot.dialog.defaultPrompt !== undefined ? { default_prompt: snapshot.dialog.defaultPrompt } : {}),
+          },
+        }
+      : {}),
+    ...(base && base.targetId === tab.targetId ? { diff: diffElements(base, record) } : {}),
+  };
+}
+
 export function observeMethods(registry: SessionRegistry): AnyMethodDef[] {
   return [
     defineMethod({
@@ -31,72 +116,16 @@ export function observeMethods(registry: SessionRegistry): AnyMethodDef[] {
       summary: 'Observe a tab: accessibility tree with refs, document identity, and a new state id.',
       params: observeParams,
       handler: (params, call) =>
-        onSession(registry, call, params.session_id, async (session) => {
+        onSession(registry, call, params.session_id, async (session, signal) => {
           const tab = session.resolveTab(params.target_id);
           const frame = session.resolveFrame(tab, params.frame_id);
-          const refs = session.refsFor(tab);
-          refs.prune((frameId, loaderId) => tab.frames.get(frameId)?.loaderId === loaderId);
-          let subtree: { frameId: string; backendNodeId: number } | undefined;
-          if (params.root_ref) {
-            const target = session.states.current(tab.targetId)?.targets.get(params.root_ref);
-            if (!target) {
-              throw new ServerError('invalid_params', `root_ref ${params.root_ref} is not in the tab's current state`, {
-                details: { issues: [{ path: 'root_ref', message: 'not a ref of the current state' }] },
-              });
-            }
-            subtree = { frameId: target.frameId, backendNodeId: target.backendNodeId };
-          }
-          const secrets = [...session.secrets];
-          const snapshot = await observe({
-            tab,
-            root: frame,
-            refs,
-            maxElements: params.max_elements ?? 150,
-            secrets,
-            ...(subtree ? { subtree } : {}),
-            signal: session.closeSignal,
+          return captureObservation(session, tab, frame, {
+            ...(params.max_elements !== undefined ? { maxElements: params.max_elements } : {}),
+            ...(params.include_text !== undefined ? { includeText: params.include_text } : {}),
+            ...(params.since !== undefined ? { since: params.since } : {}),
+            ...(params.root_ref !== undefined ? { rootRef: params.root_ref } : {}),
+            signal,
           });
-          // Read the base before issuing: the new state may push it out of the kept window.
-          const base = params.since ? session.states.get(params.since) : undefined;
-          const record = session.states.issue({
-            targetId: tab.targetId,
-            frameId: frame.id,
-            frames: new Map(snapshot.frames.map((f) => [f.frameId, f])),
-            targets: new Map(snapshot.targets.map((t) => [t.ref, t])),
-            elements: snapshot.elements,
-            textHash: hashText(snapshot.text),
-            dialogPending: snapshot.dialog !== undefined,
-          });
-          const observedRoot = snapshot.frames.find((f) => f.frameId === frame.id);
-          return {
-            state_id: record.stateId,
-            session_id: session.id,
-            target_id: tab.targetId,
-            frame_id: frame.id,
-            document: { frame_id: frame.id, loader_id: observedRoot?.loaderId ?? frame.loaderId, url: redactUrl(frame.url) },
-            url: redactUrl(frame.url),
-            title: redactSecrets(snapshot.title || tab.title, secrets),
-            tree: snapshot.tree,
-            elements: snapshot.elements,
-            ...(params.include_text ? { text: snapshot.text } : {}),
-            frames: snapshot.frames.map((f) => ({
-              frame_id: f.frameId,
-              url: redactUrl(f.url),
-              status: f.status,
-              ...(f.reason ? { reason: f.reason } : {}),
-            })),
-            truncated: snapshot.truncated,
-            ...(snapshot.dialog
-              ? {
-                  dialog: {
-                    type: snapshot.dialog.type,
-                    message: redactSecrets(snapshot.dialog.message, secrets),
-                    ...(snapshot.dialog.defaultPrompt !== undefined ? { default_prompt: snapshot.dialog.defaultPrompt } : {}),
-                  },
-                }
-              : {}),
-            ...(base && base.targetId === tab.targetId ? { diff: diffElements(base, record) } : {}),
-          };
         }),
     }),
   ];

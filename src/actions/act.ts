@@ -1,0 +1,440 @@
+// act (PROTOCOL.md §7): the check order, the dispatch of each action with its navigation and
+// popup/dialog detection, the fresh observation, the postcondition, and the three-part result.
+import type { Browser } from '../browser/browser.ts';
+import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { Tab } from '../browser/tab.ts';
+import type { StateRecord, StateStore } from '../observe/state-store.ts';
+import { AbortedError, Deadline, DeadlineExceededError } from '../util/deadline.ts';
+import { DisposableStack } from '../util/disposable.ts';
+import { redactSecrets, redactUrl } from '../util/redact.ts';
+import { checkExpectation, waitForCondition, type Verdict } from './conditions.ts';
+import { checkFrame, NodeResolver } from './identity.ts';
+import { pageFunction, type IsolatedWorlds } from './node-handle.ts';
+import { NavigationWatch } from './navigation-watch.ts';
+import { ActionError, STALE_OBSERVATION, STALE_REFERENCE, type ActErrorType, type HitDescription } from './outcome.ts';
+import type { PathPolicy } from './paths.ts';
+import { perform, type PerformOutcome } from './perform.ts';
+import { NAVIGATING_ACTIONS, refsOf, type Action, type Expectation, type WaitFor } from './types.ts';
+
+export type ActStatus =
+  | 'completed'
+  | 'verified'
+  | 'condition_not_met'
+  | 'interrupted'
+  | 'stale_observation'
+  | 'stale_reference'
+  | 'action_failed'
+  | 'request_id_conflict'
+  | 'outcome_unknown';
+export type Execution = 'not_dispatched' | 'dispatched_unknown' | 'completed';
+export type Postcondition = 'not_requested' | 'unknown' | 'unmet' | 'met';
+
+export interface ActEvent {
+  kind: string;
+  target_id?: string;
+  frame_id?: string;
+  time: number;
+  data: Record<string, unknown>;
+}
+
+export interface ActResult {
+  status: ActStatus;
+  execution: Execution;
+  observation: 'captured' | 'unavailable';
+  postcondition: Postcondition;
+  completed: number[];
+  events: ActEvent[];
+  fresh_state?: Record<string, unknown>;
+  error_type?: string;
+  error_text?: string;
+  hit?: HitDescription;
+  replayed?: true;
+  screenshot?: { mime: string; data: string };
+}
+
+export interface ActRequest {
+  stateId: string;
+  targetId?: string;
+  actions: Action[];
+  expect?: Expectation;
+  waitFor?: WaitFor;
+  timeoutMs: number;
+  screenshot: 'never' | 'on_error' | 'always';
+}
+
+export interface ActEnv {
+  states: StateStore;
+  browser: Browser;
+  worlds: IsolatedWorlds;
+  secrets: Set<string>;
+  uploads: PathPolicy;
+  /** Observes `frameId` of the tab as `observe` would and returns the wire observation. */
+  capture(tab: Tab, frameId: string, signal: AbortSignal): Promise<Record<string, unknown>>;
+  screenshot?(tab: Tab): Promise<{ mime: string; data: string }>;
+  /** Aborted by cancel and session.close. */
+  signal: AbortSignal;
+}
+
+/** After input: the DOM is taken as settled once no mutation happened for this long… */
+const SETTLE_QUIET_MS = 10;
+/** …or after this long at most (pages that never stop mutating). */
+const SETTLE_CAP_MS = 250;
+
+function settleInPage(quietMs: number, capMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let quiet: ReturnType<typeof setTimeout>;
+    const done = () => {
+      observer.disconnect();
+      clearTimeout(quiet);
+      clearTimeout(cap);
+      resolve();
+    };
+    const observer = new MutationObserver(() => {
+      clearTimeout(quiet);
+      quiet = setTimeout(done, quietMs);
+    });
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    quiet = setTimeout(done, quietMs);
+    const cap = setTimeout(done, capMs);
+  });
+}
+
+class ActRun {
+  readonly #env: ActEnv;
+  readonly #request: ActRequest;
+  readonly #deadline: Deadline;
+  readonly #events: ActEvent[] = [];
+  readonly #completed: number[] = [];
+  readonly #disposables = new DisposableStack();
+  #sideEffect = false;
+  #acknowledged = false;
+  #tab: Tab | undefined;
+
+  constructor(env: ActEnv, request: ActRequest) {
+    this.#env = env;
+    this.#request = request;
+    this.#deadline = new Deadline(request.timeoutMs, { signal: env.signal });
+  }
+
+  async run(): Promise<ActResult> {
+    try {
+      return await this.#run();
+    } catch (error) {
+      return this.#failure(error);
+    } finally {
+      this.#disposables.dispose();
+    }
+  }
+
+  async #run(): Promise<ActResult> {
+    const { states } = this.#env;
+    const request = this.#request;
+    // 2. A state this server never issued: refused, and the tab's current state is untouched.
+    const record = states.get(request.stateId);
+    if (!record && !states.wasIssued(request.stateId)) {
+      return this.#result({ type: 'unknown_state', text: `state ${request.stateId} was never issued by this server` });
+    }
+    // 3. Consumed before any further check: the id can never be used again.
+    const before = states.consume(request.stateId);
+    // 4.
+    if (!record || before !== 'current') {
+      const why = before === 'consumed' ? 'it was already used by an act' : 'a newer observation of the tab superseded it';
+      return this.#result({ type: 'stale_state', text: `state ${request.stateId} is stale: ${why}; observe again` });
+    }
+    // 5. Target, frame, loader, document; then every ref and its node.
+    const tab = this.#env.browser.tab(record.targetId);
+    if (!tab || tab.closed || (request.targetId !== undefined && request.targetId !== record.targetId)) {
+      return this.#result({
+        type: 'target_changed',
+        text: tab && !tab.closed ? `the state was observed on ${record.targetId}, not ${request.targetId}` : 'the observed tab is closed',
+      });
+    }
+    this.#tab = tab;
+    this.#watchEvents(tab);
+    const frame = checkFrame(tab, record, record.frameId);
+    const resolver = new NodeResolver(tab, record, this.#env.worlds);
+    this.#disposables.defer(() => resolver.dispose());
+    for (const action of request.actions) for (const ref of refsOf(action)) resolver.targetOf(ref);
+    for (const action of request.actions) for (const ref of refsOf(action)) resolver.frameOf(ref);
+    for (const action of request.actions) for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
+    if (record.dialogPending || tab.dialogs.pending) {
+      return this.#result({ type: 'modal_blocked', text: 'a dialog is open: handle it with dialog.handle first' });
+    }
+
+    // 7. Dispatch, one action at a time.
+    let interruption: string | undefined;
+    for (let index = 0; index < request.actions.length; index++) {
+      const action = request.actions[index]!;
+      if (index > 0) for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
+      const reason = await this.#dispatch(tab, frame, action, resolver);
+      if (reason === 'dialog') {
+        // Its input opened a dialog and was never acknowledged: not completed, and nothing after.
+        interruption = reason;
+        break;
+      }
+      this.#completed.push(index);
+      if (reason && index < request.actions.length - 1) {
+        interruption = reason;
+        break;
+      }
+    }
+    return this.#finish(tab, record, interruption);
+  }
+
+  async #dispatch(tab: Tab, frame: FrameRecord, action: Action, resolver: NodeResolver): Promise<string | undefined> {
+    const actedFrame = refsOf(action)[0] !== undefined ? resolver.frameOf(refsOf(action)[0]!) : frame;
+    const watch = new NavigationWatch(tab, actedFrame);
+    const popupsBefore = this.#events.filter((e) => e.kind === 'popup').length;
+    try {
+      const outcome: PerformOutcome = await perform(
+        {
+          tab,
+          frame,
+          deadline: this.#deadline,
+          secrets: this.#env.secrets,
+          uploads: this.#env.uploads,
+          target: (ref) => this.#deadline.race(resolver.resolve(ref), 'node check'),
+          beginSideEffect: async () => {
+            if (this.#sideEffect) return;
+            this.#sideEffect = true;
+            await tab.session.send('Page.bringToFront');
+          },
+        },
+        action,
+      );
+      if (outcome.kind === 'input' && outcome.input === 'dialog') {
+        // The input reached the page (its handler opened the dialog) but was never acknowledged.
+        this.#acknowledged = false;
+        return 'dialog';
+      }
+      this.#acknowledged = true;
+      if (outcome.kind === 'navigation') {
+        if (outcome.errorText) {
+          throw new ActionError('navigation_failed', outcome.errorText, { sideEffect: true });
+        }
+        if (action.action !== 'navigate') await this.#awaitNavigation(watch, actedFrame, true);
+        return 'navigation';
+      }
+      await this.#settle(tab, actedFrame, watch);
+      if (watch.navigating) {
+        await this.#awaitNavigation(watch, actedFrame, false);
+        return 'navigation';
+      }
+      if (this.#events.filter((e) => e.kind === 'popup').length > popupsBefore) return 'popup';
+      return NAVIGATING_ACTIONS.has(action.action) ? 'navigation' : undefined;
+    } finally {
+      watch.dispose();
+    }
+  }
+
+  async #settle(tab: Tab, frame: FrameRecord, watch: NavigationWatch): Promise<void> {
+    const context = await this.#env.worlds.contextFor(frame.session, frame.id, frame.loaderId).catch(() => undefined);
+    if (context === undefined) return;
+    const settled = frame.session
+      .sendWith({ timeoutMs: SETTLE_CAP_MS + 500 }, 'Runtime.callFunctionOn', {
+        functionDeclaration: pageFunction(settleInPage),
+        executionContextId: context,
+        arguments: [{ value: SETTLE_QUIET_MS }, { value: SETTLE_CAP_MS }],
+        awaitPromise: true,
+      })
+      .catch(() => undefined); // a navigation destroys the context: that is an answer too
+    const opened = tab.dialogs.whenOpened();
+    try {
+      await this.#deadline.race(Promise.race([settled, opened.promise]), 'settling');
+    } finally {
+      opened.dispose();
+    }
+    void watch;
+  }
+
+  async #awaitNavigation(watch: NavigationWatch, frame: FrameRecord, required: boolean): Promise<void> {
+    if (!watch.navigating && !required) return;
+    try {
+      const outcome = await watch.outcome(this.#deadline);
+      if (outcome.kind === 'download') {
+        throw new ActionError('navigation_failed', `the navigation became a download (${redactUrl(outcome.url)}); the page stays as it was`, {
+          sideEffect: true,
+        });
+      }
+      if (outcome.kind === 'aborted') {
+        throw new ActionError('navigation_failed', `the navigation to ${redactUrl(outcome.url)} did not commit (aborted or no content)`, {
+          sideEffect: true,
+        });
+      }
+    } catch (error) {
+      if (error instanceof DeadlineExceededError) {
+        // A hung navigation is stopped, never left running behind the result.
+        (watch.startedSession ?? frame.session).send('Page.stopLoading').catch(() => {});
+      }
+      throw error;
+    }
+  }
+
+  async #finish(tab: Tab, record: StateRecord, interruption: string | undefined): Promise<ActResult> {
+    const request = this.#request;
+    let postcondition: Postcondition = request.expect || request.waitFor ? 'unknown' : 'not_requested';
+    const frameOf = () => tab.frames.get(record.frameId) ?? tab.frames.get(tab.mainFrameId);
+    let waitVerdict: Verdict | undefined;
+    if (request.waitFor && !interruption) {
+      waitVerdict = await waitForCondition(tab, frameOf, this.#env.worlds, request.waitFor, this.#deadline);
+    }
+    const fresh = await this.#capture(tab, record);
+    if (!interruption && (request.expect || request.waitFor)) {
+      let verdict: Verdict = waitVerdict ?? 'met';
+      if (request.expect && verdict === 'met') {
+        const frame = frameOf();
+        verdict = fresh && frame ? await checkExpectation(tab, frame, this.#env.worlds, request.expect) : 'unknown';
+      }
+      postcondition = verdict;
+    }
+    const status: ActStatus = interruption
+      ? 'interrupted'
+      : postcondition === 'not_requested'
+        ? 'completed'
+        : postcondition === 'met'
+          ? 'verified'
+          : 'condition_not_met';
+    const result: ActResult = {
+      status,
+      execution: this.#acknowledged && interruption !== 'dialog' ? 'completed' : this.#sideEffect ? 'dispatched_unknown' : 'not_dispatched',
+      observation: fresh ? 'captured' : 'unavailable',
+      postcondition,
+      completed: [...this.#completed],
+      events: this.#events,
+    };
+    if (fresh) result.fresh_state = fresh;
+    if (interruption) {
+      result.error_text =
+        interruption === 'dialog'
+          ? 'a dialog opened; it stays open for dialog.handle'
+          : interruption === 'popup'
+            ? 'a popup opened; the remaining actions did not run'
+            : 'the page navigated; the remaining actions did not run';
+    }
+    if (postcondition === 'unmet') result.error_text = 'the postcondition does not hold';
+    if (request.screenshot === 'always') await this.#attachScreenshot(result, tab);
+    return result;
+  }
+
+  async #capture(tab: Tab, record: StateRecord): Promise<Record<string, unknown> | undefined> {
+    if (tab.closed) return undefined;
+    const frameId = tab.frames.get(record.frameId) ? record.frameId : tab.mainFrameId;
+    try {
+      return await this.#env.capture(tab, frameId, this.#deadline.signal);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #attachScreenshot(result: ActResult, tab: Tab): Promise<void> {
+    if (!this.#env.screenshot || tab.closed || tab.dialogs.pending) return;
+    try {
+      result.screenshot = await this.#env.screenshot(tab);
+    } catch {
+      // a screenshot is a courtesy; its failure does not change the outcome
+    }
+  }
+
+  #watchEvents(tab: Tab): void {
+    const now = () => Date.now();
+    const secrets = this.#env.secrets;
+    this.#disposables.add(
+      tab.dialogs.events.on('opened', (dialog) =>
+        this.#events.push({
+          kind: 'dialog',
+          target_id: tab.targetId,
+          ...(dialog.frameId ? { frame_id: dialog.frameId } : {}),
+          time: now(),
+          data: {
+            type: dialog.type,
+            message: redactSecrets(dialog.message, secrets),
+            url: redactUrl(dialog.url),
+            ...(dialog.defaultPrompt !== undefined ? { default_prompt: dialog.defaultPrompt } : {}),
+          },
+        }),
+      ),
+    );
+    this.#disposables.add(
+      this.#env.browser.events.on('tabCreated', (created) => {
+        if (created.openerId !== tab.targetId) return;
+        this.#events.push({
+          kind: 'popup',
+          target_id: tab.targetId,
+          time: now(),
+          data: { target_id: created.targetId, opener_id: tab.targetId, url: redactUrl(created.url) },
+        });
+      }),
+    );
+    this.#disposables.add(
+      tab.events.on('navigated', (navigation) =>
+        this.#events.push({
+          kind: 'navigation',
+          target_id: tab.targetId,
+          frame_id: navigation.frameId,
+          time: now(),
+          data: {
+            frame_id: navigation.frameId,
+            ...(navigation.loaderId ? { loader_id: navigation.loaderId } : {}),
+            url: redactUrl(navigation.url),
+            same_document: navigation.sameDocument,
+          },
+        }),
+      ),
+    );
+  }
+
+  async #failure(error: unknown): Promise<ActResult> {
+    if (error instanceof AbortedError || this.#env.signal.aborted) {
+      return { ...(await this.#result({ type: 'operation_cancelled', text: 'the act was cancelled; its outcome is unknown' })), status: 'outcome_unknown' };
+    }
+    if (error instanceof DeadlineExceededError) {
+      return this.#result({ type: 'timeout', text: `${error.message}` }, true);
+    }
+    if (error instanceof ActionError) {
+      return this.#result({ type: error.type, text: error.message, ...(error.hit ? { hit: error.hit } : {}) }, error.sideEffect);
+    }
+    return this.#result({ type: 'action_failed', text: `unexpected failure: ${(error as Error)?.message ?? String(error)}` }, true);
+  }
+
+  /** A result for an act that stopped on an error (before or during dispatch). */
+  async #result(failure: { type: ActErrorType; text: string; hit?: HitDescription }, sideEffect = false): Promise<ActResult> {
+    const type = failure.type;
+    const dispatched = this.#sideEffect || sideEffect;
+    const status: ActStatus = STALE_OBSERVATION.has(type)
+      ? 'stale_observation'
+      : STALE_REFERENCE.has(type)
+        ? 'stale_reference'
+        : type === 'operation_cancelled'
+          ? 'outcome_unknown'
+          : 'action_failed';
+    const result: ActResult = {
+      status,
+      execution: dispatched ? 'dispatched_unknown' : this.#completed.length > 0 ? 'completed' : 'not_dispatched',
+      observation: 'unavailable',
+      postcondition: this.#request.expect || this.#request.waitFor ? 'unknown' : 'not_requested',
+      completed: [...this.#completed],
+      events: this.#events,
+      error_type: type === 'navigation_failed' ? 'action_failed' : type,
+      error_text: redactSecrets(failure.text, this.#env.secrets),
+    };
+    if (failure.hit) result.hit = failure.hit;
+    // After input began, the page may have changed: a fresh observation lets the caller go on.
+    const tab = this.#tab;
+    if (tab && dispatched && !this.#env.signal.aborted) {
+      const record = this.#env.states.get(this.#request.stateId);
+      if (record) {
+        const fresh = await this.#capture(tab, record);
+        if (fresh) {
+          result.fresh_state = fresh;
+          result.observation = 'captured';
+        }
+      }
+    }
+    if (tab && (this.#request.screenshot === 'always' || this.#request.screenshot === 'on_error')) await this.#attachScreenshot(result, tab);
+    return result;
+  }
+}
+
+export function runAct(env: ActEnv, request: ActRequest): Promise<ActResult> {
+  return new ActRun(env, request).run();
+}

@@ -1,0 +1,98 @@
+// Step 5 of PROTOCOL.md §7: the observed target, frame and document must still be the ones the
+// state saw, and each ref's node must still be that very node, connected to that very document.
+// backendNodeIds restart in a new renderer, so the loader and the owner document are both checked
+// (CDP-NOTES §3, pitfall 1); a node is never swapped for a look-alike.
+import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { Tab } from '../browser/tab.ts';
+import type { StateRecord } from '../observe/state-store.ts';
+import type { RefTarget } from '../observe/render.ts';
+import { callOn, release, resolveNode, type IsolatedWorlds, type NodeHandle } from './node-handle.ts';
+import { ActionError } from './outcome.ts';
+import type { PointTarget } from './pointer.ts';
+
+function isSameConnectedNode(this: Node, document: Document): boolean {
+  return this.isConnected && this.ownerDocument === document;
+}
+
+/** The frame a state observed, still attached and still showing the observed document. */
+export function checkFrame(tab: Tab, record: StateRecord, frameId: string): FrameRecord {
+  const frame = tab.frames.get(frameId);
+  if (!frame) throw new ActionError('frame_detached', `frame ${frameId} is no longer in the tab`);
+  const observed = record.frames.get(frameId);
+  if (!observed || observed.status !== 'observed') {
+    throw new ActionError('document_changed', `frame ${frameId} was not readable when the state was observed`);
+  }
+  if (frame.loaderId !== observed.loaderId) {
+    throw new ActionError('document_changed', 'the frame has loaded another document since the observation (navigation or reload)');
+  }
+  return frame;
+}
+
+/** Resolves refs to live node handles in an isolated world; caches per act. */
+export class NodeResolver {
+  readonly #tab: Tab;
+  readonly #record: StateRecord;
+  readonly #worlds: IsolatedWorlds;
+  readonly #documents = new Map<string, Promise<NodeHandle>>();
+  readonly #handles: NodeHandle[] = [];
+
+  constructor(tab: Tab, record: StateRecord, worlds: IsolatedWorlds) {
+    this.#tab = tab;
+    this.#record = record;
+    this.#worlds = worlds;
+  }
+
+  /** ref_not_found when the state never had this ref (refs from another observation included). */
+  targetOf(ref: string): RefTarget {
+    const target = this.#record.targets.get(ref);
+    if (!target) throw new ActionError('ref_not_found', `${ref} is not a ref of state ${this.#record.stateId}`);
+    return target;
+  }
+
+  /** The frame of a ref, checked (frame_detached / document_changed). */
+  frameOf(ref: string): FrameRecord {
+    return checkFrame(this.#tab, this.#record, this.targetOf(ref).frameId);
+  }
+
+  /** The live node behind `ref`, or node_detached. */
+  async resolve(ref: string): Promise<PointTarget> {
+    const target = this.targetOf(ref);
+    const frame = checkFrame(this.#tab, this.#record, target.frameId);
+    const executionContextId = await this.#worlds.contextFor(frame.session, frame.id, frame.loaderId);
+    const observed = this.#record.frames.get(frame.id)!;
+    let handle: NodeHandle;
+    let documentHandle: NodeHandle;
+    try {
+      documentHandle = await this.#document(frame, observed.documentBackendNodeId, executionContextId);
+    } catch (error) {
+      throw new ActionError('document_changed', 'the observed document is gone', { cause: error });
+    }
+    try {
+      handle = await resolveNode(frame.session, target.backendNodeId, executionContextId);
+    } catch (error) {
+      throw new ActionError('node_detached', `the node of ${ref} no longer exists`, { cause: error });
+    }
+    this.#handles.push(handle);
+    const same = await callOn<boolean>(handle, isSameConnectedNode, [{ objectId: documentHandle.objectId }]);
+    if (!same) throw new ActionError('node_detached', `the node of ${ref} was removed from the document`);
+    return { tab: this.#tab, frame, handle, executionContextId };
+  }
+
+  dispose(): void {
+    for (const handle of this.#handles) release(handle);
+    for (const handle of this.#documents.values()) handle.then(release, () => {});
+  }
+
+  #document(frame: FrameRecord, backendNodeId: number | undefined, executionContextId: number): Promise<NodeHandle> {
+    let handle = this.#documents.get(frame.id);
+    if (!handle) {
+      handle =
+        backendNodeId === undefined
+          ? Promise.reject(new Error('no document node was recorded'))
+          : resolveNode(frame.session, backendNodeId, executionContextId);
+      handle.catch(() => {});
+      this.#documents.set(frame.id, handle);
+    }
+    return handle;
+  }
+}

@@ -1,0 +1,74 @@
+// Trusted input through CDP. Input that opens a dialog does not get its acknowledgement until the
+// dialog is closed (CDP-NOTES §7), so every step races the tab's dialog: the caller learns that a
+// dialog interrupted it instead of hanging.
+import type { Tab } from '../browser/tab.ts';
+import type { CdpSession } from '../cdp/session.ts';
+import type { Deadline } from '../util/deadline.ts';
+import type { Point } from './pointer.ts';
+
+export type InputOutcome = 'acknowledged' | 'dialog';
+
+export type MouseButton = 'left' | 'right' | 'middle';
+export type Modifier = 'Alt' | 'Control' | 'ControlOrMeta' | 'Meta' | 'Shift';
+
+const BUTTON_MASK: Record<MouseButton, number> = { left: 1, right: 2, middle: 4 };
+
+export function modifierMask(modifiers: readonly Modifier[] = [], platform = 'linux'): number {
+  let mask = 0;
+  for (const modifier of modifiers) {
+    if (modifier === 'Alt') mask |= 1;
+    else if (modifier === 'Control' || (modifier === 'ControlOrMeta' && platform !== 'darwin')) mask |= 2;
+    else if (modifier === 'Meta' || modifier === 'ControlOrMeta') mask |= 4;
+    else if (modifier === 'Shift') mask |= 8;
+  }
+  return mask;
+}
+
+/** Sends the steps in order; stops early with 'dialog' when a dialog opens. */
+export async function sendInput(tab: Tab, deadline: Deadline, steps: Array<() => Promise<unknown>>): Promise<InputOutcome> {
+  const opened = tab.dialogs.whenOpened();
+  try {
+    for (const step of steps) {
+      const outcome = await deadline.race(
+        Promise.race([step().then(() => 'acknowledged' as const), opened.promise.then(() => 'dialog' as const)]),
+        'input',
+      );
+      if (outcome === 'dialog') return 'dialog';
+    }
+    return 'acknowledged';
+  } finally {
+    opened.dispose();
+  }
+}
+
+export function mouseMove(point: Point, modifiers = 0): () => Promise<unknown> {
+  return () => point.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y, modifiers });
+}
+
+export function clickSteps(
+  point: Point,
+  options: { button?: MouseButton; clickCount?: number; modifiers?: number } = {},
+): Array<() => Promise<unknown>> {
+  const button = options.button ?? 'left';
+  const modifiers = options.modifiers ?? 0;
+  const steps: Array<() => Promise<unknown>> = [mouseMove(point, modifiers)];
+  const session: CdpSession = point.session;
+  // A double click is two press/release pairs with clickCount 1 then 2 (CDP-NOTES §5); without
+  // clickCount there would be no click event at all.
+  for (let count = 1; count <= (options.clickCount ?? 1); count++) {
+    const common = { x: point.x, y: point.y, button, modifiers, clickCount: count };
+    steps.push(() => session.send('Input.dispatchMouseEvent', { type: 'mousePressed', buttons: BUTTON_MASK[button], ...common }));
+    steps.push(() => session.send('Input.dispatchMouseEvent', { type: 'mouseReleased', buttons: 0, ...common }));
+  }
+  return steps;
+}
+
+export interface KeyEventParams {
+  type: 'keyDown' | 'keyUp' | 'rawKeyDown' | 'char';
+  [field: string]: unknown;
+}
+
+/** Keyboard input goes to the page's focused frame, whichever process hosts it. */
+export function keySteps(tab: Tab, events: readonly KeyEventParams[]): Array<() => Promise<unknown>> {
+  return events.map((event) => () => tab.session.sendRaw('Input.dispatchKeyEvent', event));
+}

@@ -1,0 +1,124 @@
+// Did the input (or a history command) start a navigation of the acted frame or one of its
+// ancestors, and if so: wait for DOMContentLoaded of the *new* loader, notice a download instead,
+// or an abort (204, a cancelled navigation). Listening starts before the input is sent.
+import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { Tab } from '../browser/tab.ts';
+import type { CdpSession } from '../cdp/session.ts';
+import type { Deadline } from '../util/deadline.ts';
+import { DisposableStack } from '../util/disposable.ts';
+
+export type LoadOutcome =
+  | { kind: 'loaded'; frameId: string; loaderId: string; url: string }
+  | { kind: 'same_document'; frameId: string; url: string }
+  | { kind: 'download'; frameId: string; url: string; suggestedFilename: string }
+  | { kind: 'aborted'; frameId: string; url: string };
+
+interface Started {
+  frameId: string;
+  loaderId: string;
+  url: string;
+  session: CdpSession;
+}
+
+export class NavigationWatch {
+  readonly #frameIds: Set<string>;
+  readonly #disposables = new DisposableStack();
+  readonly #domContentLoaded = new Set<string>(); // loaderIds seen
+  #started: Started | undefined;
+  #requested = false;
+  #outcome: LoadOutcome | undefined;
+  #wake: (() => void) | undefined;
+
+  /** Watches `frame` and its ancestors (a click may navigate the top frame, target=_top). */
+  constructor(tab: Tab, frame: FrameRecord) {
+    const frames: FrameRecord[] = [];
+    for (let f: FrameRecord | undefined = frame; f; f = f.parentId ? tab.frames.get(f.parentId) : undefined) frames.push(f);
+    this.#frameIds = new Set(frames.map((f) => f.id));
+    const sessions = new Set(frames.map((f) => f.session));
+    sessions.add(tab.session);
+    for (const session of sessions) this.#watch(session);
+  }
+
+  /** A navigation of a watched frame has been requested or has started. */
+  get navigating(): boolean {
+    return this.#requested || this.#started !== undefined || this.#outcome !== undefined;
+  }
+
+  /** Resolves when the started navigation has an outcome (call only when `navigating`). */
+  async outcome(deadline: Deadline): Promise<LoadOutcome> {
+    if (!this.#outcome) {
+      await deadline.race(
+        new Promise<void>((resolve) => {
+          this.#wake = resolve;
+          if (this.#outcome) resolve();
+        }),
+        'waiting for the navigation to reach DOMContentLoaded',
+      );
+    }
+    return this.#outcome!;
+  }
+
+  /** The frame that started navigating, for stopping it at the deadline. */
+  get startedSession(): CdpSession | undefined {
+    return this.#started?.session;
+  }
+
+  dispose(): void {
+    this.#disposables.dispose();
+  }
+
+  #settle(outcome: LoadOutcome): void {
+    if (this.#outcome) return;
+    this.#outcome = outcome;
+    this.#wake?.();
+  }
+
+  #watch(session: CdpSession): void {
+    const mine = (frameId: string) => this.#frameIds.has(frameId);
+    this.#disposables.add(
+      session.on('Page.frameRequestedNavigation', (e) => {
+        if (mine(e.frameId) && e.disposition === 'currentTab') this.#requested = true;
+      }),
+    );
+    this.#disposables.add(
+      session.on('Page.frameStartedNavigating', (e) => {
+        if (!mine(e.frameId)) return;
+        if (e.navigationType === 'sameDocument' || e.navigationType === 'historySameDocument') {
+          this.#requested = true; // settles on navigatedWithinDocument
+          return;
+        }
+        this.#started = { frameId: e.frameId, loaderId: e.loaderId, url: e.url, session };
+        if (this.#domContentLoaded.has(e.loaderId)) this.#settle({ kind: 'loaded', frameId: e.frameId, loaderId: e.loaderId, url: e.url });
+      }),
+    );
+    this.#disposables.add(
+      session.on('Page.navigatedWithinDocument', (e) => {
+        if (mine(e.frameId) && !this.#started) this.#settle({ kind: 'same_document', frameId: e.frameId, url: e.url });
+      }),
+    );
+    this.#disposables.add(
+      session.on('Page.lifecycleEvent', (e) => {
+        if (!mine(e.frameId) || e.name !== 'DOMContentLoaded') return;
+        this.#domContentLoaded.add(e.loaderId);
+        const started = this.#started;
+        if (started && started.frameId === e.frameId && started.loaderId === e.loaderId) {
+          this.#settle({ kind: 'loaded', frameId: e.frameId, loaderId: e.loaderId, url: started.url });
+        }
+      }),
+    );
+    this.#disposables.add(
+      session.on('Page.downloadWillBegin', (e) => {
+        if (mine(e.frameId)) this.#settle({ kind: 'download', frameId: e.frameId, url: e.url, suggestedFilename: e.suggestedFilename });
+      }),
+    );
+    this.#disposables.add(
+      session.on('Page.frameStoppedLoading', (e) => {
+        // Stopped without committing the new document: aborted (204, cancelled, replaced).
+        const started = this.#started;
+        if (started && started.frameId === e.frameId && !this.#domContentLoaded.has(started.loaderId)) {
+          this.#settle({ kind: 'aborted', frameId: e.frameId, url: started.url });
+        }
+      }),
+    );
+  }
+}

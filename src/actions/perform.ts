@@ -1,0 +1,364 @@
+// Each action of PROTOCOL.md §7 as CDP input. Checks that guard the input (visible point, hit
+// target, focus) throw ActionError; input cut short by a dialog reports 'dialog'.
+import type { Cdp } from '../../protocol/generated/cdp.ts';
+import type { FrameRecord } from '../browser/frame-tree.ts';
+import { navigateFrame } from '../browser/navigation.ts';
+import type { Tab } from '../browser/tab.ts';
+import { isServerError } from '../errors.ts';
+import type { Deadline } from '../util/deadline.ts';
+import { clickSteps, keySteps, modifierMask, mouseMove, sendInput, type InputOutcome, type KeyEventParams } from './input.ts';
+import { charKeyEvents, keyEventsFor } from './keys.ts';
+import { callOn } from './node-handle.ts';
+import { ActionError } from './outcome.ts';
+import type { PathPolicy } from './paths.ts';
+import { clickablePoint, type Point, type PointTarget } from './pointer.ts';
+import type { Action } from './types.ts';
+
+export interface ActionEnv {
+  tab: Tab;
+  /** The observed frame (navigate acts on it; x/y clicks are in its target's viewport). */
+  frame: FrameRecord;
+  deadline: Deadline;
+  secrets: Set<string>;
+  uploads: PathPolicy;
+  /** The validated node behind a ref (identity already checked). */
+  target(ref: string): Promise<PointTarget>;
+  /** Called before the first step with a side effect (bring to front, scroll, focus, input). */
+  beginSideEffect(): Promise<void>;
+}
+
+export type PerformOutcome =
+  | { kind: 'input'; input: InputOutcome }
+  | { kind: 'navigation'; errorText?: string; download?: boolean };
+
+// ---- in-page functions (serialised; no closures) ----
+
+function isDeeplyFocused(this: Element): boolean {
+  let node: Element = this;
+  let root = node.getRootNode() as Document | ShadowRoot;
+  while (root instanceof ShadowRoot) {
+    if (root.activeElement !== node) return false;
+    node = root.host;
+    root = node.getRootNode() as Document | ShadowRoot;
+  }
+  return (root as Document).activeElement === node && (root as Document).hasFocus();
+}
+
+function selectContents(this: Element): string {
+  if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement) {
+    const textual = this instanceof HTMLTextAreaElement || ['', 'text', 'search', 'url', 'tel', 'email', 'password', 'number'].includes(this.type);
+    if (!textual) return `input:${this.type}`;
+    if (this.readOnly || this.disabled) return 'readonly';
+    this.select();
+    return this.value === '' ? 'empty' : 'selected';
+  }
+  if ((this as HTMLElement).isContentEditable) {
+    const range = document.createRange();
+    range.selectNodeContents(this);
+    const selection = getSelection();
+    selection?.removeAllRanges();
+    selection?.addRange(range);
+    return this.textContent === '' ? 'empty' : 'selected';
+  }
+  return 'other';
+}
+
+function setValueAndNotify(this: HTMLInputElement, value: string): boolean {
+  // The native setter, so frameworks that track value changes (React) see the change.
+  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(this, value);
+  this.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return this.value === value;
+}
+
+function isPasswordField(this: Element): boolean {
+  return this instanceof HTMLInputElement && this.type === 'password';
+}
+
+function checkedState(this: Element): boolean | 'mixed' | 'unsupported' {
+  if (this instanceof HTMLInputElement && (this.type === 'checkbox' || this.type === 'radio')) {
+    return this.indeterminate ? 'mixed' : this.checked;
+  }
+  const aria = this.getAttribute('aria-checked');
+  if (aria === 'true') return true;
+  if (aria === 'mixed') return 'mixed';
+  if (aria === 'false') return false;
+  return 'unsupported';
+}
+
+function chooseOptions(this: Element, mode: string, wanted: string[]): { error?: string; selected?: string[] } {
+  if (!(this instanceof HTMLSelectElement)) return { error: 'select needs a <select> element' };
+  if (this.disabled) return { error: 'the <select> is disabled' };
+  const options = [...this.options];
+  const picked = wanted.map((w) =>
+    options.find((o) => (mode === 'label' ? o.label === w || (o.textContent ?? '').trim() === w : o.value === w)),
+  );
+  const missing = wanted.find((_, i) => !picked[i]);
+  if (missing !== undefined) return { error: `no option with ${mode} ${JSON.stringify(missing)}` };
+  if (picked.length > 1 && !this.multiple) return { error: 'this <select> takes a single value' };
+  if (picked.some((o) => o!.disabled)) return { error: 'that option is disabled' };
+  for (const option of options) option.selected = picked.includes(option);
+  this.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return { selected: picked.map((o) => o!.value) };
+}
+
+function fileInputInfo(this: Element): { isFileInput: boolean; multiple: boolean } {
+  return { isFileInput: this instanceof HTMLInputElement && this.type === 'file', multiple: (this as HTMLInputElement).multiple === true };
+}
+
+// ---- helpers ----
+
+async function focusChecked(env: ActionEnv, target: PointTarget): Promise<void> {
+  await env.beginSideEffect();
+  try {
+    await target.handle.session.send('DOM.focus', { backendNodeId: target.handle.backendNodeId });
+  } catch (error) {
+    throw new ActionError('focus_mismatch', `the element cannot take focus: ${(error as Error).message}`, { sideEffect: true, cause: error });
+  }
+  const focused = await callOn<boolean>(target.handle, isDeeplyFocused);
+  if (!focused) {
+    throw new ActionError('focus_mismatch', 'focus is not on the element after focusing it (a handler moved it elsewhere)', {
+      sideEffect: true,
+    });
+  }
+}
+
+async function pointFor(env: ActionEnv, ref: string): Promise<Point> {
+  const target = await env.target(ref);
+  await env.beginSideEffect();
+  return clickablePoint(target);
+}
+
+function input(env: ActionEnv, steps: Array<() => Promise<unknown>>): Promise<PerformOutcome> {
+  return sendInput(env.tab, env.deadline, steps).then((outcome) => ({ kind: 'input', input: outcome }));
+}
+
+async function typeText(env: ActionEnv, text: string): Promise<InputOutcome> {
+  const events: KeyEventParams[] = [];
+  // By grapheme, so an emoji with modifiers or a \r\n pair is one keystroke, not several.
+  const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  for (const { segment } of segmenter.segment(text)) events.push(...(charKeyEvents(segment) as KeyEventParams[]));
+  return sendInput(env.tab, env.deadline, keySteps(env.tab, events));
+}
+
+async function clearField(env: ActionEnv, target: PointTarget): Promise<InputOutcome> {
+  const state = await callOn<string>(target.handle, selectContents);
+  if (state === 'other' || state.startsWith('input:')) {
+    throw new ActionError('action_failed', 'this element is not a text field', { sideEffect: true });
+  }
+  if (state === 'readonly') throw new ActionError('action_failed', 'the field is read-only or disabled', { sideEffect: true });
+  if (state === 'empty') return 'acknowledged';
+  return sendInput(env.tab, env.deadline, keySteps(env.tab, keyEventsFor('Delete') as KeyEventParams[]));
+}
+
+async function rememberPassword(env: ActionEnv, target: PointTarget, text: string): Promise<void> {
+  if (text && (await callOn<boolean>(target.handle, isPasswordField))) env.secrets.add(text);
+}
+
+// ---- the actions ----
+
+export async function perform(env: ActionEnv, action: Action): Promise<PerformOutcome> {
+  switch (action.action) {
+    case 'click': {
+      const modifiers = modifierMask(action.modifiers);
+      let point: Point;
+      if (action.ref !== undefined) {
+        point = await pointFor(env, action.ref);
+      } else {
+        await env.beginSideEffect();
+        point = { session: env.frame.session, x: action.x!, y: action.y! };
+      }
+      return input(env, clickSteps(point, { button: action.button ?? 'left', clickCount: action.click_count ?? 1, modifiers }));
+    }
+    case 'hover': {
+      const point = await pointFor(env, action.ref);
+      return input(env, [mouseMove(point)]);
+    }
+    case 'type': {
+      const target = await env.target(action.ref);
+      await focusChecked(env, target);
+      await rememberPassword(env, target, action.text);
+      if (action.clear_first) {
+        const cleared = await clearField(env, target);
+        if (cleared === 'dialog') return { kind: 'input', input: 'dialog' };
+      } else {
+        // Append: put the caret at the end rather than wherever a previous selection left it.
+        await callOn(target.handle, function (this: HTMLInputElement) {
+          if (typeof this.setSelectionRange === 'function' && typeof this.value === 'string') {
+            try {
+              this.setSelectionRange(this.value.length, this.value.length);
+            } catch {
+              // types without a selection API (email, number) keep their caret
+            }
+          }
+        });
+      }
+      const typed = await typeText(env, action.text);
+      if (typed === 'dialog' || !action.submit) return { kind: 'input', input: typed };
+      return input(env, keySteps(env.tab, keyEventsFor('Enter') as KeyEventParams[]));
+    }
+    case 'fill': {
+      const target = await env.target(action.ref);
+      await focusChecked(env, target);
+      await rememberPassword(env, target, action.text);
+      const state = await callOn<string>(target.handle, selectContents);
+      if (state.startsWith('input:')) {
+        // date, time, color, range…: no text insertion; set the value the way a picker would.
+        const ok = await callOn<boolean>(target.handle, setValueAndNotify, [{ value: action.text }]);
+        if (!ok) throw new ActionError('action_failed', `the ${state.slice(6)} input did not accept ${JSON.stringify(action.text)}`, { sideEffect: true });
+        return { kind: 'input', input: 'acknowledged' };
+      }
+      if (state === 'other') throw new ActionError('action_failed', 'fill needs a text field (input, textarea or contenteditable)', { sideEffect: true });
+      if (state === 'readonly') throw new ActionError('action_failed', 'the field is read-only or disabled', { sideEffect: true });
+      if (action.text === '') {
+        if (state === 'empty') return { kind: 'input', input: 'acknowledged' };
+        return input(env, keySteps(env.tab, keyEventsFor('Delete') as KeyEventParams[]));
+      }
+      return input(env, [() => env.tab.session.send('Input.insertText', { text: action.text })]);
+    }
+    case 'check': {
+      const target = await env.target(action.ref);
+      const current = await callOn<boolean | 'mixed' | 'unsupported'>(target.handle, checkedState);
+      if (current === 'unsupported') throw new ActionError('action_failed', 'check needs a checkbox, radio or switch');
+      if (current === action.checked) return { kind: 'input', input: 'acknowledged' };
+      await env.beginSideEffect();
+      const point = await clickablePoint(target);
+      const outcome = await input(env, clickSteps(point));
+      if (outcome.kind === 'input' && outcome.input === 'dialog') return outcome;
+      const after = await callOn<boolean | 'mixed' | 'unsupported'>(target.handle, checkedState);
+      if (after !== action.checked) {
+        throw new ActionError('action_failed', `the control is still ${after === true ? 'checked' : after === false ? 'unchecked' : String(after)} after the click`, {
+          sideEffect: true,
+        });
+      }
+      return outcome;
+    }
+    case 'select': {
+      const target = await env.target(action.ref);
+      await focusChecked(env, target);
+      const [mode, wanted] =
+        action.label !== undefined ? ['label', [action.label]] : ['value', action.values ?? [action.value!]];
+      const result = await callOn<{ error?: string }>(target.handle, chooseOptions, [{ value: mode }, { value: wanted }]);
+      if (result.error) throw new ActionError('action_failed', result.error, { sideEffect: true });
+      return { kind: 'input', input: 'acknowledged' };
+    }
+    case 'press': {
+      let events: KeyEventParams[];
+      try {
+        events = keyEventsFor(action.key) as KeyEventParams[];
+      } catch (error) {
+        throw new ActionError('invalid_params', (error as Error).message);
+      }
+      if (action.ref !== undefined) await focusChecked(env, await env.target(action.ref));
+      else await env.beginSideEffect();
+      return input(env, keySteps(env.tab, events));
+    }
+    case 'scroll': {
+      let point: Point;
+      if (action.ref !== undefined) {
+        const target = await env.target(action.ref);
+        await env.beginSideEffect();
+        await target.handle.session.send('DOM.scrollIntoViewIfNeeded', { backendNodeId: target.handle.backendNodeId }).catch(() => {});
+        if (!action.delta_x && !action.delta_y) return { kind: 'input', input: 'acknowledged' };
+        const { quads } = await target.handle.session.send('DOM.getContentQuads', { backendNodeId: target.handle.backendNodeId });
+        const quad = quads[0];
+        if (!quad) throw new ActionError('not_visible', 'the element has no box to scroll inside', { sideEffect: true });
+        point = { session: target.handle.session, x: (quad[0]! + quad[4]!) / 2, y: (quad[1]! + quad[5]!) / 2 };
+      } else {
+        await env.beginSideEffect();
+        const { cssLayoutViewport } = await env.frame.session.send('Page.getLayoutMetrics');
+        point = { session: env.frame.session, x: cssLayoutViewport.clientWidth / 2, y: cssLayoutViewport.clientHeight / 2 };
+      }
+      return input(env, [
+        () =>
+          point.session.send('Input.dispatchMouseEvent', {
+            type: 'mouseWheel',
+            x: point.x,
+            y: point.y,
+            deltaX: action.delta_x ?? 0,
+            deltaY: action.delta_y ?? 0,
+          }),
+      ]);
+    }
+    case 'drag':
+      return drag(env, action.ref, action.to_ref);
+    case 'upload': {
+      const target = await env.target(action.ref);
+      const info = await callOn<{ isFileInput: boolean; multiple: boolean }>(target.handle, fileInputInfo);
+      if (!info.isFileInput) throw new ActionError('action_failed', 'upload needs an <input type=file>');
+      if (action.paths.length > 1 && !info.multiple) throw new ActionError('action_failed', 'this file input takes a single file');
+      let files: string[];
+      try {
+        files = await env.uploads.resolve(action.paths);
+      } catch (error) {
+        if (isServerError(error)) throw new ActionError(error.type === 'forbidden' ? 'forbidden' : 'invalid_params', error.message);
+        throw error;
+      }
+      await env.beginSideEffect();
+      await target.handle.session.send('DOM.setFileInputFiles', { files, backendNodeId: target.handle.backendNodeId });
+      return { kind: 'input', input: 'acknowledged' };
+    }
+    case 'navigate': {
+      await env.beginSideEffect();
+      const outcome = await navigateFrame(env.frame.session, env.frame.id, action.url, env.deadline);
+      if (outcome.kind === 'download') return { kind: 'navigation', download: true, errorText: `the navigation became a download (${outcome.errorText})` };
+      if (outcome.kind === 'failed') return { kind: 'navigation', errorText: outcome.errorText };
+      return outcome.kind === 'committed' && outcome.errorText ? { kind: 'navigation', errorText: outcome.errorText } : { kind: 'navigation' };
+    }
+    case 'back':
+    case 'forward':
+      return history(env, action.action === 'back' ? -1 : 1);
+    case 'reload':
+      await env.beginSideEffect();
+      await env.deadline.race(env.tab.session.send('Page.reload'), 'Page.reload');
+      return { kind: 'navigation' };
+  }
+}
+
+async function history(env: ActionEnv, step: -1 | 1): Promise<PerformOutcome> {
+  const { currentIndex, entries } = await env.tab.session.send('Page.getNavigationHistory');
+  const entry = entries[currentIndex + step];
+  if (!entry) throw new ActionError('action_failed', `there is no ${step < 0 ? 'previous' : 'next'} page in this tab's history`);
+  await env.beginSideEffect();
+  await env.deadline.race(env.tab.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }), 'Page.navigateToHistoryEntry');
+  return { kind: 'navigation' };
+}
+
+async function drag(env: ActionEnv, fromRef: string, toRef: string): Promise<PerformOutcome> {
+  const from = await pointFor(env, fromRef);
+  const to = await pointFor(env, toRef);
+  // HTML5 drag and drop needs the drag intercepted and replayed as drag events; pointer-event
+  // drags only need the mouse path. Both are driven from the source's target.
+  const session = from.session;
+  await session.send('Input.setInterceptDrags', { enabled: true });
+  let dragData: Cdp.Input.DragData | undefined;
+  const intercepted = session.on('Input.dragIntercepted', (event) => (dragData = event.data));
+  try {
+    const steps: Array<() => Promise<unknown>> = [
+      mouseMove(from),
+      () => session.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1 }),
+    ];
+    const moves = 5;
+    for (let i = 1; i <= moves; i++) {
+      const x = from.x + ((to.x - from.x) * i) / moves;
+      const y = from.y + ((to.y - from.y) * i) / moves;
+      steps.push(() => session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'left', buttons: 1 }));
+    }
+    const moved = await sendInput(env.tab, env.deadline, steps);
+    if (moved === 'dialog') return { kind: 'input', input: 'dialog' };
+    const drop: Array<() => Promise<unknown>> = [];
+    const data = dragData;
+    if (data) {
+      for (const type of ['dragEnter', 'dragOver', 'drop'] as const) {
+        drop.push(() => session.send('Input.dispatchDragEvent', { type, x: to.x, y: to.y, data }));
+      }
+    }
+    drop.push(() => session.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 }));
+    return input(env, drop);
+  } finally {
+    intercepted.dispose();
+    session.send('Input.setInterceptDrags', { enabled: false }).catch(() => {});
+  }
+}
+

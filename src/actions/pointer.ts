@@ -1,0 +1,198 @@
+// Where to click a node and whether a click there would land on it (CDP-NOTES §4): scroll it into
+// view (which also forces layout, so quads are fresh), take the visible part of its content quads,
+// hit-test that point (page coordinates) and accept only the node itself or a node inside it,
+// across shadow roots and slots. Out-of-process iframes are checked link by link up to the page.
+import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { Tab } from '../browser/tab.ts';
+import { isCdpError } from '../cdp/errors.ts';
+import type { CdpSession } from '../cdp/session.ts';
+import { callOn, release, resolveNode, type NodeHandle } from './node-handle.ts';
+import { ActionError, type HitDescription } from './outcome.ts';
+
+export interface Point {
+  /** The session to send input through (the target that hosts the node's frame). */
+  session: CdpSession;
+  /** Viewport CSS pixels of that target. */
+  x: number;
+  y: number;
+}
+
+interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface PointTarget {
+  tab: Tab;
+  frame: FrameRecord;
+  handle: NodeHandle;
+  executionContextId: number;
+}
+
+/** Walks from `hit` up the flat tree (slots, parents, shadow hosts) looking for the node. */
+function containsComposed(this: Node, hit: Node): boolean {
+  let node: Node | null = hit;
+  while (node) {
+    if (node === this) return true;
+    node = (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
+  }
+  return false;
+}
+
+function scrollIntoCenter(this: Element): void {
+  this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+}
+
+function quadBox(quad: number[]): Rect {
+  const xs = [quad[0]!, quad[2]!, quad[4]!, quad[6]!];
+  const ys = [quad[1]!, quad[3]!, quad[5]!, quad[7]!];
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
+}
+
+function intersect(a: Rect, b: Rect): Rect | undefined {
+  const x = Math.max(a.x, b.x);
+  const y = Math.max(a.y, b.y);
+  const right = Math.min(a.x + a.width, b.x + b.width);
+  const bottom = Math.min(a.y + a.height, b.y + b.height);
+  return right - x >= 1 && bottom - y >= 1 ? { x, y, width: right - x, height: bottom - y } : undefined;
+}
+
+/** The session's visible viewport: the layout viewport, or for an OOPIF its iframe's content box. */
+async function viewportOf(tab: Tab, frame: FrameRecord): Promise<Rect> {
+  const owner = frame.crossProcess ? await ownerContentBox(tab, frame) : undefined;
+  if (owner) return { x: 0, y: 0, width: owner.width, height: owner.height };
+  const { cssLayoutViewport } = await frame.session.send('Page.getLayoutMetrics');
+  return { x: 0, y: 0, width: cssLayoutViewport.clientWidth, height: cssLayoutViewport.clientHeight };
+}
+
+/** The OOPIF's <iframe> content box, in its parent target's viewport coordinates. */
+async function ownerContentBox(tab: Tab, frame: FrameRecord): Promise<(Rect & { owner: number; parent: FrameRecord }) | undefined> {
+  const parent = frame.parentId ? tab.frames.get(frame.parentId) : undefined;
+  if (!parent) return undefined;
+  const { backendNodeId } = await parent.session.send('DOM.getFrameOwner', { frameId: frame.id });
+  const { model } = await parent.session.send('DOM.getBoxModel', { backendNodeId });
+  return { ...quadBox(model.content), owner: backendNodeId, parent };
+}
+
+async function visiblePart(target: PointTarget): Promise<Rect | undefined> {
+  const { session, backendNodeId } = target.handle;
+  const [{ quads }, viewport] = await Promise.all([
+    session.send('DOM.getContentQuads', { backendNodeId }),
+    viewportOf(target.tab, target.frame),
+  ]);
+  let best: Rect | undefined;
+  for (const quad of quads) {
+    const part = intersect(quadBox(quad), viewport);
+    if (part && (!best || part.width * part.height > best.width * best.height)) best = part;
+  }
+  return best;
+}
+
+export async function describeHit(session: CdpSession, backendNodeId: number): Promise<HitDescription> {
+  const [ax, described] = await Promise.all([
+    session.send('Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true }).catch(() => ({ nodes: [] })),
+    session.send('DOM.describeNode', { backendNodeId }).catch(() => undefined),
+  ]);
+  // The node itself may be ignored (a bare div); then its nearest named ancestor says what it is.
+  const own = ax.nodes.find((n) => n.backendDOMNodeId === backendNodeId && !n.ignored);
+  const named = own ?? [...ax.nodes].reverse().find((n) => !n.ignored && n.role?.value !== 'RootWebArea');
+  return {
+    role: String(named?.role?.value ?? 'generic'),
+    name: String(named?.name?.value ?? ''),
+    tag: (described?.node.localName || described?.node.nodeName || '').toLowerCase(),
+  };
+}
+
+/** Hit-tests `point` (viewport coordinates of `session`); returns the hit node's backendNodeId. */
+async function hitAt(session: CdpSession, x: number, y: number): Promise<number | undefined> {
+  const { cssVisualViewport } = await session.send('Page.getLayoutMetrics');
+  try {
+    const hit = await session.send('DOM.getNodeForLocation', {
+      // getNodeForLocation takes document coordinates: viewport + scroll (CDP-NOTES §4).
+      x: Math.round(x + cssVisualViewport.pageX),
+      y: Math.round(y + cssVisualViewport.pageY),
+      includeUserAgentShadowDOM: true,
+      ignorePointerEventsNone: false,
+    });
+    return hit.backendNodeId;
+  } catch (error) {
+    if (isCdpError(error) && error.kind === 'protocol') return undefined; // nothing at that point
+    throw error;
+  }
+}
+
+/**
+ * A point where a click reaches the node, after scrolling it into view. Throws not_visible or
+ * click_intercepted (with what is on top). Every step after the first scroll has a side effect.
+ */
+export async function clickablePoint(target: PointTarget): Promise<Point> {
+  const { session, backendNodeId } = target.handle;
+  try {
+    await session.send('DOM.scrollIntoViewIfNeeded', { backendNodeId });
+  } catch (error) {
+    throw new ActionError('not_visible', 'the element has no layout box (display:none or detached from rendering)', {
+      sideEffect: false,
+      cause: error,
+    });
+  }
+  let part = await visiblePart(target);
+  if (!part) {
+    // scrollIntoViewIfNeeded leaves some nodes (nested scrollers, under fixed bars) out of view.
+    await callOn(target.handle, scrollIntoCenter);
+    part = await visiblePart(target);
+  }
+  if (!part) throw new ActionError('not_visible', 'no part of the element is inside the viewport', { sideEffect: true });
+  const x = part.x + part.width / 2;
+  const y = part.y + part.height / 2;
+  await assertHits(target, { session, x, y });
+  await assertFrameChainVisible(target.tab, target.frame, x, y);
+  return { session, x, y };
+}
+
+async function assertHits(target: PointTarget, point: Point): Promise<void> {
+  const hit = await hitAt(point.session, point.x, point.y);
+  if (hit === undefined) {
+    throw new ActionError('not_visible', 'nothing can be hit at the element\'s visible point', { sideEffect: true });
+  }
+  if (hit === target.handle.backendNodeId) return;
+  const hitHandle = await resolveNode(point.session, hit, target.executionContextId).catch(() => undefined);
+  const inside = hitHandle ? await callOn<boolean>(target.handle, containsComposed, [{ objectId: hitHandle.objectId }]) : false;
+  if (hitHandle) release(hitHandle);
+  if (inside) return;
+  const description = await describeHit(point.session, hit);
+  throw new ActionError(
+    'click_intercepted',
+    `another element is on top of the target at (${Math.round(point.x)}, ${Math.round(point.y)}): ${description.tag}${description.name ? ` "${description.name}"` : ''}`,
+    { sideEffect: true, hit: description },
+  );
+}
+
+/** For a node in an OOPIF: each <iframe> on the way up must itself be hit at the translated point. */
+async function assertFrameChainVisible(tab: Tab, frame: FrameRecord, x: number, y: number): Promise<void> {
+  let current = frame;
+  let px = x;
+  let py = y;
+  while (current.crossProcess) {
+    const owner = await ownerContentBox(tab, current);
+    if (!owner) return;
+    px += owner.x;
+    py += owner.y;
+    const { cssLayoutViewport } = await owner.parent.session.send('Page.getLayoutMetrics');
+    if (px < 0 || py < 0 || px > cssLayoutViewport.clientWidth || py > cssLayoutViewport.clientHeight) {
+      throw new ActionError('not_visible', 'the element\'s frame is scrolled out of view', { sideEffect: true });
+    }
+    const hit = await hitAt(owner.parent.session, px, py);
+    if (hit !== owner.owner) {
+      const description = hit === undefined ? { role: 'none', name: '', tag: '' } : await describeHit(owner.parent.session, hit);
+      throw new ActionError('click_intercepted', `another element covers the element's frame: ${description.tag}`, {
+        sideEffect: true,
+        hit: description,
+      });
+    }
+    current = owner.parent;
+  }
+}
