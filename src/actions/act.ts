@@ -151,6 +151,10 @@ class ActRun {
     }
     this.#tab = tab;
     this.#watchEvents(tab);
+    // A state observed while a dialog was open saw no document: only the dialog can be answered.
+    if (record.dialogPending) {
+      return this.#result({ type: 'modal_blocked', text: 'the state was observed while a dialog was open: handle it with dialog.handle, then observe' });
+    }
     const frame = checkFrame(tab, record, record.frameId);
     const resolver = new NodeResolver(tab, record, this.#env.worlds);
     this.#disposables.defer(() => resolver.dispose());

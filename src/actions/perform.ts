@@ -11,7 +11,7 @@ import { charKeyEvents, keyEventsFor } from './keys.ts';
 import { callOn } from './node-handle.ts';
 import { ActionError } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
-import { clickablePoint, type Point, type PointTarget } from './pointer.ts';
+import { clickablePoint, pointAfterMove, type Point, type PointTarget } from './pointer.ts';
 import type { Action } from './types.ts';
 
 export interface ActionEnv {
@@ -124,10 +124,10 @@ async function focusChecked(env: ActionEnv, target: PointTarget): Promise<void> 
   }
 }
 
-async function pointFor(env: ActionEnv, ref: string): Promise<Point> {
-  const target = await env.target(ref);
+/** The node's point with the mouse already on it (hit confirmed after the move). */
+async function hoveredPoint(env: ActionEnv, target: PointTarget, modifiers = 0): Promise<Point | 'dialog'> {
   await env.beginSideEffect();
-  return clickablePoint(target);
+  return pointAfterMove(target, (point) => sendInput(env.tab, env.deadline, [mouseMove(point, modifiers)]));
 }
 
 function input(env: ActionEnv, steps: Array<() => Promise<unknown>>): Promise<PerformOutcome> {
@@ -164,16 +164,19 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       const modifiers = modifierMask(action.modifiers);
       let point: Point;
       if (action.ref !== undefined) {
-        point = await pointFor(env, action.ref);
+        const hovered = await hoveredPoint(env, await env.target(action.ref), modifiers);
+        if (hovered === 'dialog') return { kind: 'input', input: 'dialog' };
+        point = hovered;
       } else {
         await env.beginSideEffect();
         point = { session: env.frame.session, x: action.x!, y: action.y! };
       }
-      return input(env, clickSteps(point, { button: action.button ?? 'left', clickCount: action.click_count ?? 1, modifiers }));
+      const steps = clickSteps(point, { button: action.button ?? 'left', clickCount: action.click_count ?? 1, modifiers });
+      return input(env, action.ref !== undefined ? steps.slice(1) : steps); // the move is done
     }
     case 'hover': {
-      const point = await pointFor(env, action.ref);
-      return input(env, [mouseMove(point)]);
+      const hovered = await hoveredPoint(env, await env.target(action.ref));
+      return { kind: 'input', input: hovered === 'dialog' ? 'dialog' : 'acknowledged' };
     }
     case 'type': {
       const target = await env.target(action.ref);
@@ -222,9 +225,9 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       const current = await callOn<boolean | 'mixed' | 'unsupported'>(target.handle, checkedState);
       if (current === 'unsupported') throw new ActionError('action_failed', 'check needs a checkbox, radio or switch');
       if (current === action.checked) return { kind: 'input', input: 'acknowledged' };
-      await env.beginSideEffect();
-      const point = await clickablePoint(target);
-      const outcome = await input(env, clickSteps(point));
+      const point = await hoveredPoint(env, target);
+      if (point === 'dialog') return { kind: 'input', input: 'dialog' };
+      const outcome = await input(env, clickSteps(point).slice(1));
       if (outcome.kind === 'input' && outcome.input === 'dialog') return outcome;
       const after = await callOn<boolean | 'mixed' | 'unsupported'>(target.handle, checkedState);
       if (after !== action.checked) {
@@ -326,8 +329,10 @@ async function history(env: ActionEnv, step: -1 | 1): Promise<PerformOutcome> {
 }
 
 async function drag(env: ActionEnv, fromRef: string, toRef: string): Promise<PerformOutcome> {
-  const from = await pointFor(env, fromRef);
-  const to = await pointFor(env, toRef);
+  const source = await env.target(fromRef);
+  const from = await hoveredPoint(env, source);
+  if (from === 'dialog') return { kind: 'input', input: 'dialog' };
+  const to = await clickablePoint(await env.target(toRef));
   // HTML5 drag and drop needs the drag intercepted and replayed as drag events; pointer-event
   // drags only need the mouse path. Both are driven from the source's target.
   const session = from.session;
@@ -336,7 +341,6 @@ async function drag(env: ActionEnv, fromRef: string, toRef: string): Promise<Per
   const intercepted = session.on('Input.dragIntercepted', (event) => (dragData = event.data));
   try {
     const steps: Array<() => Promise<unknown>> = [
-      mouseMove(from),
       () => session.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1 }),
     ];
     const moves = 5;

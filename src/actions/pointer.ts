@@ -153,6 +153,25 @@ export async function clickablePoint(target: PointTarget): Promise<Point> {
   return { session, x, y };
 }
 
+/**
+ * Moves the mouse to the node's point and confirms the point still hits it: hovering can change
+ * the layout (a hover menu closing, say), so a point taken before the move may now be elsewhere.
+ * One recomputation is allowed; then the point is returned for press/release.
+ */
+export async function pointAfterMove(target: PointTarget, move: (point: Point) => Promise<'acknowledged' | 'dialog'>): Promise<Point | 'dialog'> {
+  let point = await clickablePoint(target);
+  for (let attempt = 0; ; attempt++) {
+    if ((await move(point)) === 'dialog') return 'dialog';
+    try {
+      await assertHits(target, point);
+      return point;
+    } catch (error) {
+      if (attempt >= 1) throw error;
+      point = await clickablePoint(target);
+    }
+  }
+}
+
 async function assertHits(target: PointTarget, point: Point): Promise<void> {
   const hit = await hitAt(point.session, point.x, point.y);
   if (hit === undefined) {

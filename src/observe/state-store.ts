@@ -35,12 +35,15 @@ export type NewState = Omit<StateRecord, 'stateId' | 'status'>;
 
 /** Kept per tab (for `since` diffs and act); older records are dropped, their ids still known. */
 const KEPT_PER_TAB = 8;
+/** Current states of closed tabs kept so that acting on one says target_changed. */
+const KEPT_FOR_CLOSED_TABS = 64;
 
 export class StateStore {
   readonly #runId = randomId('').slice(0, 8);
   #next = 1;
   readonly #records = new Map<string, StateRecord>();
   readonly #byTab = new Map<string, string[]>();
+  readonly #closedTabStates: string[] = [];
 
   get size(): number {
     return this.#records.size;
@@ -93,9 +96,18 @@ export class StateStore {
     if (current) current.status = 'superseded';
   }
 
+  /**
+   * The tab is gone: its records go, except the current one, kept (among the last few closed tabs)
+   * so that acting on it says target_changed rather than stale_state.
+   */
   dropTab(targetId: string): void {
-    for (const id of this.#byTab.get(targetId) ?? []) this.#records.delete(id);
+    const ids = this.#byTab.get(targetId) ?? [];
     this.#byTab.delete(targetId);
+    for (const id of ids) {
+      if (this.#records.get(id)?.status === 'current') this.#closedTabStates.push(id);
+      else this.#records.delete(id);
+    }
+    while (this.#closedTabStates.length > KEPT_FOR_CLOSED_TABS) this.#records.delete(this.#closedTabStates.shift()!);
   }
 }
 
