@@ -75,7 +75,10 @@ export function serverLimits(config: Config): ServerLimits {
 
 export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
   const log = options.log ?? silentLogger;
-  const host = new BrowserHost(browserLauncher(config, log.child('browser')));
+  const cdpLog = log.child('cdp');
+  // Every CDP message in and out, at debug level only (it is the most verbose log there is).
+  const trace = config.logLevel === 'debug' ? (direction: 'send' | 'recv', message: string) => cdpLog.debug(`${direction} ${message.slice(0, 500)}`) : undefined;
+  const host = new BrowserHost(browserLauncher(config, log.child('browser')), trace ? { trace } : {});
   const registry = new SessionRegistry({ host, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs });
   const hub = new SubscriptionHub();
   const methods: AnyMethodDef[] = [];

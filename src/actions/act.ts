@@ -76,7 +76,7 @@ export interface ActEnv {
 }
 
 /** After input: the DOM is taken as settled once no mutation happened for this long… */
-const SETTLE_QUIET_MS = 10;
+const SETTLE_QUIET_MS = 4;
 /** …or after this long at most (pages that never stop mutating). */
 const SETTLE_CAP_MS = 250;
 
@@ -169,7 +169,11 @@ class ActRun {
     let interruption: string | undefined;
     for (let index = 0; index < request.actions.length; index++) {
       const action = request.actions[index]!;
-      if (index > 0) for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
+      if (index > 0) {
+        // The previous action may have removed or replaced nodes: check this one's again.
+        resolver.invalidate();
+        for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
+      }
       const reason = await this.#dispatch(tab, frame, action, resolver);
       if (reason === 'dialog') {
         // Its input opened a dialog and was never acknowledged: not completed, and nothing after.
@@ -201,7 +205,7 @@ class ActRun {
           beginSideEffect: async () => {
             if (this.#sideEffect) return;
             this.#sideEffect = true;
-            await tab.session.send('Page.bringToFront');
+            await this.#env.browser.bringToFront(tab);
           },
         },
         action,

@@ -35,6 +35,8 @@ export class NodeResolver {
   readonly #worlds: IsolatedWorlds;
   readonly #documents = new Map<string, Promise<NodeHandle>>();
   readonly #handles: NodeHandle[] = [];
+  /** Refs checked since the last `invalidate` (the page has not been touched in between). */
+  readonly #checked = new Map<string, Promise<PointTarget>>();
 
   constructor(tab: Tab, record: StateRecord, worlds: IsolatedWorlds) {
     this.#tab = tab;
@@ -54,21 +56,40 @@ export class NodeResolver {
     return checkFrame(this.#tab, this.#record, this.targetOf(ref).frameId);
   }
 
-  /** The live node behind `ref`, or node_detached. */
-  async resolve(ref: string): Promise<PointTarget> {
+  /** The live node behind `ref`, or node_detached; checked once until `invalidate`. */
+  resolve(ref: string): Promise<PointTarget> {
+    let checked = this.#checked.get(ref);
+    if (!checked) {
+      checked = this.#resolve(ref);
+      checked.catch(() => this.#checked.delete(ref));
+      this.#checked.set(ref, checked);
+    }
+    return checked;
+  }
+
+  /** Input has been sent since the last checks: nodes must be checked again before use. */
+  invalidate(): void {
+    this.#checked.clear();
+  }
+
+  async #resolve(ref: string): Promise<PointTarget> {
     const target = this.targetOf(ref);
     const frame = checkFrame(this.#tab, this.#record, target.frameId);
     const executionContextId = await this.#worlds.contextFor(frame.session, frame.id, frame.loaderId);
     const observed = this.#record.frames.get(frame.id)!;
+    // Both lookups at once: they are independent round trips.
+    const documentLookup = this.#document(frame, observed.documentBackendNodeId, executionContextId);
+    const nodeLookup = resolveNode(frame.session, target.backendNodeId, executionContextId);
+    nodeLookup.catch(() => {});
     let handle: NodeHandle;
     let documentHandle: NodeHandle;
     try {
-      documentHandle = await this.#document(frame, observed.documentBackendNodeId, executionContextId);
+      documentHandle = await documentLookup;
     } catch (error) {
       throw new ActionError('document_changed', 'the observed document is gone', { cause: error });
     }
     try {
-      handle = await resolveNode(frame.session, target.backendNodeId, executionContextId);
+      handle = await nodeLookup;
     } catch (error) {
       throw new ActionError('node_detached', `the node of ${ref} no longer exists`, { cause: error });
     }

@@ -15,6 +15,8 @@ export interface Point {
   /** Viewport CSS pixels of that target. */
   x: number;
   y: number;
+  /** That target's scroll offset when the point was taken (for hit-testing it again). */
+  scroll?: { pageX: number; pageY: number };
 }
 
 interface Rect {
@@ -61,12 +63,21 @@ function intersect(a: Rect, b: Rect): Rect | undefined {
   return right - x >= 1 && bottom - y >= 1 ? { x, y, width: right - x, height: bottom - y } : undefined;
 }
 
-/** The session's visible viewport: the layout viewport, or for an OOPIF its iframe's content box. */
-async function viewportOf(tab: Tab, frame: FrameRecord): Promise<Rect> {
-  const owner = frame.crossProcess ? await ownerContentBox(tab, frame) : undefined;
-  if (owner) return { x: 0, y: 0, width: owner.width, height: owner.height };
-  const { cssLayoutViewport } = await frame.session.send('Page.getLayoutMetrics');
-  return { x: 0, y: 0, width: cssLayoutViewport.clientWidth, height: cssLayoutViewport.clientHeight };
+type Scroll = { pageX: number; pageY: number };
+
+/**
+ * The session's visible viewport (the layout viewport, or for an OOPIF its iframe's content box)
+ * and its scroll offset, which hit-testing needs (getNodeForLocation takes page coordinates).
+ */
+async function viewportOf(tab: Tab, frame: FrameRecord): Promise<{ rect: Rect; scroll: Scroll }> {
+  const [owner, metrics] = await Promise.all([
+    frame.crossProcess ? ownerContentBox(tab, frame) : undefined,
+    frame.session.send('Page.getLayoutMetrics'),
+  ]);
+  const scroll = { pageX: metrics.cssVisualViewport.pageX, pageY: metrics.cssVisualViewport.pageY };
+  if (owner) return { rect: { x: 0, y: 0, width: owner.width, height: owner.height }, scroll };
+  const { clientWidth, clientHeight } = metrics.cssLayoutViewport;
+  return { rect: { x: 0, y: 0, width: clientWidth, height: clientHeight }, scroll };
 }
 
 /** The OOPIF's <iframe> content box, in its parent target's viewport coordinates. */
@@ -78,7 +89,7 @@ async function ownerContentBox(tab: Tab, frame: FrameRecord): Promise<(Rect & { 
   return { ...quadBox(model.content), owner: backendNodeId, parent };
 }
 
-async function visiblePart(target: PointTarget): Promise<Rect | undefined> {
+async function visiblePart(target: PointTarget): Promise<{ part: Rect | undefined; scroll: Scroll }> {
   const { session, backendNodeId } = target.handle;
   const [{ quads }, viewport] = await Promise.all([
     session.send('DOM.getContentQuads', { backendNodeId }),
@@ -86,10 +97,10 @@ async function visiblePart(target: PointTarget): Promise<Rect | undefined> {
   ]);
   let best: Rect | undefined;
   for (const quad of quads) {
-    const part = intersect(quadBox(quad), viewport);
+    const part = intersect(quadBox(quad), viewport.rect);
     if (part && (!best || part.width * part.height > best.width * best.height)) best = part;
   }
-  return best;
+  return { part: best, scroll: viewport.scroll };
 }
 
 export async function describeHit(session: CdpSession, backendNodeId: number): Promise<HitDescription> {
@@ -107,14 +118,17 @@ export async function describeHit(session: CdpSession, backendNodeId: number): P
   };
 }
 
-/** Hit-tests `point` (viewport coordinates of `session`); returns the hit node's backendNodeId. */
-async function hitAt(session: CdpSession, x: number, y: number): Promise<number | undefined> {
-  const { cssVisualViewport } = await session.send('Page.getLayoutMetrics');
+/**
+ * Hit-tests `point` (viewport coordinates of `session`); returns the hit node's backendNodeId.
+ * `scroll` is the session's scroll offset when the caller already knows it.
+ */
+async function hitAt(session: CdpSession, x: number, y: number, scroll?: Scroll): Promise<number | undefined> {
+  const { pageX, pageY } = scroll ?? (await session.send('Page.getLayoutMetrics')).cssVisualViewport;
   try {
     const hit = await session.send('DOM.getNodeForLocation', {
       // getNodeForLocation takes document coordinates: viewport + scroll (CDP-NOTES §4).
-      x: Math.round(x + cssVisualViewport.pageX),
-      y: Math.round(y + cssVisualViewport.pageY),
+      x: Math.round(x + pageX),
+      y: Math.round(y + pageY),
       includeUserAgentShadowDOM: true,
       ignorePointerEventsNone: false,
     });
@@ -139,18 +153,18 @@ export async function clickablePoint(target: PointTarget): Promise<Point> {
       cause: error,
     });
   }
-  let part = await visiblePart(target);
-  if (!part) {
+  let visible = await visiblePart(target);
+  if (!visible.part) {
     // scrollIntoViewIfNeeded leaves some nodes (nested scrollers, under fixed bars) out of view.
     await callOn(target.handle, scrollIntoCenter);
-    part = await visiblePart(target);
+    visible = await visiblePart(target);
   }
+  const part = visible.part;
   if (!part) throw new ActionError('not_visible', 'no part of the element is inside the viewport', { sideEffect: true });
-  const x = part.x + part.width / 2;
-  const y = part.y + part.height / 2;
-  await assertHits(target, { session, x, y });
-  await assertFrameChainVisible(target.tab, target.frame, x, y);
-  return { session, x, y };
+  const point: Point = { session, x: part.x + part.width / 2, y: part.y + part.height / 2, scroll: visible.scroll };
+  await assertHits(target, point);
+  await assertFrameChainVisible(target.tab, target.frame, point.x, point.y);
+  return point;
 }
 
 /**
@@ -173,7 +187,7 @@ export async function pointAfterMove(target: PointTarget, move: (point: Point) =
 }
 
 async function assertHits(target: PointTarget, point: Point): Promise<void> {
-  const hit = await hitAt(point.session, point.x, point.y);
+  const hit = await hitAt(point.session, point.x, point.y, point.scroll);
   if (hit === undefined) {
     throw new ActionError('not_visible', 'nothing can be hit at the element\'s visible point', { sideEffect: true });
   }

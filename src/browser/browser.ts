@@ -30,6 +30,8 @@ export class Browser {
   /** CDP sessionId → the tab whose page or iframe it belongs to. */
   readonly #sessionTabs = new Map<string, Tab>();
   readonly #disposables = new DisposableStack();
+  /** The tab last brought to front, until another tab appears (which may take the front). */
+  #frontTargetId: string | undefined;
   /** Per browser context: what every new page of that context gets before it runs. */
   readonly #contextSetup = new Map<string, TargetSetup>();
 
@@ -97,6 +99,13 @@ export class Browser {
   async createContext(): Promise<string> {
     const { browserContextId } = await this.connection.root.send('Target.createBrowserContext', { disposeOnDetach: true });
     return browserContextId;
+  }
+
+  /** Makes the tab visible and focused (input and focus checks need it); skipped when it is. */
+  async bringToFront(tab: Tab): Promise<void> {
+    if (this.#frontTargetId === tab.targetId) return;
+    await tab.session.send('Page.bringToFront');
+    this.#frontTargetId = tab.targetId;
   }
 
   setContextSetup(browserContextId: string, setup: TargetSetup): void {
@@ -175,6 +184,7 @@ export class Browser {
         if (this.#tabs.get(tab.targetId) === tab) this.#tabs.delete(tab.targetId);
         this.events.emit('tabClosed', { tab, reason });
       });
+      this.#frontTargetId = undefined; // a new tab may have taken the front
       this.events.emit('tabCreated', tab);
       return;
     }

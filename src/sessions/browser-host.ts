@@ -2,7 +2,7 @@
 // all sessions, and shut down on every exit path. When it goes away (crash, killed, pipe closed)
 // the next call gets a fresh one.
 import { Browser } from '../browser/browser.ts';
-import { Connection } from '../cdp/connection.ts';
+import { Connection, type ConnectionOptions } from '../cdp/connection.ts';
 import type { CdpTransport } from '../cdp/transport.ts';
 import { ServerError, isServerError } from '../errors.ts';
 import { Deadline } from '../util/deadline.ts';
@@ -26,14 +26,16 @@ const START_BUDGET_MS = 20_000;
 export class BrowserHost {
   readonly events = new Emitter<BrowserHostEvents>();
   readonly #launch: BrowserLauncher;
+  readonly #connectionOptions: ConnectionOptions;
   #starting: Promise<Browser> | undefined;
   #browser: Browser | undefined;
   #endpoint: BrowserEndpoint | undefined;
   #shuttingDown = false;
   #launches = 0;
 
-  constructor(launch: BrowserLauncher) {
+  constructor(launch: BrowserLauncher, connectionOptions: ConnectionOptions = {}) {
     this.#launch = launch;
+    this.#connectionOptions = connectionOptions;
   }
 
   /** The browser if one is running now (does not launch). */
@@ -70,7 +72,7 @@ export class BrowserHost {
   async #start(): Promise<Browser> {
     const endpoint = await this.#launch();
     this.#launches++;
-    const connection = new Connection(endpoint.transport);
+    const connection = new Connection(endpoint.transport, this.#connectionOptions);
     let browser: Browser;
     try {
       browser = await new Deadline(START_BUDGET_MS).race(Browser.start(connection), 'browser start-up');
