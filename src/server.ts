@@ -9,6 +9,7 @@ import { IsolatedWorlds } from './actions/node-handle.ts';
 import { SubscriptionHub } from './events/subscriptions.ts';
 import { actMethods } from './rpc/methods/act.ts';
 import { eventMethods } from './rpc/methods/events.ts';
+import { modalMethods } from './rpc/methods/modal.ts';
 import { observeMethods } from './rpc/methods/observe.ts';
 import { sessionMethods } from './rpc/methods/sessions.ts';
 import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
@@ -29,6 +30,7 @@ export interface RunningServer {
   readonly readyLine: string;
   readonly host: BrowserHost;
   readonly registry: SessionRegistry;
+  readonly hub: SubscriptionHub;
   /** Stops accepting, ends what is in flight, closes every browser we launched. Idempotent. */
   close(): Promise<void>;
 }
@@ -81,13 +83,15 @@ export async function startServer(config: Config, options: StartOptions): Promis
   const host = new BrowserHost(browserLauncher(config, log.child('browser')), trace ? { trace } : {});
   const registry = new SessionRegistry({ host, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs });
   const hub = new SubscriptionHub();
+  const uploads = new UploadPolicy(config.uploads);
   const methods: AnyMethodDef[] = [];
   methods.push(
     ...sessionMethods(registry),
     ...tabMethods(registry),
     ...observeMethods(registry),
     ...eventMethods(registry, hub),
-    ...actMethods({ registry, worlds: new IsolatedWorlds(), uploads: new UploadPolicy(config.uploads) }),
+    ...actMethods({ registry, worlds: new IsolatedWorlds(), uploads }),
+    ...modalMethods(registry, uploads),
     ...serverMethods({
       registry,
       host,
@@ -95,6 +99,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       limits: serverLimits(config),
       allowRawCdp: config.allowRawCdp,
       methods: () => methods,
+      eventStats: () => hub.stats,
     }),
   );
   const rpc = new RpcServer({ methods, log: log.child('rpc') });
@@ -137,6 +142,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     readyLine: readyLine(config, http.url),
     host,
     registry,
+    hub,
     close() {
       closing ??= (async () => {
         await http.close();

@@ -160,10 +160,14 @@ class ActRun {
     this.#disposables.defer(() => resolver.dispose());
     for (const action of request.actions) for (const ref of refsOf(action)) resolver.targetOf(ref);
     for (const action of request.actions) for (const ref of refsOf(action)) resolver.frameOf(ref);
-    for (const action of request.actions) for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
-    if (record.dialogPending || tab.dialogs.pending) {
+    // 6 before the node checks: a dialog pauses the renderer, so a node check would only hang.
+    if (tab.dialogs.pending) {
       return this.#result({ type: 'modal_blocked', text: 'a dialog is open: handle it with dialog.handle first' });
     }
+    if (tab.fileChooser.pending) {
+      return this.#result({ type: 'modal_blocked', text: 'a file chooser is pending: resolve it with file_chooser.resolve first' });
+    }
+    for (const action of request.actions) for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
 
     // 7. Dispatch, one action at a time.
     let interruption: string | undefined;
@@ -192,7 +196,7 @@ class ActRun {
   async #dispatch(tab: Tab, frame: FrameRecord, action: Action, resolver: NodeResolver): Promise<string | undefined> {
     const actedFrame = refsOf(action)[0] !== undefined ? resolver.frameOf(refsOf(action)[0]!) : frame;
     const watch = new NavigationWatch(tab, actedFrame);
-    const popupsBefore = this.#events.filter((e) => e.kind === 'popup').length;
+    const popupsBefore = this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length;
     try {
       const outcome: PerformOutcome = await perform(
         {
@@ -228,7 +232,8 @@ class ActRun {
         await this.#awaitNavigation(watch, actedFrame, false);
         return 'navigation';
       }
-      if (this.#events.filter((e) => e.kind === 'popup').length > popupsBefore) return 'popup';
+      // A popup or a file chooser takes the next step out of the caller's hands.
+      if (this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length > popupsBefore) return 'popup';
       return NAVIGATING_ACTIONS.has(action.action) ? 'navigation' : undefined;
     } finally {
       watch.dispose();
@@ -358,7 +363,19 @@ class ActRun {
             message: redactSecrets(dialog.message, secrets),
             url: redactUrl(dialog.url),
             ...(dialog.defaultPrompt !== undefined ? { default_prompt: dialog.defaultPrompt } : {}),
+            ...(dialog.handled ? { handled: dialog.handled } : {}),
           },
+        }),
+      ),
+    );
+    this.#disposables.add(
+      tab.fileChooser.events.on('opened', (chooser) =>
+        this.#events.push({
+          kind: 'file_chooser',
+          target_id: tab.targetId,
+          frame_id: chooser.frameId,
+          time: now(),
+          data: { mode: chooser.mode === 'selectMultiple' ? 'select_multiple' : 'select_single' },
         }),
       ),
     );

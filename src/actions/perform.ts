@@ -109,6 +109,17 @@ function fileInputInfo(this: Element): { isFileInput: boolean; multiple: boolean
 
 // ---- helpers ----
 
+/** `work`, or 'dialog' as soon as a held dialog opens (navigation commands wait on beforeunload). */
+async function unlessDialog<T>(env: ActionEnv, work: Promise<T>): Promise<T | 'dialog'> {
+  const opened = env.tab.dialogs.whenOpened();
+  try {
+    return await Promise.race([work, opened.promise.then(() => 'dialog' as const)]);
+  } finally {
+    opened.dispose();
+    work.catch(() => {});
+  }
+}
+
 async function focusChecked(env: ActionEnv, target: PointTarget): Promise<void> {
   await env.beginSideEffect();
   try {
@@ -304,7 +315,9 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
     }
     case 'navigate': {
       await env.beginSideEffect();
-      const outcome = await navigateFrame(env.frame.session, env.frame.id, action.url, env.deadline);
+      // A beforeunload dialog keeps Page.navigate pending until it is answered.
+      const outcome = await unlessDialog(env, navigateFrame(env.frame.session, env.frame.id, action.url, env.deadline));
+      if (outcome === 'dialog') return { kind: 'input', input: 'dialog' };
       if (outcome.kind === 'download') return { kind: 'navigation', download: true, errorText: `the navigation became a download (${outcome.errorText})` };
       if (outcome.kind === 'failed') return { kind: 'navigation', errorText: outcome.errorText };
       return outcome.kind === 'committed' && outcome.errorText ? { kind: 'navigation', errorText: outcome.errorText } : { kind: 'navigation' };
@@ -312,10 +325,11 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
     case 'back':
     case 'forward':
       return history(env, action.action === 'back' ? -1 : 1);
-    case 'reload':
+    case 'reload': {
       await env.beginSideEffect();
-      await env.deadline.race(env.tab.session.send('Page.reload'), 'Page.reload');
-      return { kind: 'navigation' };
+      const reloaded = await unlessDialog(env, env.deadline.race(env.tab.session.send('Page.reload'), 'Page.reload'));
+      return reloaded === 'dialog' ? { kind: 'input', input: 'dialog' } : { kind: 'navigation' };
+    }
   }
 }
 
@@ -324,8 +338,8 @@ async function history(env: ActionEnv, step: -1 | 1): Promise<PerformOutcome> {
   const entry = entries[currentIndex + step];
   if (!entry) throw new ActionError('action_failed', `there is no ${step < 0 ? 'previous' : 'next'} page in this tab's history`);
   await env.beginSideEffect();
-  await env.deadline.race(env.tab.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }), 'Page.navigateToHistoryEntry');
-  return { kind: 'navigation' };
+  const moved = await unlessDialog(env, env.deadline.race(env.tab.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }), 'Page.navigateToHistoryEntry'));
+  return moved === 'dialog' ? { kind: 'input', input: 'dialog' } : { kind: 'navigation' };
 }
 
 async function drag(env: ActionEnv, fromRef: string, toRef: string): Promise<PerformOutcome> {

@@ -7,6 +7,9 @@ import { Emitter } from '../util/emitter.ts';
 
 export type DialogType = 'alert' | 'confirm' | 'prompt' | 'beforeunload';
 
+/** What happens to a dialog when it opens: kept open for a client, or answered at once. */
+export type DialogPolicy = 'hold' | 'accept' | 'dismiss';
+
 export interface PendingDialog {
   type: DialogType;
   message: string;
@@ -18,12 +21,15 @@ export interface PendingDialog {
 }
 
 export interface DialogEvents extends Record<string, unknown> {
-  opened: PendingDialog;
+  /** A dialog opened; `handled` is set when the policy answered it at once. */
+  opened: PendingDialog & { handled?: 'accepted' | 'dismissed' };
   closed: { dialog: PendingDialog | undefined; accepted: boolean; userInput: string };
 }
 
 export class DialogTracker {
   readonly events = new Emitter<DialogEvents>();
+  /** The owning session's policy; `hold` until told otherwise. */
+  policy: DialogPolicy = 'hold';
   #pending: PendingDialog | undefined;
 
   get pending(): PendingDialog | undefined {
@@ -41,6 +47,13 @@ export class DialogTracker {
           ...(event.defaultPrompt !== undefined && event.type === 'prompt' ? { defaultPrompt: event.defaultPrompt } : {}),
           ...(event.frameId ? { frameId: event.frameId } : {}),
         };
+        if (this.policy !== 'hold') {
+          // Answered here, before anyone waits on it: input that opened it then just completes.
+          const accept = this.policy === 'accept';
+          session.send('Page.handleJavaScriptDialog', { accept }).catch(() => {});
+          this.events.emit('opened', { ...dialog, handled: accept ? 'accepted' : 'dismissed' });
+          return;
+        }
         this.#pending = dialog;
         this.events.emit('opened', dialog);
       }),
@@ -52,13 +65,26 @@ export class DialogTracker {
     ];
   }
 
-  /** Resolves when a dialog opens (at once if one is open); dispose the returned handle. */
+  /**
+   * Resolves when a dialog opens and is held (at once if one is held); dialogs the policy answers
+   * do not count, since they block nothing. Dispose the returned handle.
+   */
   whenOpened(): { promise: Promise<PendingDialog>; dispose(): void } {
     if (this.#pending) return { promise: Promise.resolve(this.#pending), dispose() {} };
     let subscription: Disposable | undefined;
     const promise = new Promise<PendingDialog>((resolve) => {
-      subscription = this.events.on('opened', resolve);
+      subscription = this.events.on('opened', (dialog) => {
+        if (!dialog.handled) resolve(dialog);
+      });
     });
     return { promise, dispose: () => subscription?.dispose() };
+  }
+
+  /** Answers the held dialog; undefined when none is held. */
+  async handle(accept: boolean, promptText?: string): Promise<PendingDialog | undefined> {
+    const dialog = this.#pending;
+    if (!dialog) return undefined;
+    await dialog.session.send('Page.handleJavaScriptDialog', { accept, ...(promptText !== undefined ? { promptText } : {}) });
+    return dialog;
   }
 }

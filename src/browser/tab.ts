@@ -7,9 +7,17 @@ import type { CdpSession } from '../cdp/session.ts';
 import { DisposableStack } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
 import { DialogTracker } from './dialogs.ts';
+import { FileChooserTracker } from './file-chooser.ts';
 import { FrameTree } from './frame-tree.ts';
 
+export interface ConsoleMessage {
+  level: string;
+  text: string;
+  frameId?: string;
+}
+
 export interface TabEvents extends Record<string, unknown> {
+  console: ConsoleMessage;
   /** A frame committed a new document (or navigated within one). */
   navigated: { frameId: string; loaderId: string | undefined; url: string; sameDocument: boolean };
   closed: { reason: string };
@@ -29,6 +37,10 @@ export function initTargetSession(
     session.send('Page.enable'),
     ...setup(session),
     session.send('Page.setLifecycleEventsEnabled', { enabled: true }),
+    // Console messages and uncaught exceptions become events.
+    session.send('Runtime.enable'),
+    // A click on a file input must never open a native chooser nobody can see (CDP-NOTES §8).
+    session.send('Page.setInterceptFileChooserDialog', { enabled: true }),
     session.send('Target.setAutoAttach', {
       autoAttach: true,
       waitForDebuggerOnStart: true,
@@ -51,6 +63,7 @@ export class Tab {
   readonly session: CdpSession;
   readonly frames = new FrameTree();
   readonly dialogs = new DialogTracker();
+  readonly fileChooser = new FileChooserTracker();
   readonly events = new Emitter<TabEvents>();
   readonly ready: Promise<void>;
   url: string;
@@ -137,6 +150,19 @@ export class Tab {
   #watchFrames(session: CdpSession): void {
     const frames = this.frames;
     for (const subscription of this.dialogs.watch(session)) this.#disposables.add(subscription);
+    for (const subscription of this.fileChooser.watch(session)) this.#disposables.add(subscription);
+    this.#disposables.add(
+      session.on('Runtime.consoleAPICalled', (e) => {
+        const text = e.args.map((arg) => (arg.value !== undefined ? String(arg.value) : (arg.description ?? arg.type))).join(' ');
+        this.events.emit('console', { level: e.type === 'warning' ? 'warn' : e.type, text });
+      }),
+    );
+    this.#disposables.add(
+      session.on('Runtime.exceptionThrown', (e) => {
+        const details = e.exceptionDetails;
+        this.events.emit('console', { level: 'error', text: details.exception?.description ?? details.text });
+      }),
+    );
     this.#disposables.add(session.on('Page.frameAttached', (e) => frames.onFrameAttached(session, e.frameId, e.parentFrameId)));
     this.#disposables.add(session.on('Page.frameDetached', (e) => frames.onFrameDetached(e.frameId, e.reason)));
     this.#disposables.add(session.on('Page.frameStartedLoading', (e) => frames.onLoading(e.frameId, true)));

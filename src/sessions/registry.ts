@@ -6,9 +6,13 @@ import { Deadline } from '../util/deadline.ts';
 import { Emitter } from '../util/emitter.ts';
 import { randomId } from '../util/ids.ts';
 import type { BrowserHost } from './browser-host.ts';
+import type { Disposable } from '../util/disposable.ts';
+import { watchSessionEvents } from './session-events.ts';
 import { Session, type SessionOptions } from './session.ts';
 
 export const DEFAULT_SESSION_NAME = 'default';
+/** The close reason of sessions whose browser died under them. */
+const BROWSER_GONE = 'browser_gone';
 
 export interface RegistryOptions {
   host: BrowserHost;
@@ -35,6 +39,7 @@ export class SessionRegistry {
   /** principal → its default session being created, so concurrent first calls share one. */
   readonly #defaultCreations = new Map<string, Promise<Session>>();
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
+  readonly #watchers = new Map<string, Disposable>();
 
   constructor(options: RegistryOptions) {
     this.#host = options.host;
@@ -43,7 +48,7 @@ export class SessionRegistry {
     this.#now = options.now ?? (() => Date.now());
     options.host.events.on('lost', ({ browser, reason }) => {
       for (const session of [...this.#sessions.values()]) {
-        if (session.browser === browser) this.#forget(session, `browser_gone: ${reason}`);
+        if (session.browser === browser) this.#forget(session, `${BROWSER_GONE}: ${reason}`);
       }
     });
     const sweepEveryMs = Math.max(1_000, Math.min(30_000, Math.floor(this.#idleTimeoutMs / 4)));
@@ -81,7 +86,14 @@ export class SessionRegistry {
           browserContextId,
           now: this.#now(),
         });
-        const tab = await browser.newTab(browserContextId, new Deadline(TAB_BUDGET_MS));
+        // Watching starts before the first tab exists, so nothing it does goes unreported.
+        const watching = watchSessionEvents(session, browser);
+        this.#watchers.set(session.id, watching);
+        const tab = await browser.newTab(browserContextId, new Deadline(TAB_BUDGET_MS)).catch((error: unknown) => {
+          watching.dispose();
+          this.#watchers.delete(session.id);
+          throw error;
+        });
         session.select(tab.targetId);
         this.#sessions.set(session.id, session);
         return session;
@@ -148,7 +160,18 @@ export class SessionRegistry {
 
   #forget(session: Session, reason: string): void {
     if (!this.#sessions.delete(session.id)) return;
+    this.#watchers.get(session.id)?.dispose();
+    this.#watchers.delete(session.id);
     session.markClosed(reason);
+    if (reason.startsWith(BROWSER_GONE)) {
+      session.events.publish({
+        kind: 'crash',
+        data: { scope: 'browser', hint: 'the browser went away; this session is closed: create a new one (a fresh browser starts on demand)' },
+      });
+    }
+    // The last event of a session; subscriptions end once it is delivered.
+    session.events.publish({ kind: 'session_closed', data: { reason } });
+    session.events.close();
     this.events.emit('closed', { session, reason });
   }
 

@@ -30,6 +30,21 @@ export interface ServerMethodDeps {
   allowRawCdp: boolean;
   /** All methods of the server, for rpc.discover (resolved lazily: this list is part of it). */
   methods: () => AnyMethodDef[];
+  /** Subscription and outbox counters, for watching a long-running server. */
+  eventStats?: () => { subscriptions: number; queued: number; queuedBytes: number; droppedTotal: number };
+}
+
+function snakeCase(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).map(([key, value]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), value]));
+}
+
+function eventCounts(stats: { subscriptions: number; queued: number; queuedBytes: number; droppedTotal: number }): Record<string, number> {
+  return {
+    subscriptions: stats.subscriptions,
+    queued_events: stats.queued,
+    queued_event_bytes: stats.queuedBytes,
+    dropped_events: stats.droppedTotal,
+  };
 }
 
 export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
@@ -50,7 +65,8 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
           counts: {
             sessions: deps.registry.size,
             browser_launches: deps.host.launches,
-            ...(browser ? browser.counts() : {}),
+            ...(browser ? snakeCase(browser.counts()) : {}),
+            ...(deps.eventStats ? eventCounts(deps.eventStats()) : {}),
           },
         };
       },
@@ -78,6 +94,13 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
         handler: (params, call) =>
           onSession(deps.registry, call, params.session_id, async (session) => {
             const tab = session.resolveTab(params.target_id);
+            const dialog = tab.dialogs.pending;
+            if (dialog) {
+              // Renderer-bound commands hang while a dialog is open (CDP-NOTES §7).
+              throw new ServerError('modal_blocked', 'a dialog is open: handle it with dialog.handle first', {
+                details: { modal: { type: dialog.type, message: dialog.message } },
+              });
+            }
             try {
               return await tab.session.sendRaw(params.method, params.params ?? {});
             } catch (error) {

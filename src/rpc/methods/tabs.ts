@@ -109,7 +109,8 @@ export function tabMethods(registry: SessionRegistry): AnyMethodDef[] {
       handler: (params, call) =>
         onSession(registry, call, params.session_id, async (session) => {
           const tab = session.resolveTab(params.target_id);
-          await tab.refreshFrames(FRAME_REFRESH_BUDGET_MS);
+          // With a dialog open the renderer answers nothing: list what events told us.
+          if (!tab.dialogs.pending) await tab.refreshFrames(FRAME_REFRESH_BUDGET_MS);
           return {
             frames: tab.frames.list().map((frame) => ({
               frame_id: frame.id,

@@ -1,0 +1,93 @@
+// dialog.handle and file_chooser.resolve (PROTOCOL.md §8). Both bypass the session's queue: the
+// call they release may be the one holding it.
+import { z } from 'zod';
+import type { PathPolicy } from '../../actions/paths.ts';
+import { pageFunction } from '../../actions/node-handle.ts';
+import { ServerError } from '../../errors.ts';
+import type { SessionRegistry } from '../../sessions/registry.ts';
+import { redactSecrets } from '../../util/redact.ts';
+import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { onSession, sessionIdField, targetIdField } from './common.ts';
+
+function dispatchCancel(this: HTMLInputElement): void {
+  // What a person's "Cancel" in the native chooser fires.
+  this.dispatchEvent(new Event('cancel', { bubbles: true }));
+}
+
+export function modalMethods(registry: SessionRegistry, uploads: PathPolicy): AnyMethodDef[] {
+  return [
+    defineMethod({
+      name: 'dialog.handle',
+      summary: 'Accept or dismiss the JavaScript dialog the tab holds open.',
+      params: z
+        .object({
+          session_id: sessionIdField,
+          target_id: targetIdField,
+          accept: z.boolean(),
+          prompt_text: z.string().max(100_000).optional(),
+        })
+        .strict(),
+      handler: (params, call) =>
+        onSession(
+          registry,
+          call,
+          params.session_id,
+          async (session) => {
+            const tab = session.resolveTab(params.target_id);
+            const dialog = await tab.dialogs.handle(params.accept, params.prompt_text);
+            if (!dialog) throw new ServerError('no_modal', `no dialog is open in tab ${tab.targetId}`, { details: { target_id: tab.targetId } });
+            return {
+              action: params.accept ? 'accepted' : 'dismissed',
+              dialog_type: dialog.type,
+              message: redactSecrets(dialog.message, session.secrets),
+            };
+          },
+          { bypassQueue: true },
+        ),
+    }),
+    defineMethod({
+      name: 'file_chooser.resolve',
+      summary: 'Give files to the pending file chooser (paths under --uploads), or cancel it (no paths).',
+      params: z
+        .object({
+          session_id: sessionIdField,
+          target_id: targetIdField,
+          paths: z.array(z.string().min(1).max(4_096)).max(100).optional(),
+        })
+        .strict(),
+      handler: (params, call) =>
+        onSession(
+          registry,
+          call,
+          params.session_id,
+          async (session) => {
+            const tab = session.resolveTab(params.target_id);
+            const chooser = tab.fileChooser.pending;
+            if (!chooser) throw new ServerError('no_modal', `no file chooser is pending in tab ${tab.targetId}`, { details: { target_id: tab.targetId } });
+            const paths = params.paths ?? [];
+            if (paths.length > 1 && chooser.mode === 'selectSingle') {
+              throw new ServerError('invalid_params', 'this file chooser takes a single file', { details: { issues: [{ path: 'paths', message: 'one file at most' }] } });
+            }
+            // Checked (and refused whole) before the chooser is taken: a refusal loses nothing.
+            const files = paths.length > 0 ? await uploads.resolve(paths) : [];
+            if (files.length > 0 && chooser.backendNodeId === undefined) {
+              throw new ServerError('invalid_params', 'this chooser came from showOpenFilePicker() and cannot take files; cancel it instead');
+            }
+            tab.fileChooser.take();
+            if (chooser.backendNodeId === undefined) return { cancelled: true };
+            if (files.length === 0) {
+              const { object } = await chooser.session.send('DOM.resolveNode', { backendNodeId: chooser.backendNodeId });
+              if (object.objectId) {
+                await chooser.session.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: pageFunction(dispatchCancel) });
+                chooser.session.send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => {});
+              }
+              return { cancelled: true };
+            }
+            await chooser.session.send('DOM.setFileInputFiles', { files, backendNodeId: chooser.backendNodeId });
+            return { uploaded_count: files.length };
+          },
+          { bypassQueue: true },
+        ),
+    }),
+  ];
+}

@@ -1,0 +1,311 @@
+// Events and modal state against real pages (PROTOCOL.md §8, §9).
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { TestClient } from '../helpers/client.ts';
+import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { evaluate, tabOf } from '../helpers/page.ts';
+import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
+import { onTeardown } from '../helpers/teardown.ts';
+
+interface Observation {
+  state_id: string;
+  target_id: string;
+  tree: string;
+  elements: Array<{ ref: string; name: string; role: string }>;
+  dialog?: { type: string; message: string; default_prompt?: string };
+}
+interface EventParams {
+  subscription_id: string;
+  seq: number;
+  kind: string;
+  session_id: string;
+  target_id?: string;
+  time: number;
+  data: Record<string, unknown>;
+  dropped?: number;
+}
+
+const s = suite('events and modals');
+let server: TestServer;
+let fixtures: FixtureServer;
+let uploadsRoot: string;
+
+s.before(async () => {
+  uploadsRoot = mkdtempSync(join(tmpdir(), 'pagewire-uploads-test-'));
+  const outside = mkdtempSync(join(tmpdir(), 'pagewire-outside-test-'));
+  writeFileSync(join(uploadsRoot, 'a.txt'), 'alpha');
+  writeFileSync(join(uploadsRoot, 'b.txt'), 'bravo!');
+  writeFileSync(join(outside, 'secret.txt'), 'secret');
+  mkdirSync(join(uploadsRoot, 'sub'));
+  symlinkSync(join(outside, 'secret.txt'), join(uploadsRoot, 'sub', 'escape.txt'));
+  onTeardown(() => {
+    rmSync(uploadsRoot, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  });
+  server = await startTestServer(['--uploads', uploadsRoot]);
+  fixtures = await fixtureServer();
+});
+s.after(() => server.server.close());
+
+async function sessionWith(client: TestClient, dialogs: string): Promise<string> {
+  return (await client.call<{ session_id: string }>('session.create', { name: `events-${dialogs}`, dialogs })).session_id;
+}
+async function openEvents(client: TestClient, sessionId: string): Promise<Observation> {
+  await client.call('tabs.new', { session_id: sessionId, url: fixtures.url('/events.html') });
+  return client.call<Observation>('observe', { session_id: sessionId });
+}
+function ref(o: Observation, name: string): string {
+  const element = o.elements.find((e) => e.name === name);
+  if (!element) throw new Error(`no ${name} in ${o.tree}`);
+  return element.ref;
+}
+const events = (client: TestClient, kind?: string) =>
+  client.notifications.filter((n) => n.method === 'event').map((n) => n.params as EventParams).filter((p) => !kind || p.kind === kind);
+const nextEvent = (client: TestClient, kind: string, after = 0, sessionId?: string) =>
+  client
+    .waitForNotification((n) => {
+      const p = n.params as EventParams;
+      return n.method === 'event' && p.kind === kind && p.seq > after && (sessionId === undefined || p.session_id === sessionId);
+    })
+    .then((n) => n.params as EventParams);
+
+s('hold: a dialog opened by an act returns interrupted; the event streams; dialog.handle answers it; no_modal after', async () => {
+  const client = await server.connect();
+  const sessionId = await sessionWith(client, 'hold');
+  await client.call('events.subscribe', { session_id: sessionId, kinds: ['dialog'] });
+  for (const [button, type, accept, status] of [
+    ['Alert', 'alert', true, 'idle'],
+    ['Confirm', 'confirm', false, 'confirm false'],
+    ['Prompt', 'prompt', true, 'prompt my answer'],
+  ] as const) {
+    const o = await openEvents(client, sessionId);
+    const before = events(client, 'dialog').length;
+    const r = await client.call<{ status: string; events: Array<{ kind: string }> }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, button) });
+    assert.is(r.status, 'interrupted');
+    const event = await client.waitForNotification(() => events(client, 'dialog').length > before).then(() => events(client, 'dialog').at(-1)!);
+    assert.is(event.data.type, type);
+    assert.is(event.data.message, `${type} text`);
+    if (type === 'prompt') assert.is(event.data.default_prompt, 'default answer');
+    const blocked = await client.call<Observation>('observe', { session_id: sessionId });
+    assert.is(blocked.dialog?.type, type);
+    const handled = await client.call<{ action: string; dialog_type: string; message: string }>('dialog.handle', {
+      session_id: sessionId,
+      accept,
+      ...(type === 'prompt' ? { prompt_text: 'my answer' } : {}),
+    });
+    assert.equal(handled, { action: accept ? 'accepted' : 'dismissed', dialog_type: type, message: `${type} text` });
+    const after = await client.call<Observation>('observe', { session_id: sessionId });
+    assert.match(after.tree, new RegExp(`text "${status}"`));
+    const none = await client.callError('dialog.handle', { session_id: sessionId, accept: true });
+    assert.is(none.data?.error_type, 'no_modal');
+    assert.is(none.code, -32012);
+  }
+  client.close();
+});
+
+s('a dialog opened by a timer while no call runs is held and streamed; act is modal_blocked until handled', async () => {
+  const client = await server.connect();
+  const sessionId = await sessionWith(client, 'hold');
+  const o = await openEvents(client, sessionId);
+  await client.call('events.subscribe', { session_id: sessionId });
+  const opened = nextEvent(client, 'dialog');
+  await evaluate(server, o.target_id, 'alertSoon()');
+  assert.is((await opened).data.message, 'timer alert');
+  const r = await client.call<{ status: string; error_type: string }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Warn') });
+  assert.is(r.error_type, 'modal_blocked');
+  await client.call('dialog.handle', { session_id: sessionId, accept: true });
+  client.close();
+});
+
+s('accept and dismiss policies answer at once, report the dialog, and the act completes', async () => {
+  const client = await server.connect();
+  for (const [policy, expected] of [['accept', 'confirm true'], ['dismiss', 'confirm false']] as const) {
+    const sessionId = await sessionWith(client, policy);
+    await client.call('events.subscribe', { session_id: sessionId, kinds: ['dialog'] });
+    const o = await openEvents(client, sessionId);
+    const r = await client.call<{ status: string; events: Array<{ kind: string; data: Record<string, unknown> }>; fresh_state: Observation }>('act', {
+      session_id: sessionId,
+      state_id: o.state_id,
+      action: 'click',
+      ref: ref(o, 'Confirm'),
+    });
+    assert.is(r.status, 'completed');
+    assert.match(r.fresh_state.tree, new RegExp(`text "${expected}"`));
+    const dialog = r.events.find((e) => e.kind === 'dialog');
+    assert.is(dialog?.data.handled, policy === 'accept' ? 'accepted' : 'dismissed');
+    const streamed = await nextEvent(client, 'dialog', 0, sessionId);
+    assert.is(streamed.data.handled, policy === 'accept' ? 'accepted' : 'dismissed');
+    assert.is(streamed.session_id, sessionId);
+  }
+  client.close();
+});
+
+s('beforeunload after a real click: held, then accepting lets the navigation proceed', async () => {
+  const client = await server.connect();
+  const sessionId = await sessionWith(client, 'hold');
+  let o = await openEvents(client, sessionId);
+  const guarded = await client.call<{ fresh_state: Observation }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Guard unload') });
+  o = guarded.fresh_state;
+  const r = await client.call<{ status: string; events: Array<{ kind: string; data: Record<string, unknown> }> }>('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'navigate',
+    url: fixtures.url('/child.html'),
+    timeout_ms: 10_000,
+  });
+  assert.is(r.status, 'interrupted', JSON.stringify(r));
+  assert.is(r.events.find((e) => e.kind === 'dialog')?.data.type, 'beforeunload');
+  await client.call('dialog.handle', { session_id: sessionId, accept: true });
+  // The navigation that waited on the dialog now goes ahead (no client-visible event to await
+  // besides the stream: poll the tab within a bound).
+  let url = '';
+  for (let i = 0; i < 200 && !url.endsWith('/child.html'); i++) {
+    url = (await client.call<{ tabs: Array<{ url: string; selected: boolean }> }>('tabs.list', { session_id: sessionId })).tabs.find((t) => t.selected)!.url;
+  }
+  assert.is(url, fixtures.url('/child.html'));
+  client.close();
+});
+
+s('file chooser: event, resolve with files, cancel, and refusal outside the root (symlink too)', async () => {
+  const client = await server.connect();
+  const sessionId = await sessionWith(client, 'hold');
+  await client.call('events.subscribe', { session_id: sessionId, kinds: ['file_chooser'] });
+  let o = await openEvents(client, sessionId);
+  const chooserRef = o.elements.find((e) => e.role === 'button' && /Choose/i.test(e.name))!.ref;
+  let r = await client.call<{ status: string; events: Array<{ kind: string }> }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: chooserRef });
+  assert.is(r.status, 'completed');
+  assert.ok(r.events.some((e) => e.kind === 'file_chooser'));
+  const event = await nextEvent(client, 'file_chooser');
+  assert.is(event.data.mode, 'select_multiple');
+  const refused = await client.callError('file_chooser.resolve', { session_id: sessionId, paths: ['sub/escape.txt'] });
+  assert.is(refused.data?.error_type, 'forbidden');
+  const outside = await client.callError('file_chooser.resolve', { session_id: sessionId, paths: ['../../etc/passwd'] });
+  assert.is(outside.data?.error_type, 'forbidden');
+  o = await client.call<Observation>('observe', { session_id: sessionId });
+  const blocked = await client.call<{ error_type: string }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Warn') });
+  assert.is(blocked.error_type, 'modal_blocked', 'a pending chooser blocks acts; the refusals lost nothing');
+  const resolved = await client.call('file_chooser.resolve', { session_id: sessionId, paths: ['a.txt', join(uploadsRoot, 'b.txt')] });
+  assert.equal(resolved, { uploaded_count: 2 });
+  assert.is(await evaluate(server, o.target_id, `document.getElementById('status').textContent`), 'files a.txt:5,b.txt:6');
+  const none = await client.callError('file_chooser.resolve', { session_id: sessionId });
+  assert.is(none.data?.error_type, 'no_modal');
+  o = await client.call<Observation>('observe', { session_id: sessionId });
+  r = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: chooserRef });
+  await nextEvent(client, 'file_chooser', event.seq);
+  assert.equal(await client.call('file_chooser.resolve', { session_id: sessionId, paths: [] }), { cancelled: true });
+  assert.is(await evaluate(server, o.target_id, `document.getElementById('status').textContent`), 'chooser cancelled');
+  client.close();
+});
+
+s('popups from window.open and from a _blank link: events with opener, listed, not selected', async () => {
+  const client = await server.connect();
+  const sessionId = await sessionWith(client, 'hold');
+  await client.call('events.subscribe', { session_id: sessionId, kinds: ['popup', 'tab_closed'] });
+  let o = await openEvents(client, sessionId);
+  for (const name of ['Open popup', 'Blank link']) {
+    const before = events(client, 'popup').length;
+    const r = await client.call<{ fresh_state: Observation }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, name) });
+    o = r.fresh_state;
+    await client.waitForNotification(() => events(client, 'popup').length > before);
+    const popup = events(client, 'popup').at(-1)!;
+    assert.is(popup.data.opener_id, o.target_id);
+    const { tabs } = await client.call<{ tabs: Array<{ target_id: string; opener_id?: string; selected: boolean }> }>('tabs.list', { session_id: sessionId });
+    const listed = tabs.find((t) => t.target_id === popup.data.target_id);
+    assert.is(listed?.opener_id, o.target_id);
+    assert.is(listed?.selected, false);
+    const closed = nextEvent(client, 'tab_closed', popup.seq);
+    await client.call('tabs.close', { session_id: sessionId, target_id: popup.data.target_id });
+    assert.is((await closed).data.target_id, popup.data.target_id);
+  }
+  client.close();
+});
+
+s('after_seq replays what was missed while disconnected, then live events, without gaps', async () => {
+  const first = await server.connect();
+  const sessionId = await sessionWith(first, 'accept');
+  await first.call('events.subscribe', { session_id: sessionId, kinds: ['console', 'navigation'] });
+  const o = await openEvents(first, sessionId);
+  await evaluate(server, o.target_id, `console.log('one'); console.log('two')`);
+  const two = await first.waitForNotification((n) => (n.params as EventParams).data?.text === 'two');
+  const seenSeq = (two.params as EventParams).seq;
+  first.close();
+  await first.closed();
+  await evaluate(server, o.target_id, `console.log('three'); console.log('four')`);
+  // The events exist in the session's log before the client comes back.
+  const session = server.server.registry.all().find((x) => x.id === sessionId)!;
+  for (let i = 0; i < 200 && session.events.lastSeq < seenSeq + 2; i++) await evaluate(server, o.target_id, '0');
+  const second = await server.connect();
+  await second.call('events.subscribe', { session_id: sessionId, kinds: ['console'], after_seq: seenSeq });
+  await evaluate(server, o.target_id, `console.log('five')`);
+  await second.waitForNotification((n) => (n.params as EventParams).data?.text === 'five');
+  const texts = events(second, 'console').map((e) => e.data.text);
+  assert.equal(texts, ['three', 'four', 'five']);
+  const seqs = events(second, 'console').map((e) => e.seq);
+  assert.ok(seqs.every((seq, i) => i === 0 || seq > seqs[i - 1]!), 'in seq order');
+  const warned = nextEvent(second, 'console', seqs.at(-1));
+  await evaluate(server, o.target_id, `[...document.querySelectorAll('button')].find((b) => b.textContent === 'Warn').click()`);
+  assert.match(String((await warned).data.text), /token=\[redacted\]/, 'console text is redacted');
+  second.close();
+});
+
+s('a subscriber that does not read while the page logs 10,000 lines: memory bounded, drops reported, the browser keeps going', async () => {
+  const slow = await server.connect();
+  const sessionId = await sessionWith(slow, 'accept');
+  const o = await openEvents(slow, sessionId);
+  await slow.call('events.subscribe', { session_id: sessionId, kinds: ['console'] });
+  // Stop reading: the server's socket buffer fills and its outbox must shed events.
+  (slow.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
+  const other = await server.connect();
+  const start = Date.now();
+  const r = await other.call<{ status: string; fresh_state: Observation }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Flood console') });
+  assert.is(r.status, 'completed');
+  assert.match(r.fresh_state.tree, /text "logged"/);
+  assert.ok(Date.now() - start < 20_000, 'the browser and the server kept going');
+  const session = server.server.registry.all().find((x) => x.id === sessionId)!;
+  for (let i = 0; i < 400 && session.events.lastSeq < 10_000; i++) await other.call('server.info');
+  const stats = server.server.hub.stats;
+  assert.ok(stats.queuedBytes <= 16 * 1024 * 1024, `queued ${stats.queuedBytes} bytes`);
+  assert.ok(stats.droppedTotal > 0, 'events were dropped');
+  (slow.socket as unknown as { _socket: { resume(): void } })._socket.resume();
+  await evaluate(server, o.target_id, `console.log('after the flood')`);
+  const after = await slow.waitForNotification((n) => (n.params as EventParams).data?.text === 'after the flood');
+  const withDropped = events(slow, 'console').find((e) => (e.dropped ?? 0) > 0);
+  assert.ok(withDropped, 'a delivered event carries dropped: N');
+  void after;
+  slow.close();
+  other.close();
+});
+
+s('events.unsubscribe stops delivery; closing a session ends with session_closed', async () => {
+  const client = await server.connect();
+  const sessionId = await sessionWith(client, 'hold');
+  const { subscription_id } = await client.call<{ subscription_id: string }>('events.subscribe', { session_id: sessionId, kinds: ['session_closed', 'console'] });
+  const o = await openEvents(client, sessionId);
+  assert.equal(await client.call('events.unsubscribe', { subscription_id }), { unsubscribed: true });
+  await evaluate(server, o.target_id, `console.log('unseen')`);
+  await client.call('events.subscribe', { session_id: sessionId, kinds: ['session_closed'] });
+  const closed = nextEvent(client, 'session_closed');
+  await client.call('session.close', { session_id: sessionId });
+  assert.is((await closed).data.reason, 'closed_by_client');
+  assert.not.ok(events(client, 'console').some((e) => e.data.text === 'unseen'));
+  client.close();
+});
+
+s('a renderer crash streams a crash event with a hint', async () => {
+  const client = await server.connect();
+  const sessionId = await sessionWith(client, 'hold');
+  const o = await openEvents(client, sessionId);
+  await client.call('events.subscribe', { session_id: sessionId, kinds: ['crash'] });
+  const crashed = nextEvent(client, 'crash');
+  tabOf(server, o.target_id).session.send('Page.crash').catch(() => {});
+  const event = await crashed;
+  assert.is(event.data.scope, 'renderer');
+  assert.is(event.target_id, o.target_id);
+  assert.type(event.data.hint, 'string');
+  client.close();
+});
+
+s.run();
