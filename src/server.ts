@@ -5,12 +5,12 @@ import type { Config } from './config.ts';
 import { readyLine } from './config.ts';
 import type { RpcConnection } from './rpc/context.ts';
 import type { AnyMethodDef } from './rpc/define.ts';
-import { IsolatedWorlds } from './actions/node-handle.ts';
 import { SubscriptionHub } from './events/subscriptions.ts';
 import { actMethods } from './rpc/methods/act.ts';
 import { eventMethods } from './rpc/methods/events.ts';
 import { modalMethods } from './rpc/methods/modal.ts';
 import { observeMethods } from './rpc/methods/observe.ts';
+import { screenshotMethods } from './rpc/methods/screenshot.ts';
 import { sessionMethods } from './rpc/methods/sessions.ts';
 import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
 import { tabMethods } from './rpc/methods/tabs.ts';
@@ -20,6 +20,9 @@ import { startHttpServer } from './runtime/http-server.ts';
 import { UploadPolicy } from './runtime/upload-paths.ts';
 import { BrowserHost, type BrowserLauncher } from './sessions/browser-host.ts';
 import { SessionRegistry } from './sessions/registry.ts';
+import { SessionDownloads } from './sessions/session-downloads.ts';
+import { DownloadFolders, NodeDownloadFiles } from './runtime/download-files.ts';
+import { downloadMethods } from './rpc/methods/downloads.ts';
 import { IdSequence } from './util/ids.ts';
 import { silentLogger, type Logger } from './util/log.ts';
 
@@ -81,7 +84,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
   // Every CDP message in and out, at debug level only (it is the most verbose log there is).
   const trace = config.logLevel === 'debug' ? (direction: 'send' | 'recv', message: string) => cdpLog.debug(`${direction} ${message.slice(0, 500)}`) : undefined;
   const host = new BrowserHost(browserLauncher(config, log.child('browser')), trace ? { trace } : {});
-  const registry = new SessionRegistry({ host, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs });
+  const folders = new DownloadFolders(config.downloads);
+  const downloads = new SessionDownloads({ folderFor: (id) => folders.folderFor(id), files: new NodeDownloadFiles() });
+  const registry = new SessionRegistry({ host, downloads, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs });
   const hub = new SubscriptionHub();
   const uploads = new UploadPolicy(config.uploads);
   const methods: AnyMethodDef[] = [];
@@ -89,9 +94,11 @@ export async function startServer(config: Config, options: StartOptions): Promis
     ...sessionMethods(registry),
     ...tabMethods(registry),
     ...observeMethods(registry),
+    ...screenshotMethods(registry),
     ...eventMethods(registry, hub),
-    ...actMethods({ registry, worlds: new IsolatedWorlds(), uploads }),
+    ...actMethods({ registry, uploads }),
     ...modalMethods(registry, uploads),
+    ...downloadMethods(registry, (session) => downloads.historyOf(session)),
     ...serverMethods({
       registry,
       host,
@@ -149,6 +156,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
         hub.close();
         await registry.closeAll('server_shutdown');
         await host.shutdown();
+        await downloads.whenIdle();
+        await folders.dispose(); // a temporary root only; a --downloads folder stays
       })();
       return closing;
     },

@@ -5,11 +5,12 @@ import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import type { StateRecord, StateStore } from '../observe/state-store.ts';
 import { AbortedError, Deadline, DeadlineExceededError } from '../util/deadline.ts';
-import { DisposableStack } from '../util/disposable.ts';
+import { DisposableStack, type Disposable } from '../util/disposable.ts';
 import { redactSecrets, redactUrl } from '../util/redact.ts';
 import { checkExpectation, waitForCondition, type Verdict } from './conditions.ts';
 import { checkFrame, NodeResolver } from './identity.ts';
-import { pageFunction, type IsolatedWorlds } from './node-handle.ts';
+import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { pageFunction } from '../browser/page-function.ts';
 import { NavigationWatch } from './navigation-watch.ts';
 import { ActionError, STALE_OBSERVATION, STALE_REFERENCE, type ActErrorType, type HitDescription } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
@@ -31,6 +32,7 @@ export type Postcondition = 'not_requested' | 'unknown' | 'unmet' | 'met';
 
 export interface ActEvent {
   kind: string;
+  seq: number;
   target_id?: string;
   frame_id?: string;
   time: number;
@@ -73,7 +75,21 @@ export interface ActEnv {
   screenshot?(tab: Tab): Promise<{ mime: string; data: string }>;
   /** Aborted by cancel and session.close. */
   signal: AbortSignal;
+  /** The session's event stream (dialogs, popups, downloads… as the session publishes them). */
+  events: { subscribe(listener: (event: SessionEventLike) => void): Disposable };
 }
+
+export interface SessionEventLike {
+  seq: number;
+  kind: string;
+  target_id?: string;
+  frame_id?: string;
+  time: number;
+  data: Record<string, unknown>;
+}
+
+/** PROTOCOL.md §7: "dialogs, popups, downloads, navigations seen meanwhile" (file choosers too). */
+const ACT_EVENT_KINDS = new Set(['dialog', 'popup', 'download', 'navigation', 'file_chooser']);
 
 /** After input: the DOM is taken as settled once no mutation happened for this long… */
 const SETTLE_QUIET_MS = 4;
@@ -107,6 +123,8 @@ class ActRun {
   readonly #completed: number[] = [];
   readonly #disposables = new DisposableStack();
   #sideEffect = false;
+  /** Things the caller should know that are not failures (a navigation that became a download). */
+  readonly #notes: string[] = [];
   #acknowledged = false;
   #tab: Tab | undefined;
 
@@ -224,13 +242,16 @@ class ActRun {
         if (outcome.errorText) {
           throw new ActionError('navigation_failed', outcome.errorText, { sideEffect: true });
         }
-        if (action.action !== 'navigate') await this.#awaitNavigation(watch, actedFrame, true);
+        if (outcome.download) {
+          this.#notes.push('the navigation became a download; the page stays as it was');
+          return undefined;
+        }
+        if (action.action !== 'navigate' && (await this.#awaitNavigation(watch, actedFrame, true)) === 'download') return undefined;
         return 'navigation';
       }
       await this.#settle(tab, actedFrame, watch);
       if (watch.navigating) {
-        await this.#awaitNavigation(watch, actedFrame, false);
-        return 'navigation';
+        return (await this.#awaitNavigation(watch, actedFrame, false)) === 'download' ? undefined : 'navigation';
       }
       // A popup or a file chooser takes the next step out of the caller's hands.
       if (this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length > popupsBefore) return 'popup';
@@ -260,20 +281,23 @@ class ActRun {
     void watch;
   }
 
-  async #awaitNavigation(watch: NavigationWatch, frame: FrameRecord, required: boolean): Promise<void> {
-    if (!watch.navigating && !required) return;
+  /** Waits for the started navigation; 'download' when no new document came (the page stays). */
+  async #awaitNavigation(watch: NavigationWatch, frame: FrameRecord, required: boolean): Promise<'loaded' | 'download' | undefined> {
+    if (!watch.navigating && !required) return undefined;
     try {
       const outcome = await watch.outcome(this.#deadline);
       if (outcome.kind === 'download') {
-        throw new ActionError('navigation_failed', `the navigation became a download (${redactUrl(outcome.url)}); the page stays as it was`, {
-          sideEffect: true,
-        });
+        // Not a failure: the download is what the link does. The document stays as it was.
+        this.#notes.push(`the navigation became a download (${redactUrl(outcome.url)}); the page stays as it was`);
+        return 'download';
       }
       if (outcome.kind === 'aborted') {
-        throw new ActionError('navigation_failed', `the navigation to ${redactUrl(outcome.url)} did not commit (aborted or no content)`, {
-          sideEffect: true,
-        });
+        // Chromium stops loading before it reports a download, so an uncommitted navigation is
+        // named once the result is assembled: a download if one began meanwhile.
+        this.#notes.push(`the navigation to ${redactUrl(outcome.url)} did not load a new document`);
+        return 'download';
       }
+      return 'loaded';
     } catch (error) {
       if (error instanceof DeadlineExceededError) {
         // A hung navigation is stopped, never left running behind the result.
@@ -325,6 +349,12 @@ class ActRun {
             : 'the page navigated; the remaining actions did not run';
     }
     if (postcondition === 'unmet') result.error_text = 'the postcondition does not hold';
+    if (!result.error_text && this.#notes.length > 0) {
+      const downloaded = this.#events.some((e) => e.kind === 'download' && e.data.state === 'started');
+      result.error_text = downloaded
+        ? 'the navigation became a download; the page stays as it was'
+        : `${this.#notes.join('; ')} (no content, cancelled, or a download)`;
+    }
     if (request.screenshot === 'always') await this.#attachScreenshot(result, tab);
     return result;
   }
@@ -348,63 +378,21 @@ class ActRun {
     }
   }
 
+  /** The session's events that concern this tab (or a popup it opened), for the result. */
   #watchEvents(tab: Tab): void {
-    const now = () => Date.now();
-    const secrets = this.#env.secrets;
     this.#disposables.add(
-      tab.dialogs.events.on('opened', (dialog) =>
+      this.#env.events.subscribe((event) => {
+        const concerns = event.target_id === tab.targetId || event.data.opener_id === tab.targetId;
+        if (!concerns || !ACT_EVENT_KINDS.has(event.kind)) return;
         this.#events.push({
-          kind: 'dialog',
-          target_id: tab.targetId,
-          ...(dialog.frameId ? { frame_id: dialog.frameId } : {}),
-          time: now(),
-          data: {
-            type: dialog.type,
-            message: redactSecrets(dialog.message, secrets),
-            url: redactUrl(dialog.url),
-            ...(dialog.defaultPrompt !== undefined ? { default_prompt: dialog.defaultPrompt } : {}),
-            ...(dialog.handled ? { handled: dialog.handled } : {}),
-          },
-        }),
-      ),
-    );
-    this.#disposables.add(
-      tab.fileChooser.events.on('opened', (chooser) =>
-        this.#events.push({
-          kind: 'file_chooser',
-          target_id: tab.targetId,
-          frame_id: chooser.frameId,
-          time: now(),
-          data: { mode: chooser.mode === 'selectMultiple' ? 'select_multiple' : 'select_single' },
-        }),
-      ),
-    );
-    this.#disposables.add(
-      this.#env.browser.events.on('tabCreated', (created) => {
-        if (created.openerId !== tab.targetId) return;
-        this.#events.push({
-          kind: 'popup',
-          target_id: tab.targetId,
-          time: now(),
-          data: { target_id: created.targetId, opener_id: tab.targetId, url: redactUrl(created.url) },
+          kind: event.kind,
+          seq: event.seq,
+          ...(event.target_id ? { target_id: event.target_id } : {}),
+          ...(event.frame_id ? { frame_id: event.frame_id } : {}),
+          time: event.time,
+          data: event.data,
         });
       }),
-    );
-    this.#disposables.add(
-      tab.events.on('navigated', (navigation) =>
-        this.#events.push({
-          kind: 'navigation',
-          target_id: tab.targetId,
-          frame_id: navigation.frameId,
-          time: now(),
-          data: {
-            frame_id: navigation.frameId,
-            ...(navigation.loaderId ? { loader_id: navigation.loaderId } : {}),
-            url: redactUrl(navigation.url),
-            same_document: navigation.sameDocument,
-          },
-        }),
-      ),
     );
   }
 

@@ -5,7 +5,8 @@ import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import type { Deadline } from '../util/deadline.ts';
 import { urlMatches } from '../util/url-glob.ts';
-import { pageFunction, type IsolatedWorlds } from './node-handle.ts';
+import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { pageFunction } from '../browser/page-function.ts';
 import type { Expectation, WaitFor } from './types.ts';
 
 export type Verdict = 'met' | 'unmet' | 'unknown';

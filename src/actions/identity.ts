@@ -6,7 +6,8 @@ import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import type { StateRecord } from '../observe/state-store.ts';
 import type { RefTarget } from '../observe/render.ts';
-import { callOn, release, resolveNode, type IsolatedWorlds, type NodeHandle } from './node-handle.ts';
+import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { callOn, release, resolveNode, type NodeHandle } from './node-handle.ts';
 import { ActionError } from './outcome.ts';
 import type { PointTarget } from './pointer.ts';
 

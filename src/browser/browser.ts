@@ -7,6 +7,7 @@ import { isCdpError } from '../cdp/errors.ts';
 import { Deadline } from '../util/deadline.ts';
 import { DisposableStack } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
+import { IsolatedWorlds } from './isolated-worlds.ts';
 import { Tab, type TargetSetup } from './tab.ts';
 
 export interface BrowserEvents extends Record<string, unknown> {
@@ -26,6 +27,8 @@ export class Browser {
   readonly connection: Connection;
   readonly events = new Emitter<BrowserEvents>();
   readonly version: BrowserVersion;
+  /** Our isolated-world contexts, per frame document of any tab. */
+  readonly worlds = new IsolatedWorlds();
   readonly #tabs = new Map<string, Tab>();
   /** CDP sessionId → the tab whose page or iframe it belongs to. */
   readonly #sessionTabs = new Map<string, Tab>();
@@ -68,7 +71,8 @@ export class Browser {
     await Promise.all([
       // Headless "default" downloads land in ~/Downloads (CDP-NOTES §6): deny until a session
       // gives its own folder.
-      root.send('Browser.setDownloadBehavior', { behavior: 'deny' }),
+      // eventsEnabled is per connection: every setDownloadBehavior call must keep it on.
+      root.send('Browser.setDownloadBehavior', { behavior: 'deny', eventsEnabled: true }),
       root.send('Target.setDiscoverTargets', { discover: true, filter: [{ type: 'page' }] }),
       root.send('Target.setAutoAttach', {
         autoAttach: true,

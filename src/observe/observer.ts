@@ -14,6 +14,8 @@ import { readSnapshot, SNAPSHOT_STYLES, type Box, type DocumentFacts } from './p
 import type { RefRegistry } from './refs.ts';
 import { render, type Rendered, type StitchedNode } from './render.ts';
 import type { ObservedFrame } from './state-store.ts';
+import { readChangeCount, watchClosedRoots } from './change-monitor.ts';
+import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 
 export interface ObserveBudget {
   perFrameMs: number;
@@ -32,6 +34,8 @@ export interface ObserveInput {
   subtree?: { frameId: string; backendNodeId: number };
   budget?: ObserveBudget;
   signal?: AbortSignal;
+  /** With our isolated worlds, unchanged frames are not read again (see change-monitor.ts). */
+  worlds?: IsolatedWorlds;
 }
 
 export interface Snapshot extends Rendered {
@@ -82,69 +86,10 @@ export async function observe(input: ObserveInput): Promise<Snapshot> {
   const budget = input.budget ?? DEFAULT_BUDGET;
   const pending = tab.dialogs.pending;
   if (pending) return dialogSnapshot(tab, root, pending);
-  const started = performance.now();
   const frames = framesUnder(tab, root);
-  const sessions = new Map<CdpSession, FrameRecord>();
-  for (const frame of frames) if (!sessions.has(frame.session)) sessions.set(frame.session, frame);
-  const timeoutFor = () => Math.max(1, Math.min(budget.perFrameMs, budget.totalMs - (performance.now() - started)));
-  const send = <T>(session: CdpSession, call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) =>
-    call({ timeoutMs: timeoutFor(), ...(input.signal ? { signal: input.signal } : {}) });
-
-  const reads = Promise.all(
-    frames.map(async (frame): Promise<FrameRead> => {
-      // Its first document has not committed: what is there is a placeholder, not the page.
-      if (frame !== root && frame.loaderId === '' && frame.loading) {
-        return { frame, reason: 'its document is still loading (no navigation has committed)' };
-      }
-      try {
-        const { nodes } = await send(frame.session, (o) =>
-          frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }),
-        );
-        const tree = buildAxTree(nodes);
-        return tree ? { frame, tree } : { frame, reason: 'the frame has no document' };
-      } catch (error) {
-        if (isCdpError(error) && error.kind === 'protocol' && /Accessibility/i.test(error.message) && frame === root) {
-          throw new ServerError('internal_error', `the CDP Accessibility domain is unavailable: ${error.message}`, { cause: error });
-        }
-        return { frame, reason: failure(error, budget.perFrameMs) };
-      }
-    }),
-  );
-  const snapshots = Promise.all(
-    [...sessions.keys()].map(async (session) => {
-      try {
-        const [snapshot, metrics] = await Promise.all([
-          send(session, (o) =>
-            session.sendWith(o, 'DOMSnapshot.captureSnapshot', { computedStyles: SNAPSHOT_STYLES, includeDOMRects: false }),
-          ),
-          send(session, (o) => session.sendWith(o, 'Page.getLayoutMetrics')),
-        ]);
-        return { session, documents: readSnapshot(snapshot), metrics };
-      } catch {
-        return { session, documents: [] as DocumentFacts[], metrics: undefined };
-      }
-    }),
-  );
-  // Out-of-process frames are not in their parent's snapshot: ask the parent who owns them.
-  const owners = Promise.all(
-    frames
-      .filter((frame) => frame.crossProcess && frame.parentId !== undefined && frame !== root)
-      .map(async (frame) => {
-        const parent = tab.frames.get(frame.parentId!);
-        if (!parent) return undefined;
-        try {
-          const { backendNodeId } = await send(parent.session, (o) =>
-            parent.session.sendWith(o, 'DOM.getFrameOwner', { frameId: frame.id }),
-          );
-          return [backendNodeId, frame.id] as const;
-        } catch {
-          return undefined;
-        }
-      }),
-  );
-  const outcome = await unlessDialog(tab, Promise.all([reads, snapshots, owners]));
-  if (outcome.dialog || !outcome.value) return dialogSnapshot(tab, root, outcome.dialog ?? tab.dialogs.pending!);
-  const [frameReads, sessionSnapshots, ownerPairs] = outcome.value;
+  const read = await readPageCached(input, frames, budget);
+  if ('dialog' in read) return dialogSnapshot(tab, root, read.dialog);
+  const { frameReads, sessionSnapshots, ownerPairs } = read;
 
   const factsByFrame = new Map<string, DocumentFacts>();
   const ownerToFrame = new Map<string, string>(); // `${parentFrameId}:${backendNodeId}` → child frame id
@@ -211,6 +156,149 @@ export async function observe(input: ObserveInput): Promise<Snapshot> {
     refFor: (frameId, backendNodeId) => input.refs.refFor(frameId, tab.frames.get(frameId)?.loaderId ?? '', backendNodeId),
   });
   return { ...rendered, frames: observedFrames, title: rootRead?.tree?.name ?? '' };
+}
+
+interface SessionRead {
+  session: CdpSession;
+  documents: DocumentFacts[];
+  metrics: Cdp.Page.GetLayoutMetricsResult | undefined;
+}
+
+interface PageRead {
+  frameReads: FrameRead[];
+  sessionSnapshots: SessionRead[];
+  ownerPairs: Array<readonly [number, string] | undefined>;
+}
+
+/** The raw reads of every frame and renderer an observation needs (or the dialog that stopped them). */
+async function readPage(input: ObserveInput, frames: FrameRecord[], budget: ObserveBudget): Promise<PageRead | { dialog: PendingDialog }> {
+  const { tab, root } = input;
+  const started = performance.now();
+  const sessions = new Map<CdpSession, FrameRecord>();
+  for (const frame of frames) if (!sessions.has(frame.session)) sessions.set(frame.session, frame);
+  // The observed frame itself (and its renderer's snapshot) may use the whole budget: a large page
+  // can take more than a second to read, and without it there is no observation at all. Every
+  // other frame gets its own, shorter budget, so one stalled iframe cannot hold the rest.
+  const timeoutFor = (isRoot: boolean) => {
+    const left = budget.totalMs - (performance.now() - started);
+    return Math.max(1, isRoot ? left : Math.min(budget.perFrameMs, left));
+  };
+  const send = <T>(isRoot: boolean, call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) =>
+    call({ timeoutMs: timeoutFor(isRoot), ...(input.signal ? { signal: input.signal } : {}) });
+
+  const reads = Promise.all(
+    frames.map(async (frame): Promise<FrameRead> => {
+      // Its first document has not committed: what is there is a placeholder, not the page.
+      if (frame !== root && frame.loaderId === '' && frame.loading) {
+        return { frame, reason: 'its document is still loading (no navigation has committed)' };
+      }
+      try {
+        const { nodes } = await send(frame === root, (o) =>
+          frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }),
+        );
+        const tree = buildAxTree(nodes);
+        return tree ? { frame, tree } : { frame, reason: 'the frame has no document' };
+      } catch (error) {
+        if (isCdpError(error) && error.kind === 'protocol' && /Accessibility/i.test(error.message) && frame === root) {
+          throw new ServerError('internal_error', `the CDP Accessibility domain is unavailable: ${error.message}`, { cause: error });
+        }
+        return { frame, reason: failure(error, frame === root ? budget.totalMs : budget.perFrameMs) };
+      }
+    }),
+  );
+  const snapshots = Promise.all(
+    [...sessions.keys()].map(async (session) => {
+      try {
+        const [snapshot, metrics] = await Promise.all([
+          send(session === root.session, (o) =>
+            session.sendWith(o, 'DOMSnapshot.captureSnapshot', { computedStyles: SNAPSHOT_STYLES, includeDOMRects: false }),
+          ),
+          send(session === root.session, (o) => session.sendWith(o, 'Page.getLayoutMetrics')),
+        ]);
+        return { session, documents: readSnapshot(snapshot), metrics };
+      } catch {
+        return { session, documents: [] as DocumentFacts[], metrics: undefined };
+      }
+    }),
+  );
+  // Out-of-process frames are not in their parent's snapshot: ask the parent who owns them.
+  const owners = Promise.all(
+    frames
+      .filter((frame) => frame.crossProcess && frame.parentId !== undefined && frame !== root)
+      .map(async (frame) => {
+        const parent = tab.frames.get(frame.parentId!);
+        if (!parent) return undefined;
+        try {
+          const { backendNodeId } = await send(false, (o) =>
+            parent.session.sendWith(o, 'DOM.getFrameOwner', { frameId: frame.id }),
+          );
+          return [backendNodeId, frame.id] as const;
+        } catch {
+          return undefined;
+        }
+      }),
+  );
+  const outcome = await unlessDialog(tab, Promise.all([reads, snapshots, owners]));
+  if (outcome.dialog || !outcome.value) return { dialog: outcome.dialog ?? tab.dialogs.pending! };
+  const [frameReads, sessionSnapshots, ownerPairs] = outcome.value;
+  return { frameReads, sessionSnapshots, ownerPairs };
+}
+
+interface CachedRead {
+  /** frame id → loader id and change count when the read began. */
+  versions: Map<string, string>;
+  read: PageRead;
+}
+
+// The last read of each (tab, root frame), reused while no frame's document changed (same loaders,
+// same change counts): re-reading an unchanged 1,500-control page costs hundreds of milliseconds.
+const readCache = new WeakMap<Tab, Map<string, CachedRead>>();
+
+async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget: ObserveBudget): Promise<PageRead | { dialog: PendingDialog }> {
+  const { tab, root } = input;
+  const worlds = input.worlds;
+  if (!worlds) return readPage(input, frames, budget);
+  // Counts are read before the page is: a change during the read makes the next count differ.
+  const counts = await Promise.all(frames.map((frame) => readChangeCount(worlds, frame, budget.perFrameMs)));
+  const versions = new Map<string, string>();
+  let cacheable = true;
+  frames.forEach((frame, i) => {
+    if (counts[i] === undefined) cacheable = false;
+    versions.set(frame.id, `${frame.loaderId}:${counts[i]}`);
+  });
+  const perTab = readCache.get(tab) ?? new Map<string, CachedRead>();
+  readCache.set(tab, perTab);
+  const cached = perTab.get(root.id);
+  if (cacheable && cached && sameVersions(cached.versions, versions)) return cached.read;
+  const read = await readPage(input, frames, budget);
+  if ('dialog' in read) return read;
+  if (cacheable && read.frameReads.every((r) => r.tree) && (await watchClosedShadowRoots(worlds, tab, read, budget))) {
+    perTab.set(root.id, { versions, read });
+  } else {
+    perTab.delete(root.id);
+  }
+  return read;
+}
+
+function sameVersions(a: Map<string, string>, b: Map<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [key, value] of a) if (b.get(key) !== value) return false;
+  return true;
+}
+
+/** True when every closed shadow root is now watched (else a change there could go unseen). */
+async function watchClosedShadowRoots(worlds: IsolatedWorlds, tab: Tab, read: PageRead, budget: ObserveBudget): Promise<boolean> {
+  const results = await Promise.all(
+    read.sessionSnapshots.flatMap(({ documents }) =>
+      documents
+        .filter((document) => document.closedShadowRoots.length > 0)
+        .map(async (document) => {
+          const frame = tab.frames.get(document.frameId);
+          return frame ? watchClosedRoots(worlds, frame, document.closedShadowRoots, budget.perFrameMs) : false;
+        }),
+    ),
+  );
+  return results.every(Boolean);
 }
 
 function findNode(node: StitchedNode, frameId: string, backendNodeId: number): StitchedNode | undefined {

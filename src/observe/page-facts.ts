@@ -26,6 +26,8 @@ export interface DocumentFacts {
   nodes: Map<number, NodeFacts>;
   /** backendNodeId of an <iframe>/<frame> element → the frame id of its same-process document. */
   childFrames: Map<number, string>;
+  /** Closed shadow roots (backendNodeIds): page scripts cannot reach them, CDP can. */
+  closedShadowRoots: number[];
 }
 
 /** The computed style properties the snapshot must be asked for, in this order. */
@@ -85,7 +87,15 @@ export function readSnapshot(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult): D
         if (child) childFrames.set(backendIds[owner]!, text(child.frameId));
       }
     }
+    const closedShadowRoots: number[] = [];
+    const shadowTypes = nodes.shadowRootType;
+    if (shadowTypes) {
+      for (let k = 0; k < shadowTypes.index.length; k++) {
+        if (text(shadowTypes.value[k]) === 'closed') closedShadowRoots.push(backendIds[shadowTypes.index[k]!]!);
+      }
+    }
     return {
+      closedShadowRoots,
       frameId: text(document.frameId),
       documentBackendNodeId: backendIds[0] ?? 0,
       scrollX: document.scrollOffsetX ?? 0,

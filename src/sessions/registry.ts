@@ -7,6 +7,7 @@ import { Emitter } from '../util/emitter.ts';
 import { randomId } from '../util/ids.ts';
 import type { BrowserHost } from './browser-host.ts';
 import type { Disposable } from '../util/disposable.ts';
+import type { SessionDownloads } from './session-downloads.ts';
 import { watchSessionEvents } from './session-events.ts';
 import { Session, type SessionOptions } from './session.ts';
 
@@ -16,6 +17,7 @@ const BROWSER_GONE = 'browser_gone';
 
 export interface RegistryOptions {
   host: BrowserHost;
+  downloads: SessionDownloads;
   maxSessions: number;
   idleTimeoutMs: number;
   now?: () => number;
@@ -30,6 +32,7 @@ const TAB_BUDGET_MS = 30_000;
 export class SessionRegistry {
   readonly events = new Emitter<RegistryEvents>();
   readonly #host: BrowserHost;
+  readonly downloads: SessionDownloads;
   readonly #maxSessions: number;
   readonly #idleTimeoutMs: number;
   readonly #now: () => number;
@@ -43,10 +46,12 @@ export class SessionRegistry {
 
   constructor(options: RegistryOptions) {
     this.#host = options.host;
+    this.downloads = options.downloads;
     this.#maxSessions = options.maxSessions;
     this.#idleTimeoutMs = options.idleTimeoutMs;
     this.#now = options.now ?? (() => Date.now());
     options.host.events.on('lost', ({ browser, reason }) => {
+      this.downloads.lost(browser);
       for (const session of [...this.#sessions.values()]) {
         if (session.browser === browser) this.#forget(session, `${BROWSER_GONE}: ${reason}`);
       }
@@ -76,7 +81,6 @@ export class SessionRegistry {
       const browser = await this.#host.get();
       const browserContextId = await browser.createContext();
       try {
-        await browser.connection.root.send('Browser.setDownloadBehavior', { behavior: 'deny', browserContextId });
         browser.setContextSetup(browserContextId, (cdp) => targetSetup(cdp, options));
         const session = new Session({
           id: randomId('s_'),
@@ -86,6 +90,7 @@ export class SessionRegistry {
           browserContextId,
           now: this.#now(),
         });
+        await this.downloads.enable(session);
         // Watching starts before the first tab exists, so nothing it does goes unreported.
         const watching = watchSessionEvents(session, browser);
         this.#watchers.set(session.id, watching);
@@ -162,6 +167,7 @@ export class SessionRegistry {
     if (!this.#sessions.delete(session.id)) return;
     this.#watchers.get(session.id)?.dispose();
     this.#watchers.delete(session.id);
+    this.downloads.forget(session);
     session.markClosed(reason);
     if (reason.startsWith(BROWSER_GONE)) {
       session.events.publish({

@@ -264,9 +264,14 @@ s('navigate, back, forward, reload', async () => {
 s('a link to a download reports it and leaves the document', async () => {
   const o = await open('/act.html');
   const r = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Download report') });
-  assert.is(r.status, 'action_failed');
-  assert.match(r.error_text!, /download/);
+  assert.is(r.status, 'completed', JSON.stringify({ ...r, fresh_state: undefined }));
+  assert.match(r.error_text!, /became a download/);
   assert.is(r.fresh_state!.url, fixtures.url('/act.html'), 'the page stays');
+  assert.ok(r.events.some((e) => e.kind === 'download' && e.data.suggested_filename === 'report.txt'), JSON.stringify(r.events));
+  const navigated = await act({ state_id: r.fresh_state!.state_id, action: 'navigate', url: fixtures.url('/download/report.txt') });
+  assert.is(navigated.status, 'completed', JSON.stringify({ ...navigated, fresh_state: undefined }));
+  assert.match(navigated.error_text!, /download/);
+  assert.is(navigated.fresh_state!.url, fixtures.url('/act.html'));
 });
 
 s('a confirm opened by a click: interrupted with the dialog, well before the timeout; modal_blocked after', async () => {

@@ -2,6 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TestClient } from '../helpers/client.ts';
@@ -291,6 +292,39 @@ s('events.unsubscribe stops delivery; closing a session ends with session_closed
   await client.call('session.close', { session_id: sessionId });
   assert.is((await closed).data.reason, 'closed_by_client');
   assert.not.ok(events(client, 'console').some((e) => e.data.text === 'unseen'));
+  client.close();
+});
+
+s('downloads: one completed (file in the session folder, listed), one canceled (partial file removed)', async () => {
+  const client = await server.connect();
+  const sessionId = await sessionWith(client, 'hold');
+  await client.call('events.subscribe', { session_id: sessionId, kinds: ['download'] });
+  let o = await openEvents(client, sessionId);
+  const done = client.waitForNotification((n) => (n.params as EventParams).data?.state === 'completed');
+  const r = await client.call<{ status: string; fresh_state: Observation }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Download report') });
+  assert.is(r.status, 'completed');
+  const completed = (await done).params as EventParams;
+  assert.is(completed.data.suggested_filename, 'report.txt');
+  assert.is(completed.data.received_bytes, 12);
+  const path = String(completed.data.path);
+  assert.ok(path.endsWith(`${sessionId}/report.txt`), path);
+  const { readFileSync, existsSync, readdirSync } = await import('node:fs');
+  assert.is(readFileSync(path, 'utf8'), 'report body\n');
+  assert.not.ok(path.startsWith(process.env.HOME ?? '/root/'), 'nothing in the home folder');
+  const started = events(client, 'download').find((e) => e.data.state === 'started');
+  assert.is(started?.data.guid, completed.data.guid);
+  const { downloads } = await client.call<{ downloads: Array<{ guid: string; state: string; path?: string }> }>('downloads.list', { session_id: sessionId });
+  assert.equal(downloads.map((d) => [d.guid, d.state, d.path]), [[completed.data.guid, 'completed', path]]);
+  o = r.fresh_state;
+  const canceled = client.waitForNotification((n) => (n.params as EventParams).data?.state === 'canceled');
+  await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Download broken') });
+  const event = (await canceled).params as EventParams;
+  assert.is(event.data.suggested_filename, 'broken.bin');
+  const folder = path.slice(0, path.lastIndexOf('/'));
+  // The partial file goes once the cancellation's clean-up has run.
+  for (let i = 0; i < 200 && readdirSync(folder).some((f) => f.startsWith(String(event.data.guid))); i++) await client.call('server.info');
+  assert.equal(readdirSync(folder).filter((f) => f !== 'report.txt'), [], 'no partial file left');
+  assert.ok(existsSync(path));
   client.close();
 });
 

@@ -254,6 +254,28 @@ s('an iframe that never finishes loading is unavailable; the rest is returned', 
   assert.match(o.tree, /iframe "Hanging frame" \[frame=[0-9A-F]+, unavailable: /);
 });
 
+s('repeated observations of an unchanged page reuse the last read; any change is seen', async () => {
+  const form = await open('/form.html');
+  void form;
+  const first = await observe();
+  const again = await observe();
+  assert.equal(again.elements, first.elements);
+  assert.is(again.tree, first.tree);
+  // A property change fires no event and no mutation: the control digest still sees it.
+  await evaluate(server, first.target_id, `document.querySelectorAll('input[type=checkbox]')[1].checked = true`);
+  const checked = await observe();
+  assert.is(byName(checked, 'Text me')!.checked, true);
+  // A change inside a closed shadow root, which page scripts cannot observe.
+  await open('/shadow-iframe.html');
+  await observeUntil((x) => x.elements.filter((e) => e.name === 'Frame button 10').length === 2);
+  const before = await observe();
+  assert.ok(byName(before, 'Closed button'));
+  await evaluate(server, before.target_id, `renameClosedButton('Renamed closed')`);
+  const after = await observe();
+  assert.ok(byName(after, 'Renamed closed'), after.tree);
+  assert.is(byName(after, 'Renamed closed')!.ref, byName(before, 'Closed button')!.ref, 'same node, same ref');
+});
+
 s('a form: labels name controls; states; values only as has_value', async () => {
   await open('/form.html');
   const o = await observe();

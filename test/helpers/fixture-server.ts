@@ -55,6 +55,12 @@ const routes: Record<string, Route> = {
     res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' });
     res.end('report body\n');
   },
+  // A download whose connection breaks halfway: the browser gives up on it.
+  '/download/broken.bin': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '1000000', 'content-disposition': 'attachment; filename="broken.bin"' });
+    res.write(Buffer.alloc(1000));
+    setTimeout(() => res.destroy(), 50);
+  },
   '/status/404': (_req, res) => {
     res.writeHead(404, { 'content-type': 'text/html' });
     res.end('<title>Not here</title><h1>404 page</h1>');

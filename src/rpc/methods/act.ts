@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { runAct, type ActResult } from '../../actions/act.ts';
 import { parseKeyCombo } from '../../actions/keys.ts';
-import type { IsolatedWorlds } from '../../actions/node-handle.ts';
 import type { PathPolicy } from '../../actions/paths.ts';
 import { canonicalJson, RequestLog } from '../../actions/request-log.ts';
 import type { Action } from '../../actions/types.ts';
@@ -163,7 +162,6 @@ function actionsOf(params: ActParams): Action[] {
 
 export interface ActMethodDeps {
   registry: SessionRegistry;
-  worlds: IsolatedWorlds;
   uploads: PathPolicy;
   screenshot?: (session: Session, tab: Tab) => Promise<{ mime: string; data: string }>;
 }
@@ -211,10 +209,11 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
             {
               states: s.states,
               browser: s.browser,
-              worlds: deps.worlds,
+              worlds: s.browser.worlds,
               secrets: s.secrets,
               uploads: deps.uploads,
               signal,
+              events: s.events,
               capture: (tab, frameId, captureSignal) => {
                 const frame = tab.frames.get(frameId);
                 if (!frame) return Promise.reject(new Error('the frame is gone'));

@@ -2,7 +2,7 @@
 // call they release may be the one holding it.
 import { z } from 'zod';
 import type { PathPolicy } from '../../actions/paths.ts';
-import { pageFunction } from '../../actions/node-handle.ts';
+import { pageFunction } from '../../browser/page-function.ts';
 import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { redactSecrets } from '../../util/redact.ts';

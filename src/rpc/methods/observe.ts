@@ -63,6 +63,7 @@ export async function captureObservation(
     refs,
     maxElements: options.maxElements ?? DEFAULT_MAX_ELEMENTS,
     secrets,
+    worlds: session.browser.worlds,
     ...(subtree ? { subtree } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
