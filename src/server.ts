@@ -10,7 +10,7 @@ import { actMethods } from './rpc/methods/act.ts';
 import { eventMethods } from './rpc/methods/events.ts';
 import { modalMethods } from './rpc/methods/modal.ts';
 import { observeMethods } from './rpc/methods/observe.ts';
-import { screenshotMethods } from './rpc/methods/screenshot.ts';
+import { screenshotForAct, screenshotMethods } from './rpc/methods/screenshot.ts';
 import { sessionMethods } from './rpc/methods/sessions.ts';
 import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
 import { tabMethods } from './rpc/methods/tabs.ts';
@@ -96,7 +96,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     ...observeMethods(registry),
     ...screenshotMethods(registry),
     ...eventMethods(registry, hub),
-    ...actMethods({ registry, uploads }),
+    ...actMethods({ registry, uploads, screenshot: screenshotForAct }),
     ...modalMethods(registry, uploads),
     ...downloadMethods(registry, (session) => downloads.historyOf(session)),
     ...serverMethods({

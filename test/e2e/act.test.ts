@@ -383,6 +383,20 @@ s('timeout_ms 0 means the default; 60001 and -1 are invalid params that touch no
   assert.is(r.status, 'completed', 'the state was not consumed by the invalid calls');
 });
 
+s('screenshot: always attaches one; on_error only on failure', async () => {
+  let o = await open('/act.html');
+  const always = await client.call<ActResult & { screenshot?: { mime: string; data: string } }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Count'), screenshot: 'always' });
+  assert.is(always.screenshot?.mime, 'image/png');
+  assert.ok((always.screenshot?.data.length ?? 0) > 1000);
+  o = always.fresh_state!;
+  const quiet = await client.call<ActResult & { screenshot?: unknown }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Count'), screenshot: 'on_error' });
+  assert.is(quiet.screenshot, undefined);
+  o = quiet.fresh_state!;
+  const failed = await client.call<ActResult & { screenshot?: { mime: string } }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Covered'), screenshot: 'on_error' });
+  assert.is(failed.error_type, 'click_intercepted');
+  assert.is(failed.screenshot?.mime, 'image/png');
+});
+
 s('upload: confined to the uploads root (forbidden without one)', async () => {
   const o = await open('/act.html');
   const r = await act({ state_id: o.state_id, action: 'upload', ref: ref(o, 'Choose File'), paths: ['/etc/passwd'] });

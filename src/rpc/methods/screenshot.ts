@@ -1,0 +1,133 @@
+// screenshot (PROTOCOL.md §10): the viewport, the whole page or one element of a tab, with
+// password inputs masked (§11). `screenshotForAct` serves act's `screenshot` option.
+import { z } from 'zod';
+import type { PendingDialog } from '../../browser/dialogs.ts';
+import type { Tab } from '../../browser/tab.ts';
+import { isCdpError } from '../../cdp/errors.ts';
+import { ServerError, isServerError } from '../../errors.ts';
+import { ElementClipError, captureScreenshot, modalBlockedError, type ScreenshotOptions } from '../../observe/screenshot.ts';
+import type { SessionRegistry } from '../../sessions/registry.ts';
+import type { Session } from '../../sessions/session.ts';
+import { redactSecrets } from '../../util/redact.ts';
+import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { idString, onSession, sessionIdField, targetIdField } from './common.ts';
+import { refField } from './observe.ts';
+
+export const screenshotParams = z
+  .object({
+    session_id: sessionIdField,
+    target_id: targetIdField,
+    full_page: z.boolean().optional().describe('The whole document (up to 16384 px a side) instead of the viewport'),
+    ref: refField.optional().describe("Only this element: a ref of the tab's current state, or of state_id"),
+    state_id: idString.optional().describe('The observation that issued `ref` (default: the tab\'s current state)'),
+    format: z.enum(['png', 'jpeg']).optional().describe('Image format (default png)'),
+    quality: z.number().int().min(0).max(100).optional().describe('JPEG quality 0–100 (format "jpeg" only)'),
+  })
+  .strict()
+  .superRefine((params, ctx) => {
+    if (params.quality !== undefined && params.format !== 'jpeg') {
+      ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to format "jpeg" only' });
+    }
+    if (params.full_page === true && params.ref !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['ref'], message: 'give either full_page or ref, not both' });
+    }
+    if (params.state_id !== undefined && params.ref === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['state_id'], message: 'state_id only says where ref comes from: give ref too' });
+    }
+  });
+
+function refError(message: string, field: 'ref' | 'state_id' = 'ref'): ServerError {
+  return new ServerError('invalid_params', message, { details: { issues: [{ path: field, message }] } });
+}
+
+/**
+ * The element behind `ref`, from `stateId`'s record or the tab's current state. A superseded or
+ * consumed state is fine here (a screenshot changes nothing), as long as its document is still
+ * the frame's: after a navigation the same backendNodeId can name another node (CDP-NOTES §3).
+ */
+function elementOf(session: Session, tab: Tab, ref: string, stateId: string | undefined): { frameId: string; backendNodeId: number } {
+  const record = stateId !== undefined ? session.states.get(stateId) : session.states.current(tab.targetId);
+  if (!record) {
+    throw stateId !== undefined
+      ? refError(`state ${stateId} is unknown or no longer kept: observe again`, 'state_id')
+      : refError(`tab ${tab.targetId} has no current observation to take ${ref} from: observe first`);
+  }
+  if (record.targetId !== tab.targetId) {
+    throw refError(`state ${record.stateId} is an observation of tab ${record.targetId}, not of tab ${tab.targetId}: pass its target_id`, 'state_id');
+  }
+  const target = record.targets.get(ref);
+  if (!target) throw refError(`${ref} is not a ref of state ${record.stateId}`);
+  const frame = tab.frames.get(target.frameId);
+  if (!frame) throw refError(`the frame of ${ref} is gone: observe again`);
+  const observed = record.frames.get(target.frameId);
+  if (observed && observed.loaderId !== frame.loaderId) {
+    throw refError(`the document of ${ref} changed since state ${record.stateId}: observe again`);
+  }
+  return { frameId: target.frameId, backendNodeId: target.backendNodeId };
+}
+
+const CLIP_FAILURES: Record<ElementClipError['reason'], string> = {
+  frame_detached: 'its frame is gone',
+  node_detached: 'its element no longer exists',
+  not_rendered: 'its element has no visible box (hidden, empty, or outside its frame)',
+};
+
+/** Runs a capture and words its failures for the wire. */
+async function capture(session: Session, tab: Tab, options: ScreenshotOptions, ref?: string) {
+  const secrets = [...session.secrets];
+  const pending = tab.dialogs.pending;
+  if (pending) throw modalBlockedError({ type: pending.type, message: redactSecrets(pending.message, secrets) });
+  try {
+    return await captureScreenshot(tab, options);
+  } catch (error) {
+    if (error instanceof ElementClipError) {
+      throw refError(`cannot screenshot ${ref ?? 'the element'}: ${CLIP_FAILURES[error.reason]}`);
+    }
+    if (isServerError(error, 'modal_blocked')) {
+      // A dialog opened during the capture: its message is page text, redacted like everywhere.
+      const modal = error.details['modal'] as { type: PendingDialog['type']; message: string };
+      throw modalBlockedError({ type: modal.type, message: redactSecrets(modal.message, secrets) });
+    }
+    if (isCdpError(error) && (tab.closed || error.isTargetGone)) {
+      throw new ServerError('target_not_found', `tab ${tab.targetId} went away during the screenshot`, { cause: error });
+    }
+    if (isCdpError(error) && error.kind === 'timeout') {
+      throw new ServerError('timeout', `the browser did not answer in time (${error.method})`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+export function screenshotMethods(registry: SessionRegistry): AnyMethodDef[] {
+  return [
+    defineMethod({
+      name: 'screenshot',
+      summary: 'Capture the viewport, the whole page or one element of a tab (PNG or JPEG), with password inputs masked.',
+      params: screenshotParams,
+      handler: (params, call) =>
+        onSession(registry, call, params.session_id, async (session, signal) => {
+          const tab = session.resolveTab(params.target_id);
+          const clip = params.ref !== undefined ? elementOf(session, tab, params.ref, params.state_id) : undefined;
+          const shot = await capture(
+            session,
+            tab,
+            {
+              ...(params.full_page ? { fullPage: true } : {}),
+              ...(clip ? { clip } : {}),
+              ...(params.format ? { format: params.format } : {}),
+              ...(params.quality !== undefined ? { quality: params.quality } : {}),
+              signal,
+            },
+            params.ref,
+          );
+          return { mime: shot.mime, data: shot.data, width: shot.width, height: shot.height };
+        }),
+    }),
+  ];
+}
+
+/** act's `screenshot` option: the viewport as PNG, masked like any screenshot. Runs inside act's turn of the session queue. */
+export async function screenshotForAct(session: Session, tab: Tab): Promise<{ mime: string; data: string }> {
+  const shot = await capture(session, tab, { signal: session.closeSignal });
+  return { mime: shot.mime, data: shot.data };
+}
