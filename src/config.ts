@@ -9,6 +9,9 @@ export { hostForUrl, isLoopbackHost };
 
 export const DEFAULT_PORT = 9333;
 export const DEFAULT_MAX_SESSIONS = 16;
+export const DEFAULT_MAX_TABS_PER_SESSION = 20;
+export const DEFAULT_MAX_PENDING_PER_CONNECTION = 32;
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 32;
 export const DEFAULT_IDLE_TIMEOUT_S = 600;
 
 export interface Config {
@@ -29,6 +32,11 @@ export interface Config {
   readonly downloads?: string;
   readonly uploads?: string;
   readonly maxSessions: number;
+  /** tabs.new is refused at this many tabs (popups are never refused, but they count). */
+  readonly maxTabsPerSession: number;
+  /** Requests of one connection in flight at once (each batch element counts). */
+  readonly maxPendingPerConnection: number;
+  readonly maxSubscriptionsPerConnection: number;
   readonly allowRawCdp: boolean;
   readonly idleTimeoutMs: number;
   readonly logLevel: LogLevel;
@@ -59,6 +67,17 @@ const FLAGS = {
   downloads: { kind: 'string', arg: 'DIR', help: 'folder for downloads' },
   uploads: { kind: 'string', arg: 'DIR', help: 'root folder that uploaded files must lie under (default: none allowed)' },
   'max-sessions': { kind: 'string', arg: 'N', help: `most sessions at once (default ${DEFAULT_MAX_SESSIONS})` },
+  'max-tabs-per-session': { kind: 'string', arg: 'N', help: `tabs.new refused at N tabs in a session (default ${DEFAULT_MAX_TABS_PER_SESSION})` },
+  'max-pending-per-connection': {
+    kind: 'string',
+    arg: 'N',
+    help: `requests of one connection in flight at once, batch elements each count (default ${DEFAULT_MAX_PENDING_PER_CONNECTION})`,
+  },
+  'max-subscriptions-per-connection': {
+    kind: 'string',
+    arg: 'N',
+    help: `event subscriptions one connection may hold (default ${DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION})`,
+  },
   'allow-raw-cdp': { kind: 'boolean', help: 'enable the cdp.send method' },
   'idle-timeout-s': { kind: 'string', arg: 'N', help: `close a session no client used for N seconds (default ${DEFAULT_IDLE_TIMEOUT_S})` },
   'log-level': { kind: 'string', arg: 'LEVEL', help: 'error | warn | info | debug (default warn)' },
@@ -79,10 +98,9 @@ export function envName(flag: string): string {
 }
 
 export function helpText(): string {
-  const rows = Object.entries(FLAGS).map(([name, spec]) => {
-    const left = `  --${name}${'arg' in spec ? ` ${spec.arg}` : ''}`;
-    return `${left.padEnd(26)} ${spec.help}`;
-  });
+  const lefts = Object.entries(FLAGS).map(([name, spec]) => `  --${name}${'arg' in spec ? ` ${spec.arg}` : ''}`);
+  const width = Math.max(...lefts.map((left) => left.length));
+  const rows = Object.values(FLAGS).map((spec, i) => `${lefts[i]!.padEnd(width)}  ${spec.help}`);
   return [
     'Usage: pagewire [flags]',
     '',
@@ -251,6 +269,9 @@ const rawSchema = z.object({
   downloads: pathSchema.optional(),
   uploads: pathSchema.optional(),
   'max-sessions': intIn(1, 10_000).optional(),
+  'max-tabs-per-session': intIn(1, 1_000).optional(),
+  'max-pending-per-connection': intIn(1, 10_000).optional(),
+  'max-subscriptions-per-connection': intIn(1, 10_000).optional(),
   'allow-raw-cdp': z.boolean().default(false),
   'idle-timeout-s': intIn(1, 30 * 24 * 3600).optional(),
   'log-level': z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('warn'),
@@ -299,6 +320,9 @@ function validate(raw: Map<FlagName, RawEntry>): Validated {
     allowOrigins: [...new Set(v['allow-origin'])],
     headful: v.headful,
     maxSessions: v['max-sessions'] ?? DEFAULT_MAX_SESSIONS,
+    maxTabsPerSession: v['max-tabs-per-session'] ?? DEFAULT_MAX_TABS_PER_SESSION,
+    maxPendingPerConnection: v['max-pending-per-connection'] ?? DEFAULT_MAX_PENDING_PER_CONNECTION,
+    maxSubscriptionsPerConnection: v['max-subscriptions-per-connection'] ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     allowRawCdp: v['allow-raw-cdp'],
     idleTimeoutMs: (v['idle-timeout-s'] ?? DEFAULT_IDLE_TIMEOUT_S) * 1000,
     logLevel: v['log-level'],

@@ -1,6 +1,7 @@
 // Wires the parts into one running server: config → browser host → sessions → RPC methods →
 // WebSocket listener. main.ts adds the process concerns (ready line, signals, exit codes); tests
 // start servers through here.
+import process from 'node:process';
 import type { Config } from './config.ts';
 import { readyLine } from './config.ts';
 import type { RpcConnection } from './rpc/context.ts';
@@ -14,7 +15,7 @@ import { screenshotForAct, screenshotMethods } from './rpc/methods/screenshot.ts
 import { sessionMethods } from './rpc/methods/sessions.ts';
 import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
 import { tabMethods } from './rpc/methods/tabs.ts';
-import { RpcServer } from './rpc/server.ts';
+import { PendingLimit, RpcServer } from './rpc/server.ts';
 import { connectBrowser, findBrowser, launchBrowser } from './runtime/browser-process.ts';
 import { startHttpServer } from './runtime/http-server.ts';
 import { UploadPolicy } from './runtime/upload-paths.ts';
@@ -23,6 +24,7 @@ import { SessionRegistry } from './sessions/registry.ts';
 import { SessionDownloads } from './sessions/session-downloads.ts';
 import { DownloadFolders, NodeDownloadFiles } from './runtime/download-files.ts';
 import { downloadMethods } from './rpc/methods/downloads.ts';
+import { DEFAULT_MAX_RECORDS as STATES_PER_SESSION, KEPT_FOR_CLOSED_TABS, KEPT_PER_TAB } from './observe/state-store.ts';
 import { IdSequence } from './util/ids.ts';
 import { silentLogger, type Logger } from './util/log.ts';
 
@@ -59,13 +61,19 @@ export function browserLauncher(config: Config, log: Logger): BrowserLauncher {
       headful: config.headful,
       onStderr: (line) => log.debug(line),
     });
-    return { transport: proc.transport, shutdown: () => proc.kill() };
+    return { transport: proc.transport, pid: proc.pid, exited: proc.exited, shutdown: () => proc.kill() };
   };
 }
 
 export function serverLimits(config: Config): ServerLimits {
   return {
     max_sessions: config.maxSessions,
+    tabs_per_session: config.maxTabsPerSession,
+    pending_requests_per_connection: config.maxPendingPerConnection,
+    subscriptions_per_connection: config.maxSubscriptionsPerConnection,
+    states_kept_per_tab: KEPT_PER_TAB,
+    states_kept_for_closed_tabs: KEPT_FOR_CLOSED_TABS,
+    states_retained_per_session: STATES_PER_SESSION,
     actions_per_act: 20,
     timeout_ms_max: 60_000,
     timeout_ms_default: 30_000,
@@ -87,12 +95,14 @@ export async function startServer(config: Config, options: StartOptions): Promis
   const folders = new DownloadFolders(config.downloads);
   const downloads = new SessionDownloads({ folderFor: (id) => folders.folderFor(id), files: new NodeDownloadFiles() });
   const registry = new SessionRegistry({ host, downloads, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs });
-  const hub = new SubscriptionHub();
+  const hub = new SubscriptionHub({ maxPerConnection: config.maxSubscriptionsPerConnection });
   const uploads = new UploadPolicy(config.uploads);
+  /** RPC requests in flight over every connection (server.info `counts.pending_requests`). */
+  let pendingRequests = 0;
   const methods: AnyMethodDef[] = [];
   methods.push(
     ...sessionMethods(registry),
-    ...tabMethods(registry),
+    ...tabMethods(registry, { maxTabsPerSession: config.maxTabsPerSession }),
     ...observeMethods(registry),
     ...screenshotMethods(registry),
     ...eventMethods(registry, hub),
@@ -107,6 +117,11 @@ export async function startServer(config: Config, options: StartOptions): Promis
       allowRawCdp: config.allowRawCdp,
       methods: () => methods,
       eventStats: () => hub.stats,
+      pendingRequests: () => pendingRequests,
+      memory: () => {
+        const { rss, heapUsed } = process.memoryUsage();
+        return { rss, heapUsed };
+      },
     }),
   );
   const rpc = new RpcServer({ methods, log: log.child('rpc') });
@@ -133,9 +148,10 @@ export async function startServer(config: Config, options: StartOptions): Promis
       };
       signal.addEventListener('abort', () => registry.dropClient(connection.id), { once: true });
       const call = { connection, principal };
+      const limit = new PendingLimit(config.maxPendingPerConnection, (delta) => (pendingRequests += delta));
       return {
         onMessage(text) {
-          void rpc.handle(text, call).then((reply) => {
+          void rpc.handle(text, call, limit).then((reply) => {
             if (reply !== undefined && !signal.aborted) socket.send(reply);
           });
         },

@@ -173,7 +173,9 @@ class ActRun {
     if (record.dialogPending) {
       return this.#result({ type: 'modal_blocked', text: 'the state was observed while a dialog was open: handle it with dialog.handle, then observe' });
     }
-    const frame = checkFrame(tab, record, record.frameId);
+    // Navigating needs only the same document; touching nodes needs one that was read.
+    const navigationOnly = request.actions.every((action) => NAVIGATING_ACTIONS.has(action.action));
+    const frame = checkFrame(tab, record, record.frameId, { readable: !navigationOnly });
     const resolver = new NodeResolver(tab, record, this.#env.worlds);
     this.#disposables.defer(() => resolver.dispose());
     for (const action of request.actions) for (const ref of refsOf(action)) resolver.targetOf(ref);

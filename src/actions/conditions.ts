@@ -3,7 +3,8 @@
 // the act's budget, event-driven in the page with a slow poll for style-only changes).
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
-import type { Deadline } from '../util/deadline.ts';
+import { isCdpError } from '../cdp/errors.ts';
+import { AbortedError, DeadlineExceededError, type Deadline } from '../util/deadline.ts';
 import { urlMatches } from '../util/url-glob.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { pageFunction } from '../browser/page-function.ts';
@@ -106,19 +107,34 @@ export async function waitForCondition(
     }
   }
   const [kind, argument] = 'text' in condition ? ['text', condition.text] : ['selector', condition.selector];
+  // A failed in-page wait is retried only in a new document (a navigation destroyed the old one).
+  const navigatedSince = (frame: FrameRecord) => frameOf()?.loaderId !== frame.loaderId;
+  const nextNavigation = (t: Tab, d: Deadline) => {
+    let subscription: { dispose(): void } | undefined;
+    const next = new Promise<void>((resolve) => {
+      subscription = t.events.on('navigated', () => resolve());
+    });
+    return d.race(next, 'waiting for the next document').finally(() => subscription?.dispose());
+  };
   // A navigation destroys the page's context mid-wait: start again in the new document.
   while (deadline.remaining() > 0) {
     const frame = frameOf();
     if (!frame) return 'unknown';
     try {
       const held = await deadline.race(
-        evaluateIn<boolean>(tab, frame, worlds, waitInPage, [kind, argument, state, Math.ceil(deadline.remaining())], deadline.remaining()),
+        // The page gives up a little before the budget does, so an unmet condition reads as unmet.
+        evaluateIn<boolean>(tab, frame, worlds, waitInPage, [kind, argument, state, Math.max(1, Math.floor(deadline.remaining() - 100))], deadline.remaining()),
         'wait_for',
       );
       return held ? 'met' : 'unmet';
     } catch (error) {
-      if ((error as Error).name === 'DeadlineExceededError' || (error as Error).name === 'AbortedError') throw error;
-      if (/selector|SyntaxError/i.test((error as Error).message)) return 'unknown';
+      if (error instanceof DeadlineExceededError || error instanceof AbortedError) throw error;
+      // The target is gone (closed, crashed, browser lost): nothing left to wait for.
+      if (isCdpError(error) && error.isTargetGone) return 'unknown';
+      // The page itself threw (an invalid selector): it would throw again.
+      if (!isCdpError(error)) return 'unknown';
+      // The document went away mid-wait: go on in the next one once it commits.
+      if (!navigatedSince(frame)) await nextNavigation(tab, deadline);
     }
   }
   return 'unmet';

@@ -15,13 +15,17 @@ function isSameConnectedNode(this: Node, document: Document): boolean {
   return this.isConnected && this.ownerDocument === document;
 }
 
-/** The frame a state observed, still attached and still showing the observed document. */
-export function checkFrame(tab: Tab, record: StateRecord, frameId: string): FrameRecord {
+/**
+ * The frame a state observed, still attached and still showing the observed document. Acting on
+ * nodes needs a document that was read; navigating (`readable: false`) only needs the same one.
+ */
+export function checkFrame(tab: Tab, record: StateRecord, frameId: string, options: { readable?: boolean } = {}): FrameRecord {
   const frame = tab.frames.get(frameId);
   if (!frame) throw new ActionError('frame_detached', `frame ${frameId} is no longer in the tab`);
   const observed = record.frames.get(frameId);
-  if (!observed || observed.status !== 'observed') {
-    throw new ActionError('document_changed', `frame ${frameId} was not readable when the state was observed`);
+  if (!observed) throw new ActionError('document_changed', `frame ${frameId} was not part of the observation`);
+  if (observed.status !== 'observed' && options.readable !== false) {
+    throw new ActionError('document_changed', `frame ${frameId} was not readable when the state was observed (${observed.reason ?? 'unavailable'})`);
   }
   if (frame.loaderId !== observed.loaderId) {
     throw new ActionError('document_changed', 'the frame has loaded another document since the observation (navigation or reload)');
@@ -76,6 +80,7 @@ export class NodeResolver {
   async #resolve(ref: string): Promise<PointTarget> {
     const target = this.targetOf(ref);
     const frame = checkFrame(this.#tab, this.#record, target.frameId);
+    if (this.#tab.crashed) throw new ActionError('document_changed', 'the page crashed: navigate or reload the tab');
     const executionContextId = await this.#worlds.contextFor(frame.session, frame.id, frame.loaderId);
     const observed = this.#record.frames.get(frame.id)!;
     // Both lookups at once: they are independent round trips.

@@ -50,7 +50,9 @@ export class Browser {
     this.#disposables.add(
       root.on('Target.targetCrashed', ({ targetId, status }) => {
         const tab = this.#tabs.get(targetId);
-        if (tab) this.events.emit('tabCrashed', { tab, status });
+        if (!tab) return;
+        tab.markCrashed((sessionId) => this.connection.failPending(sessionId, 'the page crashed'));
+        this.events.emit('tabCrashed', { tab, status });
       }),
     );
     void connection.closed.then((reason) => {
@@ -155,8 +157,13 @@ export class Browser {
     }
   }
 
-  counts(): { tabs: number; cdpSessions: number; pendingCdpCalls: number } {
-    return { tabs: this.#tabs.size, cdpSessions: this.connection.sessionCount, pendingCdpCalls: this.connection.pendingCount };
+  counts(): { tabs: number; cdpSessions: number; cdpListeners: number; pendingCdpCalls: number } {
+    return {
+      tabs: this.#tabs.size,
+      cdpSessions: this.connection.sessionCount,
+      cdpListeners: this.connection.listenerCount(),
+      pendingCdpCalls: this.connection.pendingCount,
+    };
   }
 
   #waitForTab(deadline: Deadline): (targetId: string) => Promise<Tab> {

@@ -70,6 +70,7 @@ export class Tab {
   title: string;
   readonly #disposables = new DisposableStack();
   #closed = false;
+  #crashed = false;
 
   constructor(attached: AttachedSession, setup?: TargetSetup) {
     const info = attached.targetInfo;
@@ -93,6 +94,18 @@ export class Tab {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** The renderer crashed and no new document has committed since. */
+  get crashed(): boolean {
+    return this.#crashed;
+  }
+
+  /** The renderer died: what was pending on it will never be answered. */
+  markCrashed(failPending: (sessionId: string) => void): void {
+    this.#crashed = true;
+    failPending(this.session.id);
+    for (const frame of this.frames.list()) if (frame.session !== this.session) failPending(frame.session.id);
   }
 
   get mainFrameId(): string {
@@ -169,6 +182,7 @@ export class Tab {
     this.#disposables.add(session.on('Page.frameStoppedLoading', (e) => frames.onLoading(e.frameId, false)));
     this.#disposables.add(
       session.on('Page.frameNavigated', (e) => {
+        if (!e.frame.parentId) this.#crashed = false; // a new document, in a new renderer
         frames.onFrameNavigated(session, e.frame);
         this.events.emit('navigated', { frameId: e.frame.id, loaderId: e.frame.loaderId, url: e.frame.url, sameDocument: false });
       }),

@@ -89,8 +89,25 @@ export class Connection {
     return this.#sessions.size;
   }
 
+  /** Event and detach listeners over every live session, root included (a leak shows as growth). */
+  listenerCount(): number {
+    let n = 0;
+    for (const session of this.#sessions.values()) n += session.listenerCount();
+    return n;
+  }
+
   session(id: string): CdpSession | undefined {
     return this.#sessions.get(id);
+  }
+
+  /**
+   * Fails the calls pending on a session that stays attached but will not answer them (its
+   * renderer crashed). Later calls go through as usual (a reload brings a new renderer).
+   */
+  failPending(sessionId: string, reason: string): void {
+    for (const [, pending] of [...this.#pending]) {
+      if (pending.sessionId === sessionId) pending.reject(new CdpError('closed', pending.method, reason));
+    }
   }
 
   /** Called for every new flattened session, before any of its own messages are routed. */

@@ -211,7 +211,8 @@ export class SubscriptionHub {
     if (state.subscriptions.size >= this.#maxPerConnection) {
       throw new ServerError(
         'invalid_request',
-        `a connection may hold at most ${this.#maxPerConnection} subscriptions; unsubscribe one first`,
+        `a connection may hold at most ${this.#maxPerConnection} subscriptions; end one with events.unsubscribe first ` +
+          '(or start the server with a higher --max-subscriptions-per-connection)',
         { details: { limit: 'subscriptions_per_connection', max: this.#maxPerConnection } },
       );
     }

@@ -86,6 +86,7 @@ export async function observe(input: ObserveInput): Promise<Snapshot> {
   const budget = input.budget ?? DEFAULT_BUDGET;
   const pending = tab.dialogs.pending;
   if (pending) return dialogSnapshot(tab, root, pending);
+  if (tab.crashed) return unreadableSnapshot(tab, root, 'the page crashed: navigate or reload the tab (act), or close it');
   const frames = framesUnder(tab, root);
   const read = await readPageCached(input, frames, budget);
   if ('dialog' in read) return dialogSnapshot(tab, root, read.dialog);
@@ -357,6 +358,10 @@ function viewportIndex(
 }
 
 function dialogSnapshot(tab: Tab, root: FrameRecord, dialog: PendingDialog): Snapshot {
+  return { ...unreadableSnapshot(tab, root, 'a dialog is open'), dialog };
+}
+
+function unreadableSnapshot(tab: Tab, root: FrameRecord, reason: string): Snapshot {
   return {
     tree: '',
     elements: [],
@@ -364,8 +369,7 @@ function dialogSnapshot(tab: Tab, root: FrameRecord, dialog: PendingDialog): Sna
     truncated: false,
     targets: [],
     title: tab.title,
-    frames: [{ frameId: root.id, loaderId: root.loaderId, documentBackendNodeId: undefined, url: root.url, status: 'unavailable', reason: 'a dialog is open' }],
-    dialog,
+    frames: [{ frameId: root.id, loaderId: root.loaderId, documentBackendNodeId: undefined, url: root.url, status: 'unavailable', reason }],
   };
 }
 

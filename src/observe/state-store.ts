@@ -34,16 +34,26 @@ export interface StateRecord {
 export type NewState = Omit<StateRecord, 'stateId' | 'status'>;
 
 /** Kept per tab (for `since` diffs and act); older records are dropped, their ids still known. */
-const KEPT_PER_TAB = 8;
+export const KEPT_PER_TAB = 8;
 /** Current states of closed tabs kept so that acting on one says target_changed. */
-const KEPT_FOR_CLOSED_TABS = 64;
+export const KEPT_FOR_CLOSED_TABS = 64;
+/**
+ * Records one session keeps in all (its tabs and popups together, closed tabs included); past it
+ * the oldest non-current records go first. An evicted id stays known: act says stale_state.
+ */
+export const DEFAULT_MAX_RECORDS = 256;
 
 export class StateStore {
   readonly #runId = randomId('').slice(0, 8);
+  readonly #maxRecords: number;
   #next = 1;
   readonly #records = new Map<string, StateRecord>();
   readonly #byTab = new Map<string, string[]>();
   readonly #closedTabStates: string[] = [];
+
+  constructor(options: { maxRecords?: number } = {}) {
+    this.#maxRecords = Math.max(1, options.maxRecords ?? DEFAULT_MAX_RECORDS);
+  }
 
   get size(): number {
     return this.#records.size;
@@ -60,7 +70,41 @@ export class StateStore {
     while (ids.length > KEPT_PER_TAB) this.#records.delete(ids.shift()!);
     this.#byTab.set(state.targetId, ids);
     this.#records.set(record.stateId, record);
+    if (this.#records.size > this.#maxRecords) this.#evictOldest(record.stateId);
     return record;
+  }
+
+  /** Over the session's cap: the oldest records go (Map order is issue order), non-current ones first. */
+  #evictOldest(keep: string): void {
+    const victims: string[] = [];
+    let excess = this.#records.size - this.#maxRecords;
+    for (const [id, record] of this.#records) {
+      if (excess === 0) break;
+      if (record.status !== 'current') {
+        victims.push(id);
+        excess--;
+      }
+    }
+    // Only current states left (more live tabs than the cap): the oldest of those go too.
+    for (const id of this.#records.keys()) {
+      if (excess === 0) break;
+      if (id !== keep && !victims.includes(id)) {
+        victims.push(id);
+        excess--;
+      }
+    }
+    for (const id of victims) this.#forget(id);
+  }
+
+  #forget(stateId: string): void {
+    const record = this.#records.get(stateId);
+    if (!record) return;
+    this.#records.delete(stateId);
+    const ids = this.#byTab.get(record.targetId);
+    const at = ids?.indexOf(stateId) ?? -1;
+    if (ids && at !== -1) ids.splice(at, 1);
+    const closedAt = this.#closedTabStates.indexOf(stateId);
+    if (closedAt !== -1) this.#closedTabStates.splice(closedAt, 1);
   }
 
   get(stateId: string): StateRecord | undefined {

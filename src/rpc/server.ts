@@ -22,6 +22,13 @@ import { isUnexpected, protocolError, toJsonRpcError, type JsonRpcErrorObject } 
 export const MAX_BATCH_LENGTH = 100;
 /** `data.issues` is cut here: a huge invalid object must not produce a huge reply. */
 const MAX_ISSUES = 50;
+/** So is each issue's text: zod echoes unknown keys, and one key may be most of a megabyte. */
+const MAX_ISSUE_TEXT = 300;
+/**
+ * Deepest array/object nesting accepted. V8 parses deeply nested JSON slowly (a 1 MiB frame of
+ * `[` takes seconds, blocking every client), so deeper messages are refused before parsing.
+ */
+export const MAX_NESTING_DEPTH = 128;
 
 export interface RpcServerOptions {
   methods: readonly AnyMethodDef[];
@@ -33,6 +40,37 @@ export interface ParamIssue {
   /** Dotted path into params (`actions.0.ref`); empty for the params object itself. */
   readonly path: string;
   readonly message: string;
+}
+
+/**
+ * Requests of one connection in flight at once. Every request counts, each batch element on its
+ * own; the one past `max` is answered at once with invalid_request (`data.limit`, `data.max`).
+ */
+export class PendingLimit {
+  readonly max: number;
+  readonly #onChange: ((delta: 1 | -1) => void) | undefined;
+  #active = 0;
+
+  constructor(max: number, onChange?: (delta: 1 | -1) => void) {
+    this.max = max;
+    this.#onChange = onChange;
+  }
+
+  get active(): number {
+    return this.#active;
+  }
+
+  tryEnter(): boolean {
+    if (this.#active >= this.max) return false;
+    this.#active++;
+    this.#onChange?.(1);
+    return true;
+  }
+
+  leave(): void {
+    this.#active--;
+    this.#onChange?.(-1);
+  }
 }
 
 /** One parsed element: either a call to run or an error to answer with. */
@@ -63,7 +101,18 @@ export class RpcServer {
    * Handles one inbound text frame and resolves to the reply text, or to undefined when
    * nothing must be sent (a notification, or a batch of notifications). Never rejects.
    */
-  async handle(text: string, call: CallContext): Promise<string | undefined> {
+  async handle(text: string, call: CallContext, limit?: PendingLimit): Promise<string | undefined> {
+    if (nestsDeeperThan(text, MAX_NESTING_DEPTH)) {
+      return serialize(
+        errorResponse(
+          null,
+          protocolError('invalid_request', `Invalid request: nested deeper than ${MAX_NESTING_DEPTH} levels`, {
+            limit: 'nesting_depth',
+            max: MAX_NESTING_DEPTH,
+          }),
+        ),
+      );
+    }
     let payload: unknown;
     try {
       payload = JSON.parse(text);
@@ -72,7 +121,7 @@ export class RpcServer {
     }
 
     if (!Array.isArray(payload)) {
-      const response = await this.#handleOne(payload, call);
+      const response = await this.#handleOne(payload, call, limit);
       return response === undefined ? undefined : this.#serializeSafely(response);
     }
     if (payload.length === 0) {
@@ -89,19 +138,48 @@ export class RpcServer {
       );
     }
     // Elements run concurrently; the reply keeps input order and leaves out notifications.
-    const responses = await Promise.all(payload.map((element) => this.#handleOne(element, call)));
+    const responses = await Promise.all(payload.map((element) => this.#handleOne(element, call, limit)));
     const parts = responses.filter((r): r is JSONRPCResponse => r !== undefined).map((r) => this.#serializeSafely(r));
     return parts.length === 0 ? undefined : `[${parts.join(',')}]`;
   }
 
-  async #handleOne(element: unknown, call: CallContext): Promise<JSONRPCResponse | undefined> {
+  async #handleOne(element: unknown, call: CallContext, limit: PendingLimit | undefined): Promise<JSONRPCResponse | undefined> {
     const envelope = readEnvelope(element);
     if (envelope.kind === 'invalid') {
       // Always answered, notification or not: the server cannot tell what was meant.
       return errorResponse(envelope.id, protocolError('invalid_request', `Invalid request: ${envelope.message}`));
     }
-    const { id, isNotification, method: name } = envelope;
+    const { id, isNotification } = envelope;
     const reply = (response: JSONRPCResponse): JSONRPCResponse | undefined => (isNotification ? undefined : response);
+    if (limit === undefined) return this.#dispatch(envelope, call, reply);
+    // Entered synchronously, so the elements of one batch are admitted in order.
+    if (!limit.tryEnter()) {
+      this.#log.debug('call refused: too many in flight', { method: truncateName(envelope.method), max: limit.max });
+      return reply(
+        errorResponse(
+          id,
+          protocolError(
+            'invalid_request',
+            `this connection already has ${limit.max} requests in flight; wait for their replies before sending more ` +
+              '(or start the server with a higher --max-pending-per-connection)',
+            { limit: 'pending_requests_per_connection', max: limit.max },
+          ),
+        ),
+      );
+    }
+    try {
+      return await this.#dispatch(envelope, call, reply);
+    } finally {
+      limit.leave();
+    }
+  }
+
+  async #dispatch(
+    envelope: Extract<Envelope, { kind: 'call' }>,
+    call: CallContext,
+    reply: (response: JSONRPCResponse) => JSONRPCResponse | undefined,
+  ): Promise<JSONRPCResponse | undefined> {
+    const { id, method: name } = envelope;
 
     // A Map, never an object: `toString` or `__proto__` must not find Object.prototype.
     const method = this.#methods.get(name);
@@ -183,8 +261,8 @@ function validateParams(schema: z.ZodType, params: unknown): ParamsResult {
   const result = schema.safeParse(params ?? {});
   if (result.success) return { ok: true, value: result.data };
   const issues = result.error.issues.slice(0, MAX_ISSUES).map((issue) => ({
-    path: issue.path.map((part) => String(part)).join('.'),
-    message: issue.message,
+    path: clip(issue.path.map((part) => String(part)).join('.'), MAX_ISSUE_TEXT),
+    message: clip(issue.message, MAX_ISSUE_TEXT),
   }));
   const first = issues[0];
   const where = first === undefined ? '' : first.path ? ` at ${first.path}: ${first.message}` : `: ${first.message}`;
@@ -201,5 +279,26 @@ function serialize(response: JSONRPCResponse): string {
 
 // A method name is echoed back in `data.method`; bound it so a megabyte name is not.
 function truncateName(name: string): string {
-  return name.length > 200 ? `${name.slice(0, 200)}…` : name;
+  return clip(name, 200);
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** A linear scan of `[` and `{` outside strings: far cheaper than parsing what it refuses. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // the escaped character cannot end the string
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }

@@ -10,6 +10,10 @@ import { Emitter } from '../util/emitter.ts';
 
 export interface BrowserEndpoint {
   transport: CdpTransport;
+  /** The browser's process id when we launched it. */
+  pid?: number;
+  /** Settles when the launched process exits (its helpers may hold the pipe open a while longer). */
+  exited?: Promise<void>;
   /** Stops the browser if we launched it (never one we only connected to). Idempotent. */
   shutdown(): Promise<void>;
 }
@@ -41,6 +45,11 @@ export class BrowserHost {
   /** The browser if one is running now (does not launch). */
   get current(): Browser | undefined {
     return this.#browser?.isConnected ? this.#browser : undefined;
+  }
+
+  /** The process id of the browser we launched and run now (undefined when connected or none). */
+  get pid(): number | undefined {
+    return this.current ? this.#endpoint?.pid : undefined;
   }
 
   get launches(): number {
@@ -92,6 +101,8 @@ export class BrowserHost {
     }
     this.#browser = browser;
     this.#endpoint = endpoint;
+    // A dead browser process closes the connection at once, not when its last helper lets go.
+    void endpoint.exited?.then(() => connection.close('the browser process exited'));
     void connection.closed.then(async (reason) => {
       if (this.#browser !== browser) return; // closed by shutdown()
       this.#browser = undefined;

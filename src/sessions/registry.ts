@@ -72,9 +72,12 @@ export class SessionRegistry {
 
   async create(principalId: string, options: SessionOptions): Promise<Session> {
     if (this.#sessions.size + this.#creating >= this.#maxSessions) {
-      throw new ServerError('invalid_request', `the server already has its maximum of ${this.#maxSessions} sessions; close one first`, {
-        details: { limit: 'max_sessions', max: this.#maxSessions },
-      });
+      throw new ServerError(
+        'invalid_request',
+        `the server already has its maximum of ${this.#maxSessions} sessions; close one with session.close first ` +
+          '(or start the server with a higher --max-sessions)',
+        { details: { limit: 'max_sessions', max: this.#maxSessions } },
+      );
     }
     this.#creating++;
     try {

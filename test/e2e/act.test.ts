@@ -54,8 +54,15 @@ s.after(async () => {
 });
 
 async function open(path: string): Promise<Observation> {
-  await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
+  const { target_id } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
+  await closeOtherTabs(target_id);
   return observe();
+}
+
+/** One tab per test: the session stays far below its tab limit. */
+async function closeOtherTabs(keep: string): Promise<void> {
+  const { tabs } = await client.call<{ tabs: Array<{ target_id: string }> }>('tabs.list', { session_id: sessionId });
+  for (const tab of tabs) if (tab.target_id !== keep) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
 }
 function observe(params: Record<string, unknown> = {}): Promise<Observation> {
   return client.call<Observation>('observe', { session_id: sessionId, ...params });
@@ -147,6 +154,7 @@ s('a ref the state never had is ref_not_found', async () => {
 
 s('a closed tab is target_changed; a removed iframe is frame_detached', async () => {
   const o = await open('/act.html');
+  await client.call('tabs.new', { session_id: sessionId, select: false }); // so it is not the last tab
   await client.call('tabs.close', { session_id: sessionId, target_id: o.target_id });
   const closed = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Count') });
   assert.is(closed.error_type, 'target_changed');

@@ -55,7 +55,14 @@ s.after(async () => {
 
 async function open(path: string): Promise<string> {
   const { target_id } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
+  await closeOtherTabs(target_id);
   return target_id;
+}
+
+/** One tab per test: the session stays far below its tab limit. */
+async function closeOtherTabs(keep: string): Promise<void> {
+  const { tabs } = await client.call<{ tabs: Array<{ target_id: string }> }>('tabs.list', { session_id: sessionId });
+  for (const tab of tabs) if (tab.target_id !== keep) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
 }
 
 function observe(params: Record<string, unknown> = {}): Promise<Observation> {

@@ -9,8 +9,18 @@ import { defineMethod, type AnyMethodDef } from '../define.ts';
 import { buildOpenRpcDocument } from '../discover.ts';
 import { onSession, sessionIdField, targetIdField } from './common.ts';
 
+/** Limits in force. A refused call's `data.limit` is one of these keys and `data.max` its value. */
 export interface ServerLimits {
   max_sessions: number;
+  tabs_per_session: number;
+  pending_requests_per_connection: number;
+  subscriptions_per_connection: number;
+  /** Observations kept per tab (older ones are evicted; acting on one says stale_state). */
+  states_kept_per_tab: number;
+  /** Current states of closed tabs kept per session (acting on one says target_changed). */
+  states_kept_for_closed_tabs: number;
+  /** All observations one session keeps; past it the oldest are evicted. */
+  states_retained_per_session: number;
   actions_per_act: number;
   timeout_ms_max: number;
   timeout_ms_default: number;
@@ -32,6 +42,10 @@ export interface ServerMethodDeps {
   methods: () => AnyMethodDef[];
   /** Subscription and outbox counters, for watching a long-running server. */
   eventStats?: () => { subscriptions: number; queued: number; queuedBytes: number; droppedTotal: number };
+  /** RPC requests in flight over every connection (server.info itself included). */
+  pendingRequests?: () => number;
+  /** The server process's memory (the RPC layer may not import node:process). */
+  memory?: () => { rss: number; heapUsed: number };
 }
 
 function snakeCase(counts: Record<string, number>): Record<string, number> {
@@ -45,6 +59,10 @@ function eventCounts(stats: { subscriptions: number; queued: number; queuedBytes
     queued_event_bytes: stats.queuedBytes,
     dropped_events: stats.droppedTotal,
   };
+}
+
+function memoryCounts(memory: { rss: number; heapUsed: number }): Record<string, number> {
+  return { rss_bytes: memory.rss, heap_used_bytes: memory.heapUsed };
 }
 
 export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
@@ -66,7 +84,10 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
             sessions: deps.registry.size,
             browser_launches: deps.host.launches,
             ...(browser ? snakeCase(browser.counts()) : {}),
+            states: deps.registry.all().reduce((sum, session) => sum + session.states.size, 0),
+            ...(deps.pendingRequests ? { pending_requests: deps.pendingRequests() } : {}),
             ...(deps.eventStats ? eventCounts(deps.eventStats()) : {}),
+            ...(deps.memory ? memoryCounts(deps.memory()) : {}),
           },
         };
       },

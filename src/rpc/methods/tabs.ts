@@ -24,7 +24,12 @@ export const navigableUrl = z
     }
   }, 'must be an absolute http(s), about: or data: URL');
 
-export function tabMethods(registry: SessionRegistry): AnyMethodDef[] {
+export interface TabLimits {
+  /** tabs.new is refused at this many open tabs (popups are never refused, but they count). */
+  maxTabsPerSession: number;
+}
+
+export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMethodDef[] {
   return [
     defineMethod({
       name: 'tabs.list',
@@ -59,6 +64,16 @@ export function tabMethods(registry: SessionRegistry): AnyMethodDef[] {
       params: z.object({ session_id: sessionIdField, url: navigableUrl.optional(), select: z.boolean().optional() }).strict(),
       handler: (params, call) =>
         onSession(registry, call, params.session_id, async (session) => {
+          // Calls of a session run one at a time, so no other tabs.new can pass this check meanwhile.
+          const open = session.tabs().length;
+          if (open >= limits.maxTabsPerSession) {
+            throw new ServerError(
+              'invalid_request',
+              `this session already has ${open} tabs and at most ${limits.maxTabsPerSession} may be opened with tabs.new; ` +
+                'close one with tabs.close first (or start the server with a higher --max-tabs-per-session)',
+              { details: { limit: 'tabs_per_session', max: limits.maxTabsPerSession, tabs: open } },
+            );
+          }
           const deadline = new Deadline(NAVIGATION_BUDGET_MS, { signal: session.closeSignal });
           const tab = await session.browser.newTab(session.browserContextId, deadline);
           if (params.select !== false) session.select(tab.targetId);
