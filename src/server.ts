@@ -26,6 +26,7 @@ import { DownloadFolders, NodeDownloadFiles } from './runtime/download-files.ts'
 import { downloadMethods } from './rpc/methods/downloads.ts';
 import { DEFAULT_MAX_RECORDS as STATES_PER_SESSION, KEPT_FOR_CLOSED_TABS, KEPT_PER_TAB } from './observe/state-store.ts';
 import { IdSequence } from './util/ids.ts';
+import { redactSecrets } from './util/redact.ts';
 import { silentLogger, type Logger } from './util/log.ts';
 
 export interface RunningServer {
@@ -90,11 +91,17 @@ export async function startServer(config: Config, options: StartOptions): Promis
   const log = options.log ?? silentLogger;
   const cdpLog = log.child('cdp');
   // Every CDP message in and out, at debug level only (it is the most verbose log there is).
-  const trace = config.logLevel === 'debug' ? (direction: 'send' | 'recv', message: string) => cdpLog.debug(`${direction} ${message.slice(0, 500)}`) : undefined;
+  // Typed passwords travel in CDP messages (and pages may echo them): hide every session's.
+  const knownSecrets = () => registryRef?.all().flatMap((session) => [...session.secrets]) ?? [];
+  const trace =
+    config.logLevel === 'debug'
+      ? (direction: 'send' | 'recv', message: string) => cdpLog.debug(`${direction} ${redactSecrets(message, knownSecrets()).slice(0, 500)}`)
+      : undefined;
+  let registryRef: SessionRegistry | undefined;
   const host = new BrowserHost(browserLauncher(config, log.child('browser')), trace ? { trace } : {});
   const folders = new DownloadFolders(config.downloads);
   const downloads = new SessionDownloads({ folderFor: (id) => folders.folderFor(id), files: new NodeDownloadFiles() });
-  const registry = new SessionRegistry({ host, downloads, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs });
+  const registry = (registryRef = new SessionRegistry({ host, downloads, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs }));
   const hub = new SubscriptionHub({ maxPerConnection: config.maxSubscriptionsPerConnection });
   const uploads = new UploadPolicy(config.uploads);
   /** RPC requests in flight over every connection (server.info `counts.pending_requests`). */

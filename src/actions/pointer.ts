@@ -8,6 +8,7 @@ import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import { callOn, release, resolveNode, type NodeHandle } from './node-handle.ts';
 import { ActionError, type HitDescription } from './outcome.ts';
+import { quadBox, type Rect } from '../browser/geometry.ts';
 
 export interface Point {
   /** The session to send input through (the target that hosts the node's frame). */
@@ -17,13 +18,6 @@ export interface Point {
   y: number;
   /** That target's scroll offset when the point was taken (for hit-testing it again). */
   scroll?: { pageX: number; pageY: number };
-}
-
-interface Rect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
 }
 
 export interface PointTarget {
@@ -45,14 +39,6 @@ function containsComposed(this: Node, hit: Node): boolean {
 
 function scrollIntoCenter(this: Element): void {
   this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-}
-
-function quadBox(quad: number[]): Rect {
-  const xs = [quad[0]!, quad[2]!, quad[4]!, quad[6]!];
-  const ys = [quad[1]!, quad[3]!, quad[5]!, quad[7]!];
-  const x = Math.min(...xs);
-  const y = Math.min(...ys);
-  return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
 }
 
 function intersect(a: Rect, b: Rect): Rect | undefined {

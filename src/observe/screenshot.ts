@@ -19,6 +19,7 @@ import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession, SendOptions } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
+import { quadBox, type Rect } from '../browser/geometry.ts';
 
 export interface ScreenshotOptions {
   /** The whole document (captured beyond the viewport), up to MAX_SIDE px on each side. */
@@ -161,13 +162,6 @@ class DialogGuard {
 // ---------------------------------------------------------------------------------------------
 // What to capture
 
-interface Rect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
 interface Region {
   clip?: Cdp.Page.Viewport;
   beyondViewport: boolean;
@@ -280,14 +274,6 @@ async function ownerContentBox(parent: CdpSession, frameId: string, guard: Dialo
     }
     throw error;
   }
-}
-
-function quadBox(quad: number[]): Rect {
-  const xs = [quad[0]!, quad[2]!, quad[4]!, quad[6]!];
-  const ys = [quad[1]!, quad[3]!, quad[5]!, quad[7]!];
-  const x = Math.min(...xs);
-  const y = Math.min(...ys);
-  return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
 }
 
 function union(a: Rect, b: Rect): Rect {

@@ -40,13 +40,30 @@ const SECRET_PATTERNS: RegExp[] = [
   /\b(api[_-]?key|access[_-]?token|secret|password|passwd|token)(\s*[:=]\s*)["']?[^\s"'&,;]{8,}/gi, // key=value
 ];
 
+/**
+ * Hides a known secret and any beginning of it at least 4 characters long: a page that echoes a
+ * password field as it is typed shows every prefix of the password, not only the whole.
+ */
+function hideSecret(text: string, secret: string): string {
+  if (!secret) return text;
+  const minimum = Math.min(4, secret.length);
+  const head = secret.slice(0, minimum);
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, from)) {
+    let length = minimum;
+    while (length < secret.length && text[at + length] === secret[length]) length++;
+    out += text.slice(from, at) + REDACTED;
+    from = at + length;
+  }
+  return out + text.slice(from);
+}
+
 /** Replaces secret-looking substrings, and any of `known` (e.g. typed passwords), by [redacted]. */
 export function redactSecrets(text: string, known: Iterable<string> = []): string {
   if (!text) return text;
   let out = text;
-  for (const secret of known) {
-    if (secret.length >= 1 && out.includes(secret)) out = out.split(secret).join(REDACTED);
-  }
+  for (const secret of known) out = hideSecret(out, secret);
   for (const pattern of SECRET_PATTERNS) {
     out = out.replace(pattern, (match, ...groups: unknown[]) => {
       // key=value: keep the key so the text still reads, hide the value.

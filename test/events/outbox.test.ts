@@ -4,43 +4,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Outbox, type OutboxConnection, type OutboxOptions, type OutboxPriority } from '../../src/events/outbox.ts';
+import { FakeConnection } from '../helpers/fake-connection.ts';
 
-/** A connection whose send buffer the test controls; records what notify() was given. */
-class FakeConnection implements OutboxConnection {
-  readonly #controller = new AbortController();
-  buffered = 0;
-  /** notify() returns false when set (the socket is gone). */
-  refuse = false;
-  readonly sent: Array<Record<string, unknown>> = [];
-  readonly methods: string[] = [];
-  #waiters: Array<{ count: number; resolve: () => void }> = [];
-
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  notify(method: string, params: unknown): boolean {
-    if (this.refuse || this.signal.aborted) return false;
-    this.methods.push(method);
-    this.sent.push(params as Record<string, unknown>);
-    this.#waiters = this.#waiters.filter((w) => (this.sent.length >= w.count ? (w.resolve(), false) : true));
-    return true;
-  }
-
-  bufferedAmount(): number {
-    return this.buffered;
-  }
-
-  /** Resolves once notify has been called `count` times in all. */
-  delivered(count: number): Promise<void> {
-    if (this.sent.length >= count) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
-  }
-
-  close(): void {
-    this.#controller.abort();
-  }
-}
 
 const MiB = 1024 * 1024;
 const FAST: OutboxOptions = { pollIntervalMs: 1 };

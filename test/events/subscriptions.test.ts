@@ -16,49 +16,8 @@ import type { EventKind, SessionEvent } from '../../src/events/types.ts';
 import type { CallContext } from '../../src/rpc/context.ts';
 import { eventMethods } from '../../src/rpc/methods/events.ts';
 import type { SessionRegistry } from '../../src/sessions/registry.ts';
+import { FakeConnection } from '../helpers/fake-connection.ts';
 
-/** A connection whose send buffer the test controls; records what notify() was given. */
-class FakeConnection implements HubConnection {
-  readonly id: string;
-  readonly principal = { id: 'p1' };
-  readonly #controller = new AbortController();
-  buffered = 0;
-  readonly sent: Array<Record<string, unknown>> = [];
-  readonly methods: string[] = [];
-  /** Runs inside notify, after recording (a re-entrant publisher, say). */
-  onNotify: ((params: Record<string, unknown>) => void) | undefined;
-  #waiters: Array<{ count: number; resolve: () => void }> = [];
-
-  constructor(id = 'c1') {
-    this.id = id;
-  }
-
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  notify(method: string, params: unknown): boolean {
-    if (this.signal.aborted) return false;
-    this.methods.push(method);
-    this.sent.push(params as Record<string, unknown>);
-    this.#waiters = this.#waiters.filter((w) => (this.sent.length >= w.count ? (w.resolve(), false) : true));
-    this.onNotify?.(params as Record<string, unknown>);
-    return true;
-  }
-
-  bufferedAmount(): number {
-    return this.buffered;
-  }
-
-  delivered(count: number): Promise<void> {
-    if (this.sent.length >= count) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
-  }
-
-  close(): void {
-    this.#controller.abort();
-  }
-}
 
 function fakeSession(id = 's_1', retain?: number): EventSource {
   return { id, events: new EventLog({ sessionId: id, now: () => 42, ...(retain ? { retain } : {}) }) };

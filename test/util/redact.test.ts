@@ -25,8 +25,11 @@ s('secret-looking substrings become [redacted]', () => {
   assert.is(redactSecrets('plain words stay as they are'), 'plain words stay as they are');
 });
 
-s('known secrets (typed passwords) are replaced wherever they appear', () => {
+s('known secrets (typed passwords) are replaced wherever they appear, prefixes too', () => {
   assert.is(redactSecrets('you typed correct-horse here', ['correct-horse']), 'you typed [redacted] here');
+  assert.is(redactSecrets('value: corr', ['correct-horse']), 'value: [redacted]');
+  assert.is(redactSecrets('cor is short', ['correct-horse']), 'cor is short');
+  assert.is(redactSecrets('a correct-horse-battery b correct', ['correct-horse']), 'a [redacted]-battery b [redacted]');
 });
 
 s.run();

@@ -66,6 +66,7 @@ function memoryCounts(memory: { rss: number; heapUsed: number }): Record<string,
 }
 
 export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
+  let discoverDocument: ReturnType<typeof buildOpenRpcDocument> | undefined;
   const methods: AnyMethodDef[] = [
     defineMethod({
       name: 'server.info',
@@ -96,7 +97,8 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
       name: 'rpc.discover',
       summary: 'An OpenRPC document of every method, generated from the schemas that validate params.',
       params: z.object({}).strict(),
-      handler: async () => buildOpenRpcDocument(deps.methods(), { version: VERSION }),
+      // The method table never changes after start: build the document once, not per call.
+      handler: async () => (discoverDocument ??= buildOpenRpcDocument(deps.methods(), { version: VERSION })),
     }),
   ];
   if (deps.allowRawCdp) {

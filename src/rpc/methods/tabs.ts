@@ -50,7 +50,7 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
               return {
                 target_id: tab.targetId,
                 url: redactUrl(info?.url ?? tab.url),
-                title: redactSecrets(info?.title ?? tab.title),
+                title: redactSecrets(info?.title ?? tab.title, session.secrets),
                 selected: tab.targetId === selected,
                 ...(tab.openerId ? { opener_id: tab.openerId } : {}),
               };
