@@ -61,7 +61,7 @@ export interface Rendered {
 const INTERACTIVE_ROLES = new Set([
   'button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'switch', 'combobox', 'listbox',
   'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'slider', 'spinbutton',
-  'treeitem', 'scrollbar', 'PopUpButton', 'ToggleButton', 'DisclosureTriangle', 'gridcell',
+  'treeitem', 'scrollbar', 'PopUpButton', 'ToggleButton', 'DisclosureTriangle', 'gridcell', 'Date', 'DateTime', 'InputTime',
   'columnheader', 'rowheader', 'row',
 ]);
 /** Of those, the ones that only count when focusable (grids and tables are often static). */
@@ -74,8 +74,11 @@ const FOLDED_ROLES = new Set([
 ]);
 /** Elements whose click listeners are page-wide delegation, not a control of their own. */
 const NEVER_CLICKABLE_TAGS = new Set(['HTML', 'BODY', '#document', 'LABEL']);
-/** Roles whose content is a value (what the user typed or chose): never read out. */
-const VALUE_ROLES = new Set(['textbox', 'searchbox', 'spinbutton', 'slider']);
+/**
+ * Roles whose content is a value (what the user typed or chose): never read out. Chromium's date
+ * and time inputs are one control each; their inner fields and picker button are its parts.
+ */
+const VALUE_ROLES = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'Date', 'DateTime', 'InputTime']);
 
 const MAX_NAME = 150;
 const MAX_TREE_TEXT = 100;
@@ -107,6 +110,25 @@ function stateWords(node: StitchedNode, element: ElementView | undefined, inside
   if (s.level !== undefined) words.push(`level=${s.level}`);
   if (element?.has_value) words.push('has_value');
   return words;
+}
+
+/**
+ * Drops a text line that only repeats the name of the control right after it (a <label>'s text
+ * before the field it names): the control's own line already says it, and models pay per byte.
+ */
+function withoutEchoedLabels(lines: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const next = lines[i + 1];
+    const label = /^(\s*)text (".*")$/.exec(line);
+    if (label && next !== undefined && next.startsWith(label[1]!) && next.slice(label[1]!.length).includes(` ${label[2]}`) && !/^\s/.test(next.slice(label[1]!.length))) {
+      const rest = next.slice(label[1]!.length);
+      if (rest.indexOf(` ${label[2]}`) === rest.indexOf(' ')) continue;
+    }
+    out.push(line);
+  }
+  return out;
 }
 
 export function render(root: StitchedNode, context: RenderContext): Rendered {
@@ -208,5 +230,5 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
   };
 
   visit(root, 0, '', false, false);
-  return { tree: lines.join('\n'), elements, text: textLines.join('\n'), truncated, targets };
+  return { tree: withoutEchoedLabels(lines).join('\n'), elements, text: textLines.join('\n'), truncated, targets };
 }
