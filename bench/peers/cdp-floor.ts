@@ -1,0 +1,251 @@
+// The raw CDP floor: the bench launches the same Chromium itself (--remote-debugging-pipe, the
+// transport pagewire uses) and sends single commands from this process, with no server, no
+// validation and no rendering in between. It is the reference point, not a contender:
+//   observe  = one Accessibility.getFullAXTree of the main frame (raw JSON, nothing a model reads)
+//   click    = Input.dispatchMouseEvent mouseMoved + mousePressed + mouseReleased at the element's
+//              centre (found, scrolled into view, untimed beforehand)
+//   navigate = Page.navigate until Page.domContentEventFired
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Readable, Writable } from 'node:stream';
+import { TAG_VAR } from './procs.ts';
+import { errorText, mutateJs, utf8, WAIT_FOR_LOAD_JS, type ActOutcome, type Contender, type NavOutcome, type ObserveOutcome, type PageSpec } from './contender.ts';
+import { INTERACTIVE_ROLES } from './snapshot-text.ts';
+
+interface CdpMessage {
+  id?: number;
+  method?: string;
+  sessionId?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+interface AxNode {
+  ignored: boolean;
+  role?: { value?: string };
+}
+
+export class CdpFloor implements Contender {
+  readonly id = 'cdp-floor';
+  readonly label = 'raw CDP floor';
+  version = 'unknown';
+  command = '';
+  readonly calls = {
+    observe: '`Accessibility.getFullAXTree` (raw JSON)',
+    click: '`Input.dispatchMouseEvent` ×3 (moved, pressed, released)',
+    click_observed: 'not a call of its own: the click, then `Accessibility.getFullAXTree`',
+    fill: '—',
+    navigate: '`Page.navigate` until `Page.domContentEventFired`',
+  };
+  readonly clickObservation = 'second-call' as const;
+  readonly tag: string;
+  readonly #browser: string;
+  #child: ChildProcess | undefined;
+  #profile: string | undefined;
+  #nextId = 1;
+  readonly #pending = new Map<number, { method: string; resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  readonly #listeners = new Set<(message: CdpMessage) => void>();
+  #sessionId = '';
+
+  constructor(tag: string, browser: string) {
+    this.tag = tag;
+    this.#browser = browser;
+  }
+
+  pids(): number[] {
+    return this.#child?.pid ? [this.#child.pid] : [];
+  }
+
+  async start(): Promise<void> {
+    this.#profile = mkdtempSync(join(tmpdir(), 'pagewire-bench-floor-'));
+    const args = [
+      '--remote-debugging-pipe',
+      `--user-data-dir=${this.#profile}`,
+      '--no-first-run',
+      '--no-default-browser-check',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--headless',
+      '--disable-gpu',
+      '--hide-scrollbars',
+      '--mute-audio',
+      '--window-size=1280,720',
+      ...(typeof process.getuid === 'function' && process.getuid() === 0 ? ['--no-sandbox'] : []),
+      'about:blank',
+    ];
+    this.command = `${this.#browser} ${args.join(' ').replace(this.#profile, '$TMP')}`;
+    const child = spawn(this.#browser, args, {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+      env: { ...process.env, [TAG_VAR]: this.tag },
+    });
+    this.#child = child;
+    let stderr = '';
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)));
+    child.once('exit', (code, signal) => {
+      for (const pending of this.#pending.values()) pending.reject(new Error(`${pending.method}: Chromium exited (${code ?? signal}); ${stderr.trim()}`));
+      this.#pending.clear();
+    });
+    const input = child.stdio[4] as Readable;
+    let buffer = '';
+    input.setEncoding('utf8');
+    input.on('data', (chunk: string) => {
+      buffer += chunk;
+      let end: number;
+      while ((end = buffer.indexOf('\0')) !== -1) {
+        const message = JSON.parse(buffer.slice(0, end)) as CdpMessage;
+        buffer = buffer.slice(end + 1);
+        this.#onMessage(message);
+      }
+    });
+    const version = await this.#send('Browser.getVersion', {});
+    this.version = String(version.product);
+    const { targetId } = await this.#send('Target.createTarget', { url: 'about:blank' });
+    const { sessionId } = await this.#send('Target.attachToTarget', { targetId, flatten: true });
+    this.#sessionId = String(sessionId);
+    await this.#send('Page.enable', {}, true);
+    await this.#send('Runtime.enable', {}, true);
+    // Close the tab the browser opened by itself, so the floor holds one page like the others.
+    const { targetInfos } = (await this.#send('Target.getTargets', {})) as { targetInfos: Array<{ targetId: string; type: string }> };
+    for (const info of targetInfos) {
+      if (info.type === 'page' && info.targetId !== targetId) await this.#send('Target.closeTarget', { targetId: info.targetId });
+    }
+  }
+
+  #onMessage(message: CdpMessage): void {
+    if (message.id !== undefined) {
+      const pending = this.#pending.get(message.id);
+      if (!pending) return;
+      this.#pending.delete(message.id);
+      if (message.error) pending.reject(new Error(`${pending.method}: ${message.error.message}`));
+      else pending.resolve(message.result ?? {});
+      return;
+    }
+    for (const listener of this.#listeners) listener(message);
+  }
+
+  #send(method: string, params: Record<string, unknown>, onPage = false): Promise<Record<string, unknown>> {
+    const output = this.#child?.stdio[3] as Writable | undefined;
+    if (!output) return Promise.reject(new Error('the floor browser is not running'));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { method, resolve, reject });
+      output.write(JSON.stringify({ id, method, params, ...(onPage ? { sessionId: this.#sessionId } : {}) }) + '\0');
+    });
+  }
+
+  #event(method: string, timeoutMs = 30_000): { promise: Promise<void>; cancel: () => void } {
+    let listener: ((message: CdpMessage) => void) | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const cancel = () => {
+      if (listener) this.#listeners.delete(listener);
+      clearTimeout(timer);
+    };
+    const promise = new Promise<void>((resolve, reject) => {
+      listener = (message) => {
+        if (message.method === method && message.sessionId === this.#sessionId) {
+          cancel();
+          resolve();
+        }
+      };
+      this.#listeners.add(listener);
+      timer = setTimeout(() => {
+        cancel();
+        reject(new Error(`no ${method} within ${timeoutMs} ms`));
+      }, timeoutMs);
+    });
+    return { promise, cancel };
+  }
+
+  async #evaluate(expression: string): Promise<unknown> {
+    const reply = await this.#send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, true);
+    const details = reply.exceptionDetails as { text?: string; exception?: { description?: string } } | undefined;
+    if (details) throw new Error(`page script failed: ${details.exception?.description ?? details.text}`);
+    return (reply.result as { value?: unknown } | undefined)?.value;
+  }
+
+  async open(url: string): Promise<void> {
+    const outcome = await this.navigate(url);
+    if (!outcome.ok) throw new Error(outcome.error);
+    await this.#evaluate(WAIT_FOR_LOAD_JS);
+  }
+
+  async observe(): Promise<ObserveOutcome> {
+    const reply = await this.#send('Accessibility.getFullAXTree', {}, true);
+    const nodes = (reply.nodes as AxNode[] | undefined) ?? [];
+    const interactive = nodes.filter((node) => !node.ignored && INTERACTIVE_ROLES.has(String(node.role?.value ?? ''))).length;
+    // Nothing here is for a model: the size reported for the floor is the raw reply, for reference.
+    return { text: '', interactive, wire_bytes: utf8(JSON.stringify(reply)) };
+  }
+
+  async mutate(i: number): Promise<void> {
+    await this.#evaluate(mutateJs(i));
+  }
+
+  async prepare(_page: PageSpec): Promise<void> {
+    // Nothing to resolve: the floor aims at the element right before each click.
+  }
+
+  /** Untimed: scroll the element into view and take its centre. */
+  async #aim(page: PageSpec): Promise<{ x: number; y: number }> {
+    const point = (await this.#evaluate(
+      `(() => { const el = ${page.click.js}; if (!el) return null; el.scrollIntoView({ block: 'center', inline: 'center' }); ` +
+        `const r = el.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
+    )) as { x: number; y: number } | null;
+    if (!point) throw new Error(`no element for ${page.click.js}`);
+    return point;
+  }
+
+  async #click(x: number, y: number): Promise<void> {
+    await this.#send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y }, true);
+    await this.#send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', clickCount: 1 }, true);
+    await this.#send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', clickCount: 1 }, true);
+  }
+
+  /** Times only the dispatch: aiming (and re-scrolling after an anchor jump) is set-up. */
+  async click(page: PageSpec): Promise<ActOutcome> {
+    try {
+      const { x, y } = await this.#aim(page);
+      const started = performance.now();
+      await this.#click(x, y);
+      return { ok: true, observation: false, text_bytes: 0, ms: performance.now() - started };
+    } catch (error) {
+      return { ok: false, observation: false, text_bytes: 0, error: errorText(error) };
+    }
+  }
+
+
+  async navigate(url: string): Promise<NavOutcome> {
+    const loaded = this.#event('Page.domContentEventFired');
+    try {
+      const reply = await this.#send('Page.navigate', { url }, true);
+      if (reply.errorText) throw new Error(`Page.navigate: ${String(reply.errorText)}`);
+      await loaded.promise;
+      return { ok: true, observation: false, text_bytes: 0 };
+    } catch (error) {
+      loaded.cancel();
+      return { ok: false, observation: false, text_bytes: 0, error: errorText(error) };
+    }
+  }
+
+  async stop(): Promise<void> {
+    const child = this.#child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      try {
+        await Promise.race([this.#send('Browser.close', {}), new Promise((resolve) => setTimeout(resolve, 3_000))]);
+      } catch {
+        // closing
+      }
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (this.#profile) rmSync(this.#profile, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,44 @@
+// The four fixture pages (fixtures/pages, served by test/helpers/fixture-server.ts) and, on each,
+// the element every contender clicks and the field it fills, found by role and accessible name
+// in each tool's own snapshot (and by a DOM expression for the raw CDP floor).
+import type { PageSpec } from './contender.ts';
+
+export const PAGES: PageSpec[] = [
+  {
+    id: 'large-table',
+    path: '/large-table.html',
+    description: '1,500 controls: 300 rows × (button, link, text field, checkbox, select)',
+    click: { role: 'button', name: 'Edit row 1', js: "document.querySelector('#row1 button')" },
+    fill: { role: 'textbox', name: 'Note for row 1', js: "document.querySelector('#row1 input[type=text]')" },
+  },
+  {
+    id: 'form',
+    path: '/form.html',
+    description: 'a 20-field sign-up form',
+    click: { role: 'checkbox', name: 'Text me', js: "document.getElementById('notify-sms')" },
+    fill: { role: 'textbox', name: 'Full name', js: "document.getElementById('full-name')" },
+  },
+  {
+    id: 'shadow-iframe',
+    path: '/shadow-iframe.html',
+    description: 'nested open shadow roots, a closed root, a slot, a same-origin and a cross-site iframe',
+    click: {
+      role: 'button',
+      name: 'Deep button',
+      js: "document.getElementById('outer').shadowRoot.querySelector('inner-box').shadowRoot.getElementById('deep')",
+    },
+    fill: {
+      role: 'textbox',
+      name: 'Deep input',
+      js: "document.getElementById('outer').shadowRoot.querySelector('inner-box').shadowRoot.getElementById('deep-input')",
+    },
+  },
+  {
+    id: 'article',
+    path: '/article.html',
+    description: 'a 30 KB article with 200 links (no form field)',
+    // An in-page link (#sec-4): the click is a same-document navigation, so the page stays.
+    click: { role: 'link', name: 'still seems modest', js: "document.querySelector('a[href=\"#sec-4\"]')" },
+    fill: undefined,
+  },
+];
