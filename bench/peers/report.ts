@@ -239,7 +239,7 @@ function pageSection(report: BenchReport, page: PageResult): string {
   return [
     `### ${page.id} — ${page.description}`,
     '',
-    `\`${page.path}\`; ${page.seconds} s for this page.`,
+    `\`${page.path}\`; ${page.seconds} s for this page${page.load_after !== undefined ? `; 1-minute load average at its end: ${page.load_after}` : ''}.`,
     '',
     table(head, rows),
     ...(problems.length ? ['', 'Failures on this page:', '', ...problems] : []),

@@ -1,5 +1,6 @@
 // The runner: every contender on the same page at once (each with its own browser), each series
 // interleaved call by call (A B C D E, A B C D E, …) so that machine noise hits all alike.
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { errorText, utf8, type ActOutcome, type Contender, type PageSpec } from './contender.ts';
 import { stats, type Stats } from './stats.ts';
@@ -69,6 +70,8 @@ export interface PageResult {
   url: string;
   description: string;
   seconds: number;
+  /** 1-minute load average when the page was done (other work on the machine shows here). */
+  load_after?: number;
   contenders: Record<string, PageContenderResult>;
 }
 
@@ -314,6 +317,7 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
     url,
     description: page.description,
     seconds: Math.round((performance.now() - started) / 100) / 10,
+    load_after: Math.round(loadavg()[0]! * 100) / 100,
     contenders: results,
   };
 }
