@@ -1,103 +1,385 @@
-// Knowing, cheaply, whether a frame's document may have changed since it was last read. A
-// monitor in our isolated world counts DOM mutations (in the document and in every shadow root
-// it can reach: open ones by walking, closed ones handed to it through CDP) and the events that
-// change what an observation shows without a mutation (input values, focus, scrolling, hover,
-// resizing, media loads, animations). An unchanged count means the last read still holds.
+// Knowing, cheaply, what may have changed in a frame's document since it was last read, so that an
+// observation re-reads only that. A monitor in our isolated world records the DOM mutations (in the
+// document and in every shadow root it can reach: open ones by walking, closed ones handed to it
+// through CDP) and the events that change what an observation shows without a mutation (input
+// values, focus, hover, scrolling…), each against a generation number. Asked "what changed since
+// generation G?", it answers with the top-most changed elements — or says that only a full re-read
+// is safe (a change it cannot place: a stylesheet, the title, aria-owns, too many places at once).
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import { pageFunction } from '../browser/page-function.ts';
 
-/** Events after which an observation may read differently even though no node changed. */
-const STATE_EVENTS = [
-  'input', 'change', 'focusin', 'focusout', 'scroll', 'resize', 'load', 'error', 'toggle',
-  'transitionend', 'animationend', 'animationstart', 'click', 'mouseover', 'mouseout', 'pointerup',
-  'keyup', 'select', 'reset', 'submit', 'fullscreenchange', 'hashchange', 'popstate',
-];
+/** Beyond this many changed places, one full read is cheaper than many partial ones. */
+export const MAX_CHANGED_ROOTS = 48;
 
-interface Monitor {
+/** What a monitor can say about a frame's document since a given generation. */
+export interface FrameChanges {
+  /** The monitor's identity: a new one (a new document or a new world) starts from nothing. */
+  monitor: string;
   generation: number;
-  watch(root: Node): void;
-  /** Form control state, which scripts can change with no event and no mutation (.checked = …). */
-  controls(): number;
+  /** Only a full re-read is safe. */
+  full: boolean;
+  /** Layout may have moved (scrolling, resizing, fonts) even where no node changed. */
+  geometry: boolean;
+  /** backendNodeIds of the top-most changed elements (empty with `full`). */
+  roots: number[];
+  /** backendNodeIds of the elements inside `roots` that set `cursor: pointer` themselves. */
+  pointers: number[];
+}
+
+/** Where the caller's last read of the frame stood. */
+export interface MonitorMark {
+  monitor: string;
+  generation: number;
+}
+
+interface Summary {
+  monitor: string;
+  generation: number;
+  full: boolean;
+  geometry: boolean;
+  roots: number;
+  token: number;
 }
 
 /**
- * In page: the monitor's version (change count and a digest of form control state), installing
- * the monitor first if this document has none.
+ * In page: the changes since generation `since` (-1: everything), installing the monitor first if
+ * this document has none. The changed elements themselves are kept under the returned token for
+ * `takenRoots`, which hands them to CDP as objects.
  */
-function readGeneration(events: string[]): string {
+function takeChanges(since: number, monitorId: string, limit: number): Summary {
+  interface Monitor {
+    id: string;
+    generation: number;
+    /** Changes at or before this generation are no longer itemised. */
+    floor: number;
+    /** The last generation with a change that cannot be placed. */
+    global: number;
+    /** The last generation with a layout-only change. */
+    geometry: number;
+    dirty: Map<Node, number>;
+    controls: WeakMap<Element, string>;
+    roots: Array<WeakRef<Document | ShadowRoot>>;
+    /** Every shadow root watched, by host (closed ones are reachable no other way). */
+    shadowOf: WeakMap<Element, ShadowRoot>;
+    taken: Map<number, Element[]>;
+    nextToken: number;
+    /** Whether some :hover rule shows, hides or fills content (undefined: not known yet). */
+    hoverRules: boolean | undefined;
+    watch(root: Node): void;
+    /** Takes mutation records (from the observer, or not yet delivered to it). */
+    record(records: MutationRecord[]): void;
+    observer: MutationObserver;
+  }
   const scope = globalThis as unknown as { __pagewireMonitor?: Monitor };
-  if (scope.__pagewireMonitor) return `${scope.__pagewireMonitor.generation}/${scope.__pagewireMonitor.controls()}`;
-  const watched = new WeakSet<Node>();
-  const roots: Array<WeakRef<Document | ShadowRoot>> = [];
-  const monitor: Monitor = {
-    generation: 0,
-    watch(root: Node) {
-      if (watched.has(root)) return;
-      watched.add(root);
-      if (root instanceof Document || root instanceof ShadowRoot) roots.push(new WeakRef(root));
-      observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
-    },
-    controls() {
-      let digest = 0;
-      for (const ref of roots) {
-        const root = ref.deref();
-        if (!root) continue;
-        for (const control of root.querySelectorAll('input, select, textarea')) {
-          const c = control as HTMLInputElement & HTMLSelectElement;
-          digest = (Math.imul(digest, 31) + (c.checked ? 7 : 3) + (c.indeterminate ? 11 : 0) + (c.value?.length ?? 0) * 13 + (c.selectedIndex ?? 0) * 17) | 0;
+  const LOCAL_EVENTS = ['input', 'change', 'focusin', 'focusout', 'toggle', 'transitionend', 'animationend', 'animationstart', 'click', 'pointerup', 'keyup', 'select', 'reset', 'submit', 'load', 'error'];
+  const GEOMETRY_EVENTS = ['scroll'];
+  const GLOBAL_EVENTS = ['resize', 'fullscreenchange', 'hashchange', 'popstate', 'pageshow'];
+  const MAX_DIRTY = 4096;
+
+  const parentOf = (node: Node): Node | null => {
+    const parent = node.parentNode;
+    return parent instanceof ShadowRoot ? parent.host : parent;
+  };
+  const signature = (control: Element) => {
+    const c = control as HTMLInputElement & HTMLSelectElement;
+    return `${c.checked ? 1 : 0}${c.indeterminate ? 1 : 0}:${c.value?.length ?? 0}:${c.selectedIndex ?? ''}`;
+  };
+
+  const install = (): Monitor => {
+    const m = {
+      id: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`,
+      generation: 0,
+      floor: 0,
+      global: 0,
+      geometry: 0,
+      dirty: new Map<Node, number>(),
+      controls: new WeakMap<Element, string>(),
+      roots: [] as Array<WeakRef<Document | ShadowRoot>>,
+      shadowOf: new WeakMap<Element, ShadowRoot>(),
+      taken: new Map<number, Element[]>(),
+      nextToken: 1,
+      hoverRules: undefined,
+    } as Monitor;
+    const watched = new WeakSet<Node>();
+    const scan = (root: Element | Document | ShadowRoot) => {
+      if ('shadowRoot' in root && root.shadowRoot) {
+        m.watch(root.shadowRoot);
+        scan(root.shadowRoot);
+      }
+      for (const element of root.querySelectorAll('*')) {
+        if (element.shadowRoot) {
+          m.watch(element.shadowRoot);
+          scan(element.shadowRoot);
         }
       }
-      return digest;
-    },
-  };
-  const scan = (root: Element | Document | ShadowRoot) => {
-    if ('shadowRoot' in root && root.shadowRoot) {
-      monitor.watch(root.shadowRoot);
-      scan(root.shadowRoot);
-    }
-    for (const element of root.querySelectorAll('*')) {
-      if (element.shadowRoot) {
-        monitor.watch(element.shadowRoot);
-        scan(element.shadowRoot);
+    };
+    const markGlobal = () => {
+      m.global = ++m.generation;
+    };
+    // A changed node, as the element whose subtree must be read again.
+    const mark = (node: Node | null) => {
+      if (!node) return;
+      if (node instanceof ShadowRoot) node = node.host;
+      else if (!(node instanceof Element)) node = parentOf(node);
+      if (!(node instanceof Element)) return markGlobal(); // the document itself
+      const tag = node.localName;
+      const styling = tag === 'style' || tag === 'link';
+      if (styling || node.closest('head')) m.hoverRules = undefined;
+      const tree = node.getRootNode();
+      // A shadow tree's own stylesheet reaches only that tree.
+      if (styling && tree instanceof ShadowRoot) node = tree.host;
+      else if (styling || tag === 'html' || tag === 'head' || tag === 'body' || tag === 'title' || node.closest('head')) return markGlobal();
+      if (m.dirty.size >= MAX_DIRTY) {
+        m.dirty.clear();
+        m.floor = m.generation;
       }
+      m.dirty.set(node, m.generation);
+    };
+    m.record = (records: MutationRecord[]) => {
+      if (records.length === 0) return;
+      m.generation++;
+      for (const record of records) {
+        for (const added of record.addedNodes) if (added instanceof Element) scan(added);
+        // Elements added (and none removed) are read on their own: reading their parent could mean
+        // the whole page (a toast appended to <body>).
+        const onlyElementsAdded =
+          record.type === 'childList' && record.removedNodes.length === 0 && [...record.addedNodes].every((n) => n instanceof Element);
+        if (onlyElementsAdded) for (const added of record.addedNodes) mark(added);
+        else mark(record.target);
+      }
+    };
+    const observer = new MutationObserver((records) => m.record(records));
+    m.observer = observer;
+    m.watch = (root: Node) => {
+      if (watched.has(root)) return;
+      watched.add(root);
+      if (root instanceof Document || root instanceof ShadowRoot) m.roots.push(new WeakRef(root));
+      if (root instanceof ShadowRoot) m.shadowOf.set(root.host, root);
+      m.hoverRules = undefined;
+      observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+    };
+    // Most :hover rules only restyle (colour, underline); those that show, hide or fill content
+    // change what an observation reads. A sheet that cannot be read counts as such.
+    const STRUCTURAL = /(^|[^-\w])(display|visibility|content)\s*:/;
+    const structuralHover = (rules: CSSRuleList): boolean => {
+      for (const rule of rules) {
+        if (rule instanceof CSSStyleRule && rule.selectorText.includes(':hover') && STRUCTURAL.test(rule.style.cssText)) return true;
+        const nested = (rule as CSSGroupingRule).cssRules;
+        if (nested && nested.length > 0 && structuralHover(nested)) return true;
+      }
+      return false;
+    };
+    const hoverRulesMatter = (): boolean => {
+      if (m.hoverRules !== undefined) return m.hoverRules;
+      const sheets: CSSStyleSheet[] = [];
+      for (const ref of m.roots) {
+        const root = ref.deref();
+        if (root) sheets.push(...root.styleSheets, ...root.adoptedStyleSheets);
+      }
+      m.hoverRules = sheets.some((sheet) => {
+        try {
+          return structuralHover(sheet.cssRules);
+        } catch {
+          return true;
+        }
+      });
+      return m.hoverRules;
+    };
+    // Hover moves between two elements: :hover changed on both branches below their common ancestor.
+    const hover = (event: Event) => {
+      if (!hoverRulesMatter()) return;
+      const from = (event as MouseEvent).relatedTarget;
+      const to = event.composedPath()[0] ?? event.target;
+      if (!(from instanceof Node) || !(to instanceof Node)) return markGlobal();
+      const chain = new Set<Node>();
+      for (let n: Node | null = from; n; n = parentOf(n)) chain.add(n);
+      let common: Node | null = to;
+      while (common && !chain.has(common)) common = parentOf(common);
+      const branch = (n: Node): Node | null => {
+        let child: Node | null = null;
+        for (let cur: Node | null = n; cur && cur !== common; cur = parentOf(cur)) child = cur;
+        return child;
+      };
+      m.generation++;
+      mark(branch(from));
+      mark(branch(to));
+    };
+    const onEvent = (event: Event) => {
+      if (GEOMETRY_EVENTS.includes(event.type)) {
+        m.geometry = ++m.generation;
+      } else if (GLOBAL_EVENTS.includes(event.type)) {
+        markGlobal();
+      } else if (event.type === 'mouseover') {
+        hover(event);
+      } else if (event.type === 'mouseout') {
+        if (!(event as MouseEvent).relatedTarget) markGlobal(); // the pointer left the document
+      } else {
+        m.generation++;
+        const target = event.composedPath()[0] ?? event.target;
+        if (target instanceof Node) mark(target);
+        else markGlobal(); // the window (load, error): anything may have changed
+        if (event.type === 'load' || event.type === 'error') m.geometry = m.generation;
+      }
+    };
+    for (const type of [...LOCAL_EVENTS, ...GEOMETRY_EVENTS, ...GLOBAL_EVENTS, 'mouseover', 'mouseout']) {
+      addEventListener(type, onEvent, { capture: true, passive: true });
     }
+    document.fonts?.addEventListener('loadingdone', () => {
+      m.geometry = ++m.generation;
+    });
+    m.watch(document);
+    scan(document);
+    // Record what form controls hold now: scripts can change it with no event and no mutation.
+    for (const ref of m.roots) {
+      for (const control of ref.deref()?.querySelectorAll('input, select, textarea') ?? []) m.controls.set(control, signature(control));
+    }
+    scope.__pagewireMonitor = m;
+    return m;
   };
-  const observer = new MutationObserver((records) => {
-    monitor.generation++;
-    for (const record of records) for (const node of record.addedNodes) if (node instanceof Element) scan(node);
+
+  const existing = scope.__pagewireMonitor;
+  const m = existing ?? install();
+  if (!existing) return { monitor: m.id, generation: m.generation, full: true, geometry: true, roots: 0, token: 0 };
+
+  // Records not yet delivered to the observer callback, and control state set by scripts.
+  m.record(m.observer.takeRecords());
+  let bumped = false;
+  for (const ref of m.roots) {
+    for (const control of ref.deref()?.querySelectorAll('input, select, textarea') ?? []) {
+      const now = signature(control);
+      if (m.controls.get(control) === now) continue;
+      const known = m.controls.has(control);
+      m.controls.set(control, now);
+      if (!known) continue;
+      if (!bumped) m.generation++;
+      bumped = true;
+      m.dirty.set(control, m.generation);
+    }
+  }
+
+  const summary = (full: boolean, roots = 0, token = 0): Summary => ({
+    monitor: m.id,
+    generation: m.generation,
+    full,
+    geometry: m.geometry > since,
+    roots,
+    token,
   });
-  monitor.watch(document);
-  scan(document);
-  const bump = () => {
-    monitor.generation++;
+  if (monitorId !== m.id || since < m.floor || m.global > since) return summary(true);
+  if (m.generation === since) return summary(false);
+  // aria-owns moves nodes across the tree: a partial read could put them in the wrong place.
+  if (document.querySelector('[aria-owns]')) return summary(true);
+
+  const changed = new Set<Element>();
+  for (const [node, generation] of m.dirty) {
+    if (!node.isConnected) {
+      m.dirty.delete(node); // its removal is recorded on the ancestor it was removed from
+      continue;
+    }
+    if (generation > since && node instanceof Element) changed.add(node);
+  }
+  // Elements named by a changed element: <label> controls, aria-labelledby/-describedby referrers.
+  for (const element of [...changed]) {
+    const label = element.closest('label');
+    if (label?.control) changed.add(label.control);
+    const root = element.getRootNode() as Document | ShadowRoot;
+    for (let n: Element | null = element; n; n = n.parentElement) {
+      if (!n.id) continue;
+      const id = CSS.escape(n.id);
+      for (const referrer of root.querySelectorAll(`[aria-labelledby~="${id}"], [aria-describedby~="${id}"]`)) changed.add(referrer);
+    }
+    for (const inner of element.querySelectorAll('label')) if (inner.control) changed.add(inner.control);
+  }
+  // Only the top-most: a changed element inside another is read with it.
+  const roots: Element[] = [];
+  for (const element of changed) {
+    let covered = false;
+    for (let n = parentOf(element); n && !covered; n = parentOf(n)) covered = n instanceof Element && changed.has(n);
+    if (!covered) roots.push(element);
+  }
+  if (roots.length > limit || roots.some((r) => r === document.documentElement || r === document.body)) return summary(true);
+  const token = m.nextToken++;
+  m.taken.set(token, roots);
+  if (m.taken.size > 8) m.taken.delete(m.taken.keys().next().value!);
+  return summary(false, roots.length, token);
+}
+
+/**
+ * In page: the elements a `takeChanges` call kept under `token` (handed over once), followed by the
+ * elements inside them (shadow trees included) that set `cursor: pointer` themselves — what the
+ * renderer's snapshot would say, for a snapshot taken without computed styles.
+ */
+function takenRoots(token: number): Element[] {
+  const monitor = (globalThis as unknown as { __pagewireMonitor?: { taken: Map<number, Element[]>; shadowOf: WeakMap<Element, ShadowRoot> } }).__pagewireMonitor;
+  const roots = monitor?.taken.get(token) ?? [];
+  monitor?.taken.delete(token);
+  const pointers: Element[] = [];
+  // Only elements with a layout box have a style in the snapshot.
+  const cursor = (node: Node | null) => {
+    if (!(node instanceof Element)) return '';
+    const style = getComputedStyle(node);
+    return style.display === 'none' || style.display === 'contents' ? '' : style.cursor;
   };
-  for (const type of events) addEventListener(type, bump, { capture: true, passive: true });
-  document.fonts?.addEventListener('loadingdone', bump);
-  scope.__pagewireMonitor = monitor;
-  // Counting starts now, before the caller reads the page: anything after this changes the version.
-  return `0/${monitor.controls()}`;
+  const visit = (element: Element) => {
+    // Like the snapshot, a shadow root's child has no element parent to inherit the pointer from.
+    if (cursor(element) === 'pointer' && cursor(element.parentNode) !== 'pointer') pointers.push(element);
+    const shadow = element.shadowRoot ?? monitor?.shadowOf.get(element);
+    if (shadow) for (const child of shadow.children) visit(child);
+    for (const child of element.children) visit(child);
+  };
+  for (const root of roots) visit(root);
+  return [...roots, ...pointers];
 }
 
 function watchRoot(this: Node): void {
-  (globalThis as unknown as { __pagewireMonitor?: Monitor }).__pagewireMonitor?.watch(this);
+  (globalThis as unknown as { __pagewireMonitor?: { watch(root: Node): void } }).__pagewireMonitor?.watch(this);
 }
 
 /**
- * The frame document's version, or undefined when it cannot be read. Equal versions: nothing
- * observable changed in between.
+ * What changed in the frame's document since `since` (its monitor is installed on first use, and
+ * then everything counts as changed). Undefined when the frame cannot be asked: the caller reads
+ * everything.
  */
-export async function readChangeCount(worlds: IsolatedWorlds, frame: FrameRecord, timeoutMs: number): Promise<string | undefined> {
+export async function readChanges(
+  worlds: IsolatedWorlds,
+  frame: FrameRecord,
+  since: MonitorMark | undefined,
+  timeoutMs: number,
+): Promise<FrameChanges | undefined> {
   try {
-    const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
-    const { result, exceptionDetails } = await frame.session.sendWith({ timeoutMs }, 'Runtime.callFunctionOn', {
-      functionDeclaration: pageFunction(readGeneration),
+    const session = frame.session;
+    const contextId = await worlds.contextFor(session, frame.id, frame.loaderId);
+    const { result, exceptionDetails } = await session.sendWith({ timeoutMs }, 'Runtime.callFunctionOn', {
+      functionDeclaration: pageFunction(takeChanges),
       executionContextId: contextId,
-      arguments: [{ value: STATE_EVENTS }],
+      arguments: [{ value: since?.generation ?? -1 }, { value: since?.monitor ?? '' }, { value: MAX_CHANGED_ROOTS }],
       returnByValue: true,
     });
-    if (exceptionDetails || typeof result.value !== 'string' || result.value === '') return undefined;
-    return result.value;
+    const summary = result.value as Summary | undefined;
+    if (exceptionDetails || !summary || typeof summary.monitor !== 'string') return undefined;
+    const changes: FrameChanges = { monitor: summary.monitor, generation: summary.generation, full: summary.full, geometry: summary.geometry, roots: [], pointers: [] };
+    if (summary.full || summary.roots === 0) return changes;
+
+    const objectGroup = `pagewire-changes-${summary.token}`;
+    try {
+      const list = await session.sendWith({ timeoutMs }, 'Runtime.callFunctionOn', {
+        functionDeclaration: pageFunction(takenRoots),
+        executionContextId: contextId,
+        arguments: [{ value: summary.token }],
+        objectGroup,
+      });
+      if (list.exceptionDetails || !list.result.objectId) return { ...changes, full: true };
+      const { result: items } = await session.sendWith({ timeoutMs }, 'Runtime.getProperties', { objectId: list.result.objectId, ownProperties: true });
+      const objectIds = items.filter((p) => /^\d+$/.test(p.name) && p.value?.objectId).map((p) => p.value!.objectId!);
+      const described = await Promise.all(objectIds.map((objectId) => session.sendWith({ timeoutMs }, 'DOM.describeNode', { objectId })));
+      const ids = described.map((d) => d.node.backendNodeId);
+      changes.roots = ids.slice(0, summary.roots);
+      changes.pointers = ids.slice(summary.roots);
+      return changes;
+    } finally {
+      session.send('Runtime.releaseObjectGroup', { objectGroup }).catch(() => {});
+    }
   } catch {
     return undefined;
   }

@@ -10,11 +10,12 @@ import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
 import { buildAxTree, type AxViewNode } from './ax-tree.ts';
-import { readSnapshot, SNAPSHOT_STYLES, type Box, type DocumentFacts } from './page-facts.ts';
+import { readSnapshot, SNAPSHOT_STYLES, type Box, type DocumentFacts, type PointerSource } from './page-facts.ts';
 import type { RefRegistry } from './refs.ts';
 import { render, type Rendered, type StitchedNode } from './render.ts';
 import type { ObservedFrame } from './state-store.ts';
-import { readChangeCount, watchClosedRoots } from './change-monitor.ts';
+import { readChanges, watchClosedRoots, type FrameChanges, type MonitorMark } from './change-monitor.ts';
+import { axDocument, axNodes, patchAxDocument, type AxDocument, type AxPatch } from './ax-document.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 
 export interface ObserveBudget {
@@ -48,7 +49,23 @@ export interface Snapshot extends Rendered {
 interface FrameRead {
   frame: FrameRecord;
   tree?: AxViewNode;
+  /** The nodes the tree was built from, kept for patching after a change. */
+  ax?: AxDocument;
   reason?: string;
+}
+
+/** How to read a frame's tree: in full, from the last read, or the last read with parts re-read. */
+type FramePlan =
+  | { kind: 'full' }
+  | { kind: 'reuse'; read: FrameRead }
+  | { kind: 'patch'; ax: AxDocument; roots: number[] };
+
+interface ReadPlan {
+  frames: Map<string, FramePlan>;
+  /** Renderers whose documents did not change: their last snapshot still holds. */
+  snapshots: Map<CdpSession, SessionRead>;
+  /** Renderers whose documents changed in known places: snapshot without computed styles. */
+  light: Map<CdpSession, PointerSource>;
 }
 
 /** The frame and every frame below it, in the tree's order. */
@@ -90,6 +107,19 @@ export async function observe(input: ObserveInput): Promise<Snapshot> {
   const frames = framesUnder(tab, root);
   const read = await readPageCached(input, frames, budget);
   if ('dialog' in read) return dialogSnapshot(tab, root, read.dialog);
+  // The same read (nothing changed) asked the same way renders the same: skip the work.
+  const key = JSON.stringify([input.maxElements, input.subtree ?? null, input.secrets]);
+  const memo = renderMemo.get(read);
+  if (memo && memo.refs === input.refs && memo.key === key) return memo.snapshot;
+  const snapshot = renderRead(input, frames, read);
+  renderMemo.set(read, { refs: input.refs, key, snapshot });
+  return snapshot;
+}
+
+const renderMemo = new WeakMap<PageRead, { refs: RefRegistry; key: string; snapshot: Snapshot }>();
+
+function renderRead(input: ObserveInput, frames: FrameRecord[], read: PageRead): Snapshot {
+  const { tab, root } = input;
   const { frameReads, sessionSnapshots, ownerPairs } = read;
 
   const factsByFrame = new Map<string, DocumentFacts>();
@@ -172,7 +202,12 @@ interface PageRead {
 }
 
 /** The raw reads of every frame and renderer an observation needs (or the dialog that stopped them). */
-async function readPage(input: ObserveInput, frames: FrameRecord[], budget: ObserveBudget): Promise<PageRead | { dialog: PendingDialog }> {
+async function readPage(
+  input: ObserveInput,
+  frames: FrameRecord[],
+  budget: ObserveBudget,
+  plan?: ReadPlan,
+): Promise<PageRead | { dialog: PendingDialog }> {
   const { tab, root } = input;
   const started = performance.now();
   const sessions = new Map<CdpSession, FrameRecord>();
@@ -193,12 +228,27 @@ async function readPage(input: ObserveInput, frames: FrameRecord[], budget: Obse
       if (frame !== root && frame.loaderId === '' && frame.loading) {
         return { frame, reason: 'its document is still loading (no navigation has committed)' };
       }
+      const framePlan = plan?.frames.get(frame.id);
+      if (framePlan?.kind === 'reuse') {
+        readCounts.frameReadsReused++;
+        return { ...framePlan.read, frame };
+      }
       try {
+        if (framePlan?.kind === 'patch') {
+          const patched = await readPatched(frame, framePlan.ax, framePlan.roots, (call) => send(frame === root, call));
+          if (patched) {
+            readCounts.frameReadsPatched++;
+            return { frame, tree: buildAxTree(axNodes(patched)), ax: patched };
+          }
+        }
+        readCounts.frameReadsFull++;
         const { nodes } = await send(frame === root, (o) =>
           frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }),
         );
         const tree = buildAxTree(nodes);
-        return tree ? { frame, tree } : { frame, reason: 'the frame has no document' };
+        if (!tree) return { frame, reason: 'the frame has no document' };
+        const ax = axDocument(nodes);
+        return ax ? { frame, tree, ax } : { frame, tree };
       } catch (error) {
         if (isCdpError(error) && error.kind === 'protocol' && /Accessibility/i.test(error.message) && frame === root) {
           throw new ServerError('internal_error', `the CDP Accessibility domain is unavailable: ${error.message}`, { cause: error });
@@ -208,15 +258,18 @@ async function readPage(input: ObserveInput, frames: FrameRecord[], budget: Obse
     }),
   );
   const snapshots = Promise.all(
-    [...sessions.keys()].map(async (session) => {
+    [...sessions.keys()].map(async (session): Promise<SessionRead> => {
+      const kept = plan?.snapshots.get(session);
+      if (kept) return kept;
       try {
+        const pointers = plan?.light.get(session);
         const [snapshot, metrics] = await Promise.all([
           send(session === root.session, (o) =>
-            session.sendWith(o, 'DOMSnapshot.captureSnapshot', { computedStyles: SNAPSHOT_STYLES, includeDOMRects: false }),
+            session.sendWith(o, 'DOMSnapshot.captureSnapshot', { computedStyles: pointers ? [] : SNAPSHOT_STYLES, includeDOMRects: false }),
           ),
           send(session === root.session, (o) => session.sendWith(o, 'Page.getLayoutMetrics')),
         ]);
-        return { session, documents: readSnapshot(snapshot), metrics };
+        return { session, documents: readSnapshot(snapshot, pointers), metrics };
       } catch {
         return { session, documents: [] as DocumentFacts[], metrics: undefined };
       }
@@ -245,46 +298,148 @@ async function readPage(input: ObserveInput, frames: FrameRecord[], budget: Obse
   return { frameReads, sessionSnapshots, ownerPairs };
 }
 
+/**
+ * The frame's last tree with the changed parts read again (see ax-document.ts), or undefined when
+ * that cannot be done and the caller must read the whole document.
+ */
+async function readPatched(
+  frame: FrameRecord,
+  ax: AxDocument,
+  roots: readonly number[],
+  send: <T>(call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) => Promise<T>,
+): Promise<AxDocument | undefined> {
+  const readPart = async (backendNodeId: number, retry: boolean): Promise<AxPatch | undefined> => {
+    const [subtree, relatives] = await Promise.all([
+      send((o) => frame.session.sendWith(o, 'Accessibility.queryAXTree', { backendNodeId })),
+      send((o) => frame.session.sendWith(o, 'Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true })),
+    ]);
+    const own = subtree.nodes.find((node) => node.backendDOMNodeId === backendNodeId);
+    if (own) return { backendNodeId, subtree: subtree.nodes, relatives: relatives.nodes };
+    // No accessibility node of its own (a <b> inside a button, whose content is the button's):
+    // read the nearest ancestor that the last tree has instead.
+    if (!retry) return undefined;
+    const byId = new Map(relatives.nodes.map((node) => [node.nodeId, node]));
+    let node = relatives.nodes.find((candidate) => candidate.backendDOMNodeId === backendNodeId);
+    while (node && (node.backendDOMNodeId === backendNodeId || !ax.nodes.has(node.nodeId))) {
+      node = node.parentId === undefined ? undefined : byId.get(node.parentId);
+    }
+    // Up to the document itself: that is a full read.
+    if (!node || node.backendDOMNodeId === undefined || node.nodeId === ax.rootId) return undefined;
+    return readPart(node.backendDOMNodeId, false);
+  };
+  try {
+    const patches = await Promise.all(roots.map((backendNodeId) => readPart(backendNodeId, true)));
+    if (patches.some((patch) => patch === undefined)) return undefined;
+    return patchAxDocument(ax, patches as AxPatch[]);
+  } catch (error) {
+    if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
+    return undefined; // e.g. a changed element without an accessibility node
+  }
+}
+
+// How frames were read since start, for server.info: the share of patched and reused reads is
+// what keeps observations of large pages fast.
+const readCounts = { frameReadsFull: 0, frameReadsPatched: 0, frameReadsReused: 0 };
+
+export function frameReadCounts(): Readonly<typeof readCounts> {
+  return { ...readCounts };
+}
+
+interface CachedFrame {
+  loaderId: string;
+  /** Where the frame's monitor stood when this read began. */
+  mark: MonitorMark;
+  read: FrameRead;
+}
+
 interface CachedRead {
-  /** frame id → loader id and change count when the read began. */
-  versions: Map<string, string>;
+  frames: Map<string, CachedFrame>;
   read: PageRead;
 }
 
-// The last read of each (tab, root frame), reused while no frame's document changed (same loaders,
-// same change counts): re-reading an unchanged 1,500-control page costs hundreds of milliseconds.
+// The last read of each (tab, root frame). While no frame's document changed (same loaders, same
+// monitor generations) it is returned as it is; after a change only the changed parts are read
+// again: re-reading a 1,500-control page costs hundreds of milliseconds.
 const readCache = new WeakMap<Tab, Map<string, CachedRead>>();
+
+function pointerSource(previous: SessionRead, changes: FrameChanges[]): PointerSource {
+  const byFrame = new Map(previous.documents.map((document) => [document.frameId, document.nodes]));
+  return {
+    changedRoots: new Set(changes.flatMap((change) => change.roots)),
+    pointers: new Set(changes.flatMap((change) => change.pointers)),
+    previous: (frameId, backendNodeId) => byFrame.get(frameId)?.get(backendNodeId),
+  };
+}
+
+/** Forgets the tab's last reads: the next observation reads every frame in full. */
+export function forgetReads(tab: Tab): void {
+  readCache.delete(tab);
+}
+
+function planFor(cached: CachedFrame | undefined, frame: FrameRecord, changes: FrameChanges): FramePlan {
+  if (!cached || cached.loaderId !== frame.loaderId || changes.full || !cached.read.tree) return { kind: 'full' };
+  if (changes.roots.length === 0) return { kind: 'reuse', read: cached.read };
+  return cached.read.ax ? { kind: 'patch', ax: cached.read.ax, roots: changes.roots } : { kind: 'full' };
+}
 
 async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget: ObserveBudget): Promise<PageRead | { dialog: PendingDialog }> {
   const { tab, root } = input;
   const worlds = input.worlds;
   if (!worlds) return readPage(input, frames, budget);
-  // Counts are read before the page is: a change during the read makes the next count differ.
-  const counts = await Promise.all(frames.map((frame) => readChangeCount(worlds, frame, budget.perFrameMs)));
-  const versions = new Map<string, string>();
-  let cacheable = true;
-  frames.forEach((frame, i) => {
-    if (counts[i] === undefined) cacheable = false;
-    versions.set(frame.id, `${frame.loaderId}:${counts[i]}`);
-  });
   const perTab = readCache.get(tab) ?? new Map<string, CachedRead>();
   readCache.set(tab, perTab);
   const cached = perTab.get(root.id);
-  if (cacheable && cached && sameVersions(cached.versions, versions)) return cached.read;
-  const read = await readPage(input, frames, budget);
+  const cachedFrame = (frame: FrameRecord) => {
+    const entry = cached?.frames.get(frame.id);
+    return entry && entry.loaderId === frame.loaderId ? entry : undefined;
+  };
+  // Changes are taken before the page is read: a change during the read is seen next time.
+  const changes = await Promise.all(frames.map((frame) => readChanges(worlds, frame, cachedFrame(frame)?.mark, budget.perFrameMs)));
+  const sameFrameSet = cached !== undefined && cached.frames.size === frames.length && frames.every((frame) => cached.frames.has(frame.id));
+  const unchanged = (frame: FrameRecord, i: number) => {
+    const entry = cachedFrame(frame);
+    const change = changes[i];
+    return entry !== undefined && change !== undefined && !change.full && !change.geometry && change.generation === entry.mark.generation;
+  };
+  if (cached && sameFrameSet && frames.every(unchanged)) {
+    readCounts.frameReadsReused += frames.length;
+    return cached.read;
+  }
+
+  const plan: ReadPlan = { frames: new Map(), snapshots: new Map(), light: new Map() };
+  frames.forEach((frame, i) => {
+    const change = changes[i];
+    plan.frames.set(frame.id, change ? planFor(cachedFrame(frame), frame, change) : { kind: 'full' });
+  });
+  if (cached && sameFrameSet) {
+    for (const snapshot of cached.read.sessionSnapshots) {
+      const hosted = frames.map((frame, i) => [frame, i] as const).filter(([frame]) => frame.session === snapshot.session);
+      if (hosted.length === 0 || snapshot.documents.length === 0) continue;
+      // A renderer none of whose frames changed keeps its snapshot (geometry, clickability)…
+      if (hosted.every(([frame, i]) => unchanged(frame, i))) {
+        plan.snapshots.set(snapshot.session, snapshot);
+        continue;
+      }
+      // …and one whose frames changed in known places is read again without computed styles.
+      if (hosted.every(([frame]) => plan.frames.get(frame.id)?.kind !== 'full')) {
+        plan.light.set(snapshot.session, pointerSource(snapshot, hosted.map(([, i]) => changes[i]!)));
+      }
+    }
+  }
+  const read = await readPage(input, frames, budget, plan);
   if ('dialog' in read) return read;
-  if (cacheable && read.frameReads.every((r) => r.tree) && (await watchClosedShadowRoots(worlds, tab, read, budget))) {
-    perTab.set(root.id, { versions, read });
+  const cacheable = changes.every((change) => change !== undefined) && read.frameReads.every((r) => r.tree);
+  if (cacheable && (await watchClosedShadowRoots(worlds, tab, read, budget))) {
+    const entries = new Map<string, CachedFrame>();
+    read.frameReads.forEach((frameRead, i) => {
+      const change = changes[i]!;
+      entries.set(frameRead.frame.id, { loaderId: frameRead.frame.loaderId, mark: { monitor: change.monitor, generation: change.generation }, read: frameRead });
+    });
+    perTab.set(root.id, { frames: entries, read });
   } else {
     perTab.delete(root.id);
   }
   return read;
-}
-
-function sameVersions(a: Map<string, string>, b: Map<string, string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [key, value] of a) if (b.get(key) !== value) return false;
-  return true;
 }
 
 /** True when every closed shadow root is now watched (else a change there could go unseen). */

@@ -33,50 +33,82 @@ export interface DocumentFacts {
 /** The computed style properties the snapshot must be asked for, in this order. */
 export const SNAPSHOT_STYLES = ['cursor'];
 
-export function readSnapshot(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult): DocumentFacts[] {
+/**
+ * For a snapshot taken without computed styles (a third of the cost on a large page), where
+ * `cursor: pointer` comes from instead: inside the elements that changed since the last snapshot,
+ * the page's own answer; elsewhere, what the last snapshot said.
+ */
+export interface PointerSource {
+  changedRoots: ReadonlySet<number>;
+  pointers: ReadonlySet<number>;
+  previous(frameId: string, backendNodeId: number): NodeFacts | undefined;
+}
+
+export function readSnapshot(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult, pointerSource?: PointerSource): DocumentFacts[] {
   const strings = snapshot.strings;
   const text = (index: number | undefined) => (index === undefined || index < 0 ? '' : (strings[index] ?? ''));
+  // Large pages have tens of thousands of nodes: strings are compared by their index in the table.
+  const indexOf = (value: string) => strings.indexOf(value);
+  const POINTER = indexOf('pointer');
+  const DRAGGABLE = indexOf('draggable');
+  const TRUE = indexOf('true');
+  const ONDROP = indexOf('ondrop');
+  const ONDRAGOVER = indexOf('ondragover');
   return snapshot.documents.map((document) => {
     const nodes = document.nodes;
     const backendIds = nodes.backendNodeId ?? [];
+    const count = backendIds.length;
     const parents = nodes.parentIndex ?? [];
     const names = nodes.nodeName ?? [];
-    const clickable = new Set(nodes.isClickable?.index ?? []);
-    const cursorOf = new Map<number, string>();
-    const boxOf = new Map<number, Box>();
+    const types = nodes.nodeType ?? [];
+    const clickable = new Uint8Array(count);
+    for (const i of nodes.isClickable?.index ?? []) clickable[i] = 1;
+    const cursor = new Int32Array(count).fill(-1); // string index of the node's cursor
+    const layoutOf = new Int32Array(count).fill(-1); // the node's first layout object
     const layout = document.layout;
     for (let i = 0; i < layout.nodeIndex.length; i++) {
       const nodeIndex = layout.nodeIndex[i]!;
-      const bounds = layout.bounds[i];
-      // A node can own several layout objects (e.g. text fragments); the first box is its own.
-      if (bounds && bounds.length >= 4 && !boxOf.has(nodeIndex)) {
-        boxOf.set(nodeIndex, [bounds[0]!, bounds[1]!, bounds[2]!, bounds[3]!]);
-      }
+      // A node can own several layout objects (e.g. text fragments); the first one is its own.
+      if (layoutOf[nodeIndex] !== -1) continue;
+      layoutOf[nodeIndex] = i;
       const style = layout.styles[i];
-      if (style && style.length > 0 && !cursorOf.has(nodeIndex)) cursorOf.set(nodeIndex, text(style[0]));
+      if (style && style.length > 0) cursor[nodeIndex] = style[0]!;
     }
     const attributes = nodes.attributes ?? [];
     const dragAndDrop = (i: number): boolean => {
       const list = attributes[i];
       if (!list) return false;
       for (let k = 0; k + 1 < list.length; k += 2) {
-        const name = text(list[k]);
-        if ((name === 'draggable' && text(list[k + 1]) === 'true') || name === 'ondrop' || name === 'ondragover') return true;
+        const name = list[k];
+        if ((name === DRAGGABLE && list[k + 1] === TRUE) || name === ONDROP || name === ONDRAGOVER) return true;
       }
       return false;
     };
+    const frameId = text(document.frameId);
+    // Nodes come in document order, parents first: inside[i] says node i is in a changed element.
+    const inside = new Uint8Array(count);
+    const ownPointer = (i: number, parent: number): boolean => {
+      if (!pointerSource) return cursor[i] === POINTER && POINTER !== -1 && (parent < 0 || cursor[parent] !== POINTER);
+      const id = backendIds[i]!;
+      inside[i] = pointerSource.changedRoots.has(id) || (parent >= 0 && inside[parent] === 1) ? 1 : 0;
+      return inside[i] === 1 ? pointerSource.pointers.has(id) : (pointerSource.previous(frameId, id)?.ownPointer ?? false);
+    };
     const facts = new Map<number, NodeFacts>();
-    for (let i = 0; i < backendIds.length; i++) {
-      const pointer = cursorOf.get(i) === 'pointer';
+    for (let i = 0; i < count; i++) {
       const parent = parents[i] ?? -1;
-      const box = boxOf.get(i);
-      facts.set(backendIds[i]!, {
-        ...(box ? { box } : {}),
-        clickable: clickable.has(i),
-        ownPointer: pointer && cursorOf.get(parent) !== 'pointer',
+      const pointer = ownPointer(i, parent);
+      // Only elements are ever given refs or boxes; text and the rest are skipped.
+      if (types[i] !== 1) continue;
+      const at = layoutOf[i]!;
+      const bounds = at >= 0 ? layout.bounds[at] : undefined;
+      const fact: NodeFacts = {
+        clickable: clickable[i] === 1,
+        ownPointer: pointer,
         dragAndDrop: dragAndDrop(i),
         nodeName: text(names[i]),
-      });
+      };
+      if (bounds && bounds.length >= 4) fact.box = [bounds[0]!, bounds[1]!, bounds[2]!, bounds[3]!];
+      facts.set(backendIds[i]!, fact);
     }
     const childFrames = new Map<number, string>();
     const contentDocs = nodes.contentDocumentIndex;
@@ -96,7 +128,7 @@ export function readSnapshot(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult): D
     }
     return {
       closedShadowRoots,
-      frameId: text(document.frameId),
+      frameId,
       documentBackendNodeId: backendIds[0] ?? 0,
       scrollX: document.scrollOffsetX ?? 0,
       scrollY: document.scrollOffsetY ?? 0,

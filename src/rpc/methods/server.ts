@@ -5,6 +5,7 @@ import { ServerError } from '../../errors.ts';
 import type { BrowserHost } from '../../sessions/browser-host.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { PROTOCOL_VERSION, VERSION } from '../../version.ts';
+import { frameReadCounts } from '../../observe/observer.ts';
 import { defineMethod, type AnyMethodDef } from '../define.ts';
 import { buildOpenRpcDocument } from '../discover.ts';
 import { onSession, sessionIdField, targetIdField } from './common.ts';
@@ -89,6 +90,7 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
             ...(deps.pendingRequests ? { pending_requests: deps.pendingRequests() } : {}),
             ...(deps.eventStats ? eventCounts(deps.eventStats()) : {}),
             ...(deps.memory ? memoryCounts(deps.memory()) : {}),
+            ...snakeCase(frameReadCounts()),
           },
         };
       },

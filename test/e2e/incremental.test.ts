@@ -1,0 +1,133 @@
+// Observations after a change re-read only what changed (observer.ts, ax-document.ts,
+// change-monitor.ts). Each case changes a real page one way, observes (patched or reused read),
+// then forgets the cached read and observes again (full read): both must say the same.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { evaluate, tabOf } from '../helpers/page.ts';
+import { withSession } from '../helpers/session-suite.ts';
+import { forgetReads } from '../../src/observe/observer.ts';
+
+interface Observation {
+  tree: string;
+  text?: string;
+  elements: Array<Record<string, unknown>>;
+  frames: Array<{ frame_id: string; status: string }>;
+}
+interface Counts {
+  frame_reads_full: number;
+  frame_reads_patched: number;
+  frame_reads_reused: number;
+}
+
+const s = suite('incremental observation');
+const ctx = withSession(s, 'incremental');
+let targetId: string;
+
+async function open(path: string): Promise<void> {
+  const { client, sessionId, fixtures } = ctx;
+  const { tabs } = await client.call<{ tabs: Array<{ target_id: string }> }>('tabs.list', { session_id: sessionId });
+  ({ target_id: targetId } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url(path) }));
+  for (const tab of tabs) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
+}
+
+const observe = () => ctx.client.call<Observation>('observe', { session_id: ctx.sessionId, target_id: targetId, include_text: true, max_elements: 500 });
+
+async function counts(): Promise<Counts> {
+  return (await ctx.client.call<{ counts: Counts }>('server.info')).counts;
+}
+
+/**
+ * Changes the page with `script`, observes, and checks the answer against a full read. Returns
+ * how the frames were read in the first observation.
+ */
+async function changeAndCompare(script: string): Promise<{ patched: number; full: number; observation: Observation }> {
+  await observe(); // the last read to patch
+  await evaluate(ctx.server, targetId, script);
+  const before = await counts();
+  const patched = await observe();
+  const after = await counts();
+  forgetReads(tabOf(ctx.server, targetId));
+  const full = await observe();
+  assert.is(patched.tree, full.tree, `tree after: ${script}`);
+  assert.is(patched.text, full.text, `text after: ${script}`);
+  assert.equal(patched.elements, full.elements, `elements after: ${script}`);
+  return { patched: after.frame_reads_patched - before.frame_reads_patched, full: after.frame_reads_full - before.frame_reads_full, observation: patched };
+}
+
+s('small changes are patched in, and the result equals a full read', async () => {
+  await open('/incremental.html');
+  await observe();
+  const cases: Array<[string, (o: Observation) => boolean]> = [
+    ["document.querySelector('#status').textContent = 'busy'", (o) => o.tree.includes('busy')],
+    ["document.querySelector('#counter b').textContent = '7'", (o) => o.tree.includes('button "Count: 7"')],
+    ["document.querySelector('#query-label').textContent = 'Find orders'", (o) => o.tree.includes('searchbox "Find orders"')],
+    ["document.querySelector('#hint').textContent = 'Customer name'", (o) => o.elements.some((e) => e.name === 'Customer name')],
+    ["const r = document.querySelector('#r2').cloneNode(true); r.id = 'r4'; r.querySelector('button').textContent = 'Open 4'; document.querySelector('#orders tbody').append(r)", (o) => o.tree.includes('button "Open 4"')],
+    ["document.querySelector('#r1').remove()", (o) => !o.tree.includes('Open 1')],
+    ["document.querySelector('#r3 input').click()", (o) => o.elements.some((e) => e.name === 'Paid 3' && e.checked === true)],
+    ["document.querySelector('#more').classList.remove('hidden')", (o) => o.tree.includes('Hidden until shown')],
+    ["document.querySelector('#card').classList.add('pointer')", (o) => o.elements.some((e) => e.role === 'generic')],
+    ["document.querySelector('#list').insertAdjacentHTML('beforeend', '<li>Third <a href=\"#x\">link</a></li>')", (o) => o.tree.includes('link "link"')],
+    ["document.querySelector('#r2 button').setAttribute('aria-label', 'Open order two')", (o) => o.tree.includes('Open order two')],
+    ["document.body.append(Object.assign(document.createElement('p'), { textContent: 'Toast one' }))", (o) => o.tree.includes('Toast one')],
+    ["document.body.append(Object.assign(document.createElement('div'), { textContent: 'Plain toast' }))", (o) => o.tree.includes('Plain toast')],
+    ["document.body.insertAdjacentHTML('beforeend', '<div role=\"status\"><button>Undo</button></div>')", (o) => o.tree.includes('button "Undo"')],
+    ["document.querySelector('#orders tbody').append(Object.assign(document.createElement('tr'), { innerHTML: '<td>Order 9</td>' }))", (o) => o.tree.includes('Order 9')],
+  ];
+  for (const [script, shows] of cases) {
+    const { patched, full, observation } = await changeAndCompare(script);
+    assert.ok(shows(observation), `the observation shows the change: ${script}\n${observation.tree}`);
+    assert.is(full, 0, `no full read for: ${script}`);
+    assert.is(patched, 1, `one patched frame for: ${script}`);
+  }
+});
+
+s('values and checked states set by script, without an event, are seen', async () => {
+  await open('/incremental.html');
+  const { patched, observation } = await changeAndCompare("document.querySelector('#r2 input').checked = true; document.querySelector('#query').value = 'secret words'");
+  assert.is(patched, 1);
+  assert.ok(observation.elements.some((e) => e.name === 'Paid 2' && e.checked === true));
+  assert.ok(observation.elements.some((e) => e.name === 'Search orders' && e.has_value === true));
+  assert.not.ok(JSON.stringify(observation).includes('secret words'), 'values are never shown');
+});
+
+s('a stylesheet or title change reads the document again in full', async () => {
+  await open('/incremental.html');
+  const style = await changeAndCompare("document.head.insertAdjacentHTML('beforeend', '<style>#status { display: none }</style>')");
+  assert.is(style.full, 1);
+  assert.ok(!style.observation.tree.includes('idle'));
+  const title = await changeAndCompare("document.title = 'Renamed orders'");
+  assert.is(title.full, 1);
+});
+
+s('changes inside open and closed shadow roots and inside iframes are patched too', async () => {
+  await open('/shadow-iframe.html');
+  // Wait for both frames.
+  for (let i = 0; i < 100; i++) {
+    const o = await observe();
+    if (o.frames.length === 3 && o.frames.every((f) => f.status === 'observed') && o.elements.filter((e) => /^Frame button/.test(String(e.name))).length === 20) break;
+  }
+  const deep = await changeAndCompare("document.querySelector('#outer').shadowRoot.querySelector('inner-box').shadowRoot.querySelector('button').textContent = 'Deeper button'");
+  assert.ok(deep.observation.tree.includes('Deeper button'));
+  assert.is(deep.full, 0);
+  const closed = await changeAndCompare("window.renameClosedButton('Renamed closed')");
+  assert.ok(closed.observation.tree.includes('Renamed closed'));
+  assert.is(closed.full, 0);
+  const framed = await changeAndCompare("document.querySelector('#same-origin').contentDocument.querySelector('button').textContent = 'Framed change'");
+  assert.ok(framed.observation.tree.includes('Framed change'));
+  assert.is(framed.full, 0);
+  assert.is(framed.patched, 1);
+});
+
+s('an unchanged page is not read again', async () => {
+  await open('/incremental.html');
+  await observe();
+  const before = await counts();
+  await observe();
+  const after = await counts();
+  assert.is(after.frame_reads_full - before.frame_reads_full, 0);
+  assert.is(after.frame_reads_patched - before.frame_reads_patched, 0);
+  assert.ok(after.frame_reads_reused > before.frame_reads_reused);
+});
+
+s.run();
