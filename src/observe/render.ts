@@ -1,6 +1,7 @@
 // PURE: a stitched accessibility tree (frames joined at their iframe nodes) → what a model reads:
 // the indented tree text, the `elements` list, the visible page text, and the table of which ref
 // names which DOM node. Refs go on interactive nodes in document order; values are never shown.
+// The tree's format is described in the README ("observe `tree`"); each rule below says why.
 import { redactSecrets, redactUrl } from '../util/redact.ts';
 import type { AxViewNode } from './ax-tree.ts';
 import type { Box, NodeFacts } from './page-facts.ts';
@@ -66,12 +67,24 @@ const INTERACTIVE_ROLES = new Set([
 ]);
 /** Of those, the ones that only count when focusable (grids and tables are often static). */
 const INTERACTIVE_WHEN_FOCUSABLE = new Set(['gridcell', 'columnheader', 'rowheader', 'row', 'scrollbar']);
-/** Wrappers that say nothing by themselves: folded away when they carry no ref and no name. */
+/**
+ * Wrappers that say nothing by themselves: folded away (their children take their place) when they
+ * carry no ref and no name of their own (a name computed from their text is no name of their own:
+ * the text is shown). Layout tables are tables used for layout, not data.
+ */
 const FOLDED_ROLES = new Set([
   'generic', 'none', 'presentation', 'LabelText', 'paragraph', 'Section', 'group', 'StaticText',
   'LineBreak', 'MenuListPopup', 'Canvas', 'Pre', 'Abbr', 'Ruby', 'emphasis', 'strong', 'Mark',
   'superscript', 'subscript', 'time', 'code', 'deletion', 'insertion', 'RootWebArea', 'Legend',
+  'rowgroup', 'LayoutTable', 'LayoutTableRow', 'LayoutTableCell', 'LayoutTableColumn',
 ]);
+/**
+ * Containers that only place their contents (a cell in its row, an item in its list): when one
+ * shows no name, no state and no ref, and holds one line, that line takes its place.
+ */
+const FOLDED_WHEN_SINGLE = new Set(['cell', 'gridcell', 'columnheader', 'rowheader', 'listitem']);
+/** Of those, the ones that become a text line when all they hold is their text (headers stay headers). */
+const TEXT_WHEN_ONLY_TEXT = new Set(['cell', 'gridcell', 'listitem']);
 /** Elements whose click listeners are page-wide delegation, not a control of their own. */
 const NEVER_CLICKABLE_TAGS = new Set(['HTML', 'BODY', '#document', 'LABEL']);
 /**
@@ -81,58 +94,115 @@ const NEVER_CLICKABLE_TAGS = new Set(['HTML', 'BODY', '#document', 'LABEL']);
 const VALUE_ROLES = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'Date', 'DateTime', 'InputTime']);
 
 const MAX_NAME = 150;
-const MAX_TREE_TEXT = 100;
+/**
+ * Text lines are context for the refs around them, not the page's text (that is `text`, with
+ * include_text): a long one keeps its start and its end, which leads into the link or control
+ * after it.
+ */
+const MAX_TREE_TEXT = 80;
+/** One space a level: the structure reads the same, and the bytes and tokens are fewer. */
+const INDENT = ' ';
+
+function flatten(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** `text` cut at UTF-16 index `at` without splitting a surrogate pair. */
+function cutAt(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  return code >= 0xdc00 && code <= 0xdfff ? at - 1 : at;
+}
 
 function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  const flat = flatten(text);
+  return flat.length > max ? `${flat.slice(0, cutAt(flat, max - 1))}…` : flat;
+}
+
+/** Clips in the middle, at word boundaries where there are some: "start of it … end of it". */
+function clipMiddle(text: string, max: number): string {
+  const flat = flatten(text);
+  if (flat.length <= max) return flat;
+  const headLength = Math.ceil((max - 3) / 2);
+  const tailLength = max - 3 - headLength;
+  let head = flat.slice(0, cutAt(flat, headLength));
+  const lastSpace = head.lastIndexOf(' ');
+  if (lastSpace > headLength / 2) head = head.slice(0, lastSpace);
+  let tail = flat.slice(cutAt(flat, flat.length - tailLength));
+  const firstSpace = tail.indexOf(' ');
+  if (firstSpace >= 0 && firstSpace < tailLength / 2) tail = tail.slice(firstSpace + 1);
+  return `${head.trimEnd()} … ${tail.trimStart()}`;
 }
 
 function quote(text: string): string {
   return JSON.stringify(text);
 }
 
+/** A <select> (a combobox that takes no typing): its options are listed, its value is not. */
+function isSelect(node: StitchedNode): boolean {
+  return node.role === 'combobox' && !node.states.editable;
+}
+
+/**
+ * The state words of a line. Defaults are left out: a checkbox or radio without `checked` is
+ * unchecked, a <select> is collapsed until opened and always has a value, and a list item's level
+ * is its nesting, which the indentation shows. The `elements` list keeps every field.
+ */
 function stateWords(node: StitchedNode, element: ElementView | undefined, insideSelect: boolean): string[] {
   const s = node.states;
   const words: string[] = [];
   if (s.checked === true) words.push('checked');
   else if (s.checked === 'mixed') words.push('mixed');
-  else if (s.checked === false && element) words.push('unchecked');
   if (s.pressed === true) words.push('pressed');
   // Which option of a <select> is chosen is its value: not shown.
   if (s.selected === true && !insideSelect) words.push('selected');
   if (s.expanded === true) words.push('expanded');
-  else if (s.expanded === false) words.push('collapsed');
+  else if (s.expanded === false && !isSelect(node)) words.push('collapsed');
   if (s.disabled) words.push('disabled');
   if (s.focused && node.role !== 'RootWebArea') words.push('focused');
   if (s.required) words.push('required');
   if (s.readonly && element) words.push('readonly');
-  if (s.level !== undefined) words.push(`level=${s.level}`);
-  if (element?.has_value) words.push('has_value');
+  if (s.level !== undefined && node.role !== 'listitem') words.push(`level=${s.level}`);
+  if (element?.has_value && !isSelect(node)) words.push('has_value');
   return words;
 }
+
+/** One line of the tree to be: a text line, or a node line with the lines below it. */
+type Line =
+  | { kind: 'text'; text: string; raw: string }
+  | { kind: 'node'; role: string; name: string; words: string[]; ref?: string; children: Line[] };
 
 /**
  * Drops a text line that only repeats the name of the control right after it (a <label>'s text
  * before the field it names): the control's own line already says it, and models pay per byte.
  */
-function withoutEchoedLabels(lines: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+function withoutEchoedLabels(lines: Line[]): Line[] {
+  return lines.filter((line, i) => {
     const next = lines[i + 1];
-    const label = /^(\s*)text (".*")$/.exec(line);
-    if (label && next !== undefined && next.startsWith(label[1]!) && next.slice(label[1]!.length).includes(` ${label[2]}`) && !/^\s/.test(next.slice(label[1]!.length))) {
-      const rest = next.slice(label[1]!.length);
-      if (rest.indexOf(` ${label[2]}`) === rest.indexOf(' ')) continue;
+    return !(line.kind === 'text' && next?.kind === 'node' && next.name !== '' && next.name === line.text);
+  });
+}
+
+/**
+ * The tree text: one line a node, `role "name" [state, …] @ref` (each part only when there is
+ * one), a level deeper for each level below; a line that is only a quoted string is text.
+ */
+function serialize(lines: readonly Line[], depth: number, out: string[]): void {
+  const pad = INDENT.repeat(depth);
+  for (const line of lines) {
+    if (line.kind === 'text') {
+      out.push(`${pad}${quote(clipMiddle(line.text, MAX_TREE_TEXT))}`);
+      continue;
     }
-    out.push(line);
+    let text = `${pad}${line.role}`;
+    if (line.name) text += ` ${quote(clip(line.name, MAX_NAME))}`;
+    if (line.words.length) text += ` [${line.words.join(', ')}]`;
+    if (line.ref) text += ` ${line.ref}`;
+    out.push(text);
+    serialize(line.children, depth + 1, out);
   }
-  return out;
 }
 
 export function render(root: StitchedNode, context: RenderContext): Rendered {
-  const lines: string[] = [];
   const textLines: string[] = [];
   const elements: ElementView[] = [];
   const targets: RefTarget[] = [];
@@ -179,22 +249,27 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     return element;
   };
 
-  // Returns false once the element budget is spent: the rest of the document is not rendered.
-  const visit = (node: StitchedNode, depth: number, parentName: string, insideControl: boolean, insideSelect: boolean): boolean => {
+  // Set once the element budget is spent: the rest of the document is not rendered.
+  let stopped = false;
+  /** Option lists already written out in this tree → the ref of the select that has them. */
+  const optionsListedAt = new Map<string, string>();
+
+  // The lines a node contributes: its own (with its children below), or, for a node that is
+  // folded away, its children's. Refs, elements and text are collected in document order.
+  const visit = (node: StitchedNode, insideControl: boolean, insideSelect: boolean): Line[] => {
     if (node.role === 'StaticText') {
-      const text = node.name.replace(/\s+/g, ' ').trim();
-      if (!text) return true;
-      textLines.push(scrub(text));
-      // Name computed from contents (buttons, links, headings) already says this text.
-      if (parentName && parentName.includes(text)) return true;
-      lines.push(`${'  '.repeat(depth)}text ${quote(clip(scrub(text), MAX_TREE_TEXT))}`);
-      return true;
+      const raw = node.name.replace(/\s+/g, ' ').trim();
+      if (!raw) return [];
+      const text = scrub(raw);
+      textLines.push(text);
+      return [{ kind: 'text', text, raw }];
     }
     let ref: string | undefined;
     if (!insideSelect && wantsRef(node, insideControl)) {
       if (elements.length >= context.maxElements) {
         truncated = true;
-        return false;
+        stopped = true;
+        return [];
       }
       ref = context.refFor(node.frameId, node.backendNodeId!);
       targets.push({ ref, frameId: node.frameId, backendNodeId: node.backendNodeId!, role: node.role, name: node.name });
@@ -202,33 +277,60 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     const element = ref ? elementFor(node, ref) : undefined;
     if (element) elements.push(element);
     const name = node.name.trim();
-    const folded = node.role === 'RootWebArea' || (!ref && !name && FOLDED_ROLES.has(node.role) && !node.childFrame);
-    let childDepth = depth;
-    if (!folded) {
-      const words = stateWords(node, element, insideSelect);
-      if (node.childFrame) {
-        words.push(`frame=${node.childFrame.frameId}`);
-        if (node.childFrame.status === 'unavailable') words.push(`unavailable: ${node.childFrame.reason ?? 'not readable'}`);
-      }
-      const role = node.role === 'Iframe' ? 'iframe' : node.role;
-      let line = `${'  '.repeat(depth)}${role}`;
-      if (name) line += ` ${quote(clip(scrub(name), MAX_NAME))}`;
-      if (words.length) line += ` [${words.join(', ')}]`;
-      if (ref) line += ` ${ref}`;
-      lines.push(line);
-      childDepth = depth + 1;
-    }
+    // A list bullet says nothing a list does not (numbered markers are kept).
+    if (node.role === 'ListMarker' && !ref && !/[\p{L}\p{N}]/u.test(name)) return [];
+    const folded =
+      node.role === 'RootWebArea' ||
+      (!ref && (!name || node.nameFromContents === true) && FOLDED_ROLES.has(node.role) && !node.childFrame);
+
+    let children: Line[] = [];
     // The content of an editable field is its value: never read it out.
-    if (isEditableContainer(node)) return true;
-    const control = insideControl || ref !== undefined;
-    const select = insideSelect || (node.role === 'combobox' && !node.states.editable);
-    const nameForChildren = folded ? parentName : name;
-    for (const child of node.children) {
-      if (!visit(child, childDepth, nameForChildren, control, select)) return false;
+    if (!isEditableContainer(node)) {
+      const control = insideControl || ref !== undefined;
+      const select = insideSelect || isSelect(node);
+      for (const child of node.children) {
+        children.push(...visit(child, control, select));
+        if (stopped) break;
+      }
     }
-    return true;
+    if (folded) return children;
+
+    const words = stateWords(node, element, insideSelect);
+    if (node.childFrame?.status === 'unavailable') words.push(`unavailable: ${node.childFrame.reason ?? 'not readable'}`);
+    // A name computed from the contents repeats what the lines below say: a container without a
+    // ref (a cell around a button) shows it only when nothing but its own text is below it, and
+    // not when the element budget cut its contents short (they were not all seen).
+    const fromContents = ref === undefined && node.nameFromContents === true;
+    const showName = name !== '' && !(fromContents && (stopped || children.some((c) => c.kind === 'node')));
+    // Text that the name already says (a button's label, a heading's words) is not repeated.
+    if (showName) children = children.filter((c) => c.kind !== 'text' || !name.includes(c.raw));
+    children = withoutEchoedLabels(children);
+    // A <select>'s options on its line: what a model needs to pick one, without a line each, and
+    // a select with the same options as one above says so instead of listing them again. Options
+    // with a state (disabled) or in groups keep a line each.
+    if (isSelect(node) && children.length > 0 && children.every((c) => c.kind === 'node' && c.role === 'option' && c.words.length === 0 && c.children.length === 0)) {
+      const options = children.map((c) => quote(clip(c.kind === 'node' ? c.name : '', MAX_NAME))).join(', ');
+      const same = optionsListedAt.get(options);
+      words.push(same ? `options as ${same}` : `options: ${options}`);
+      if (!same && ref) optionsListedAt.set(options, ref);
+      children = [];
+    }
+    if (!ref && words.length === 0 && FOLDED_WHEN_SINGLE.has(node.role)) {
+      // A cell or item holding only its text is that text (one line either way; the role adds
+      // nothing the row or list does not say).
+      if (showName && fromContents && children.length === 0 && TEXT_WHEN_ONLY_TEXT.has(node.role)) {
+        const text = scrub(flatten(name));
+        return [{ kind: 'text', text, raw: name }];
+      }
+      // One that shows nothing itself and holds one line gives way to that line. An empty cell
+      // keeps its line (it holds a column's place), unless the element budget emptied it.
+      if (!showName && (children.length === 1 || (stopped && children.length === 0))) return children;
+    }
+    const role = node.role === 'Iframe' ? 'iframe' : node.role;
+    return [{ kind: 'node', role, name: showName ? scrub(flatten(name)) : '', words, ref, children }];
   };
 
-  visit(root, 0, '', false, false);
-  return { tree: withoutEchoedLabels(lines).join('\n'), elements, text: textLines.join('\n'), truncated, targets };
+  const lines: string[] = [];
+  serialize(withoutEchoedLabels(visit(root, false, false)), 0, lines);
+  return { tree: lines.join('\n'), elements, text: textLines.join('\n'), truncated, targets };
 }

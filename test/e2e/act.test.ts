@@ -75,7 +75,8 @@ function ref(o: Observation, name: string): string {
   if (!element) throw new Error(`no element named ${name} in\n${o.tree}`);
   return element.ref;
 }
-const statusOf = (o: Observation | undefined) => /text "(clicked[^"]*|idle|agree[^"]*|fruit[^"]*|submitted[^"]*|far[^"]*|confirm[^"]*|dropped[^"]*|covered[^"]*|typed[^"]*|nothing yet)"/.exec(o?.tree ?? '')?.[1];
+// A text line of the tree is a quoted string alone on its line.
+const statusOf = (o: Observation | undefined) => /^ *"(clicked[^"]*|idle|agree[^"]*|fruit[^"]*|submitted[^"]*|far[^"]*|confirm[^"]*|dropped[^"]*|covered[^"]*|typed[^"]*|nothing yet)"$/m.exec(o?.tree ?? '')?.[1];
 
 s('click: completed, executed once, with a fresh observation that is the new current state', async () => {
   const o = await open('/act.html');
@@ -189,13 +190,13 @@ s('nested open shadow roots, a closed root, a same-origin and a cross-site ifram
   const [same, cross] = o.elements.filter((e) => e.name === 'Frame button 3');
   r = await act({ state_id: o.state_id, action: 'click', ref: same!.ref });
   assert.is(r.status, 'completed', r.error_text);
-  assert.match(r.fresh_state!.tree, /text "clicked Frame button 3"/);
+  assert.match(r.fresh_state!.tree, /^ *"clicked Frame button 3"$/m);
   o = r.fresh_state!;
   const crossRef = o.elements.filter((e) => e.name === 'Frame button 3')[1]!.ref;
   assert.is(crossRef, cross!.ref, 'refs stay stable across the act');
   r = await act({ state_id: o.state_id, action: 'click', ref: crossRef });
   assert.is(r.status, 'completed', r.error_text);
-  assert.is(r.fresh_state!.tree.match(/text "clicked Frame button 3"/g)?.length, 2, 'both frames report a click');
+  assert.is(r.fresh_state!.tree.match(/^ *"clicked Frame button 3"$/gm)?.length, 2, 'both frames report a click');
 });
 
 s('fill, check, select, press Enter to submit, hover menu, drag and drop, scroll into view', async () => {

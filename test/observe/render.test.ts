@@ -1,0 +1,182 @@
+// The tree text that render() writes (README "The tree"), on hand-built stitched trees: which lines
+// are left out or folded, what state words say, how selects, frames and long text are written,
+// and that no value reaches the tree or the text.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { AxStates } from '../../src/observe/ax-tree.ts';
+import type { NodeFacts } from '../../src/observe/page-facts.ts';
+import { render, type RenderContext, type StitchedNode } from '../../src/observe/render.ts';
+
+const s = suite('render');
+
+let nextBackendId = 1;
+
+interface NodeOptions {
+  states?: AxStates;
+  nameFromContents?: boolean;
+  frameId?: string;
+  childFrame?: StitchedNode['childFrame'];
+}
+
+function n(role: string, name = '', children: StitchedNode[] = [], options: NodeOptions = {}): StitchedNode {
+  const node: StitchedNode = {
+    role,
+    name,
+    backendNodeId: nextBackendId++,
+    states: options.states ?? {},
+    children,
+    frameId: options.frameId ?? 'MAIN',
+  };
+  if (options.nameFromContents) node.nameFromContents = true;
+  if (options.childFrame) node.childFrame = options.childFrame;
+  return node;
+}
+
+const text = (value: string) => n('StaticText', value, [], { nameFromContents: true });
+const page = (...children: StitchedNode[]) => n('RootWebArea', 'Page', children);
+/** A cell as Chromium gives it: named from its contents. */
+const cell = (name: string, ...children: StitchedNode[]) => n('cell', name, children, { nameFromContents: true });
+// Chromium's options in a <select> popup hold no text nodes.
+const option = (name: string, states: AxStates = {}) => n('option', name, [], { nameFromContents: true, states: { selected: false, ...states } });
+/** A <select>: a combobox holding its options in a popup, with its chosen option as its value. */
+const select = (name: string, options: StitchedNode[]) =>
+  n('combobox', name, [n('MenuListPopup', '', options)], { states: { expanded: false, hasValue: true, focusable: true } });
+
+function context(overrides: Partial<RenderContext> = {}): RenderContext {
+  const refs = new Map<string, string>();
+  const facts: NodeFacts = { clickable: false, ownPointer: false, dragAndDrop: false, nodeName: 'DIV', box: [0, 0, 10, 10] };
+  return {
+    maxElements: 150,
+    secrets: [],
+    facts: () => facts,
+    inViewport: () => true,
+    refFor: (frameId, backendNodeId) => {
+      const key = `${frameId}:${backendNodeId}`;
+      if (!refs.has(key)) refs.set(key, `@${refs.size + 1}`);
+      return refs.get(key)!;
+    },
+    ...overrides,
+  };
+}
+
+s('one node a line, one space a level, text as a quoted string', () => {
+  const out = render(page(n('heading', 'Title', [text('Title')], { nameFromContents: true, states: { level: 1 } }), n('form', '', [n('button', 'Go', [text('Go')], { nameFromContents: true })]), text('after')), context());
+  assert.is(out.tree, 'heading "Title" [level=1]\nform\n button "Go" @1\n"after"');
+});
+
+s('a container named from its contents shows no name above rendered children, and a nameless one folds onto its single line', () => {
+  const row = n('row', '', [
+    cell('Invoice 10001', text('Invoice 10001')),
+    cell('Edit row 1', n('button', 'Edit row 1', [text('Edit')])),
+    cell('Details', n('link', 'Details', [text('Details')], { nameFromContents: true })),
+  ]);
+  const out = render(page(n('table', '', [row])), context());
+  assert.is(out.tree, 'table\n row\n  "Invoice 10001"\n  button "Edit row 1" @1\n  link "Details" @2');
+  assert.not.match(out.tree, /cell/);
+});
+
+s('a cell with text and a control keeps its line, without its computed name', () => {
+  const out = render(page(n('row', '', [cell('Qty 4', text('Qty'), n('spinbutton', 'Quantity', [], { states: { hasValue: true, focusable: true } }))])), context());
+  assert.is(out.tree, 'row\n cell\n  "Qty"\n  spinbutton "Quantity" [has_value] @1');
+});
+
+s('an empty cell keeps its line (it holds its column); a header holding only text stays a header', () => {
+  const out = render(page(n('row', '', [n('columnheader', 'Name', [text('Name')], { nameFromContents: true }), n('cell', ''), cell('x', text('x'))])), context());
+  assert.is(out.tree, 'row\n columnheader "Name"\n cell\n "x"');
+});
+
+s('a name set by the page (aria-label) is kept above its children', () => {
+  const out = render(page(n('group', 'Shipping', [n('textbox', 'Street', [], { states: { focusable: true } })])), context());
+  assert.is(out.tree, 'group "Shipping"\n textbox "Street" @1');
+});
+
+s('a cell whose computed name holds the chosen option (its value) does not show it', () => {
+  const status = select('Status for row 1', [option('Pending'), option('Paid', { selected: true }), option('Overdue')]);
+  const out = render(page(n('row', '', [cell('Paid', status)])), context());
+  assert.is(out.tree, 'row\n combobox "Status for row 1" [options: "Pending", "Paid", "Overdue"] @1');
+  assert.not.match(out.tree, /selected/);
+  assert.is(out.tree.match(/Paid/g)?.length, 1, 'only as one of the options');
+});
+
+s('a select: options on its line, no collapsed or has_value (the elements list keeps them), the same options later by reference', () => {
+  const first = select('Status 1', [option('Pending'), option('Paid', { selected: true })]);
+  const second = select('Status 2', [option('Pending', { selected: true }), option('Paid')]);
+  const other = select('Size', [option('S'), option('M')]);
+  const out = render(page(first, second, other), context());
+  assert.is(out.tree, 'combobox "Status 1" [options: "Pending", "Paid"] @1\ncombobox "Status 2" [options as @1] @2\ncombobox "Size" [options: "S", "M"] @3');
+  assert.equal(
+    out.elements.map((e) => [e.expanded, e.has_value]),
+    [[false, true], [false, true], [false, true]],
+  );
+});
+
+s('a select whose options have a state or groups keeps a line per option; an editable combobox says collapsed', () => {
+  const out = render(page(select('Plan', [option('Free'), option('Pro', { disabled: true })]), n('combobox', 'Search', [], { states: { editable: true, focusable: true, expanded: false } })), context());
+  assert.is(out.tree, 'combobox "Plan" @1\n option "Free"\n option "Pro" [disabled]\ncombobox "Search" [collapsed] @2');
+});
+
+s('default states are not spelled out: unchecked; checked and mixed are', () => {
+  const box = (name: string, checked: boolean | 'mixed') => n('checkbox', name, [], { states: { checked, focusable: true } });
+  const out = render(page(box('A', false), box('B', true), box('C', 'mixed'), n('radio', 'D', [], { states: { checked: false } })), context());
+  assert.is(out.tree, 'checkbox "A" @1\ncheckbox "B" [checked] @2\ncheckbox "C" [mixed] @3\nradio "D" @4');
+  assert.equal(out.elements.map((e) => e.checked), [false, true, 'mixed', false], 'elements keep every state');
+});
+
+s('lists: no level on items (the indentation says it), bullets dropped, an item holding one line folds', () => {
+  const item = (...children: StitchedNode[]) => n('listitem', '', [n('ListMarker', '• '), ...children], { states: { level: 1 } });
+  const out = render(page(n('list', '', [item(n('link', 'Home', [text('Home')], { nameFromContents: true })), item(text('Ship to'), n('textbox', 'City'))])), context());
+  assert.is(out.tree, 'list\n link "Home" @1\n listitem\n  "Ship to"\n  textbox "City" @2');
+  const numbered = render(page(n('list', '', [n('listitem', '', [n('ListMarker', '1. '), text('First')])])), context());
+  assert.is(numbered.tree, 'list\n listitem\n  ListMarker "1."\n  "First"');
+});
+
+s('an iframe line carries no frame id (elements have it); an unreadable one says why', () => {
+  const frame = n('Iframe', 'Pay', [n('RootWebArea', 'Inner', [n('button', 'OK', [], { frameId: 'CHILD' })], { frameId: 'CHILD' })], {
+    childFrame: { frameId: 'CHILD', status: 'observed' },
+  });
+  const dead = n('Iframe', 'Ads', [], { childFrame: { frameId: 'DEAD', status: 'unavailable', reason: 'timed out' } });
+  const out = render(page(frame, dead), context());
+  assert.is(out.tree, 'iframe "Pay"\n button "OK" @1\niframe "Ads" [unavailable: timed out]');
+  assert.is(out.elements[0]!.frame_id, 'CHILD');
+});
+
+s('long text lines keep their start and end (at word boundaries); text has all of it', () => {
+  const long = 'The eastern embankment, which had carried the old toll house, was much admired in the dry summer';
+  const out = render(page(text(long), n('link', 'of that year', [text('of that year')], { nameFromContents: true })), context());
+  const line = out.tree.split('\n')[0]!;
+  assert.is(line, '"The eastern embankment, which had … was much admired in the dry summer"');
+  assert.ok(JSON.parse(line).length <= 80);
+  assert.is(out.text, `${long}\nof that year`);
+  const short = render(page(text('nothing yet')), context());
+  assert.is(short.tree, '"nothing yet"');
+});
+
+s('a label before the control it names is not repeated; text a name already says is not either', () => {
+  const out = render(page(n('paragraph', '', [n('LabelText', '', [text('Email')]), n('textbox', 'Email')]), n('button', 'Sign up now', [text('Sign up'), text('now')], { nameFromContents: true })), context());
+  assert.is(out.tree, 'textbox "Email" @1\nbutton "Sign up now" @2');
+});
+
+s('the element budget: the tree stops at the last ref, and a container cut short shows no computed name', () => {
+  const rows = [1, 2, 3].map((i) => n('row', '', [cell(`Row ${i}`, text(`Row ${i}`)), cell(`Edit ${i}`, n('button', `Edit ${i}`))]));
+  const out = render(page(n('table', '', rows)), context({ maxElements: 2 }));
+  assert.is(out.truncated, true);
+  assert.is(out.tree, 'table\n row\n  "Row 1"\n  button "Edit 1" @1\n row\n  "Row 2"\n  button "Edit 2" @2\n row\n  "Row 3"');
+  assert.not.match(out.tree, /Edit 3/);
+});
+
+s('typed text (a textbox\'s content) is in neither the tree nor the text', () => {
+  const field = n('textbox', 'Note', [n('generic', '', [text('TYPED-SECRET-NOTE')], { states: { editable: true } })], { states: { editable: true, focusable: true, hasValue: true } });
+  const out = render(page(n('row', '', [cell('', field)])), context());
+  assert.is(out.tree, 'row\n textbox "Note" [has_value] @1');
+  assert.not.match(out.tree + out.text, /TYPED-SECRET-NOTE/);
+});
+
+s('secrets are redacted in text lines, names and options', () => {
+  const secret = 'hunter2-typed-pw';
+  const out = render(page(text(`you typed ${secret}`), n('button', `Send ${secret}`), select('Pick', [option(`opt ${secret}`), option('b')])), context({ secrets: [secret] }));
+  assert.not.match(out.tree + out.text + JSON.stringify(out.elements), secret);
+  assert.match(out.tree, /"you typed \[redacted\]"/);
+  assert.match(out.tree, /options: "opt \[redacted\]", "b"/);
+});
+
+s.run();
