@@ -48,7 +48,7 @@ export class PagewireContender implements Contender {
   version = 'unknown';
   command = '';
   readonly calls = {
-    observe: '`observe {include_text: true}` (default max_elements 150)',
+    observe: '`observe {}` (defaults: max_elements 150; the tree carries the page text, clipped; the full `text` is opt-in with include_text)',
     click: '`act {action: "click", ref}` (answer carries `fresh_state`)',
     click_observed: 'same call',
     fill: '`act {action: "fill", ref, text}` (answer carries `fresh_state`)',
@@ -140,7 +140,7 @@ export class PagewireContender implements Contender {
   }
 
   async #observeRaw(): Promise<{ observation: Observation; wire: number }> {
-    const reply = await this.#rpc.request('observe', { session_id: this.#sessionId, target_id: this.#targetId, include_text: true });
+    const reply = await this.#rpc.request('observe', { session_id: this.#sessionId, target_id: this.#targetId });
     if (reply.error) throw new Error(`observe failed: ${JSON.stringify(reply.error)}`);
     const observation = reply.result as Observation;
     this.#state = observation;

@@ -394,8 +394,8 @@ export function renderResults(report: BenchReport): string {
       '(see bench/peers/pages.ts): a button, a checkbox, a button inside two shadow roots, an in-page link.',
     '- The raw CDP floor reads the main frame only (`Accessibility.getFullAXTree` without a frame id), so on the iframe page ' +
       'it sees fewer elements than the tools that walk frames.',
-    '- Model-facing size is the UTF-8 size of what a model reads from one observation: pagewire\'s `tree` plus `text` ' +
-      '(`observe {include_text: true}`), and the whole text of the MCP tools\' results (headers included). Interactive elements ' +
+    '- Model-facing size is the UTF-8 size of what a model reads from one observation: pagewire\'s default `observe {}` ' +
+      '(its `tree`, which carries the page text clipped; the full `text` is opt-in and not counted), and the whole text of the MCP tools\' results (headers included). Interactive elements ' +
       'are counted in that text with one role list for all (button, link, textbox, searchbox, checkbox, radio, combobox, listbox, ' +
       'slider, spinbutton, switch, tab, menuitem*, treeitem).',
     '- Each contender is used with its defaults, as an agent would get it: pagewire keeps 150 refs (`max_elements`), ' +

@@ -301,8 +301,12 @@ export function statesOf(node: Cdp.Accessibility.AXNode): AxStates {
   return states;
 }
 
-/** Builds the document's tree; returns undefined when the payload has no root. */
-export function buildAxTree(nodes: readonly Cdp.Accessibility.AXNode[]): AxViewNode | undefined {
+/**
+ * Builds the document's tree; returns undefined when the payload has no root. With `reuse`, a
+ * node object seen in an earlier build gives the same result without being converted again: a
+ * patched document (ax-document.ts) shares every node object whose subtree did not change.
+ */
+export function buildAxTree(nodes: readonly Cdp.Accessibility.AXNode[], reuse?: WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>): AxViewNode | undefined {
   const byId = new Map<string, Cdp.Accessibility.AXNode>();
   for (const node of nodes) byId.set(node.nodeId, node);
   const root = nodes.find((node) => node.parentId === undefined) ?? nodes[0];
@@ -312,8 +316,15 @@ export function buildAxTree(nodes: readonly Cdp.Accessibility.AXNode[]): AxViewN
 
   // Returns the visible nodes this AX node contributes: itself, or (when ignored) its children.
   const convert = (node: Cdp.Accessibility.AXNode): AxViewNode[] => {
+    const known = reuse?.get(node);
+    if (known) return known;
     if (visited.has(node.nodeId)) return []; // a malformed payload must not loop forever
     visited.add(node.nodeId);
+    const views = convertOnce(node);
+    reuse?.set(node, views);
+    return views;
+  };
+  const convertOnce = (node: Cdp.Accessibility.AXNode): AxViewNode[] => {
     const children: AxViewNode[] = [];
     for (const childId of node.childIds ?? []) {
       const child = byId.get(childId);

@@ -238,16 +238,17 @@ async function readPage(
           const patched = await readPatched(frame, framePlan.ax, framePlan.roots, (call) => send(frame === root, call));
           if (patched) {
             readCounts.frameReadsPatched++;
-            return { frame, tree: buildAxTree(axNodes(patched)), ax: patched };
+            return { frame, tree: buildAxTree(axNodes(patched), views), ax: patched };
           }
         }
         readCounts.frameReadsFull++;
         const { nodes } = await send(frame === root, (o) =>
           frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }),
         );
-        const tree = buildAxTree(nodes);
-        if (!tree) return { frame, reason: 'the frame has no document' };
+        // Built from the kept nodes, so that a later patch of them reuses this build's work.
         const ax = axDocument(nodes);
+        const tree = ax ? buildAxTree(axNodes(ax), views) : buildAxTree(nodes);
+        if (!tree) return { frame, reason: 'the frame has no document' };
         return ax ? { frame, tree, ax } : { frame, tree };
       } catch (error) {
         if (isCdpError(error) && error.kind === 'protocol' && /Accessibility/i.test(error.message) && frame === root) {
@@ -344,6 +345,10 @@ const readCounts = { frameReadsFull: 0, frameReadsPatched: 0, frameReadsReused: 
 export function frameReadCounts(): Readonly<typeof readCounts> {
   return { ...readCounts };
 }
+
+// Each kept accessibility node's view (ax-tree.ts), reused by the builds of later patched
+// documents that share the node object; dropped with the nodes.
+const views = new WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>();
 
 interface CachedFrame {
   loaderId: string;
