@@ -39,13 +39,14 @@ interface Summary {
   full: boolean;
   geometry: boolean;
   roots: number;
+  pointers: number;
   token: number;
 }
 
 /**
  * In page: the changes since generation `since` (-1: everything), installing the monitor first if
- * this document has none. The changed elements themselves are kept under the returned token for
- * `takenRoots`, which hands them to CDP as objects.
+ * this document has none. The changed elements (and the pointer elements inside them) are kept
+ * under the returned token for `takenElement`, which hands them to CDP as objects.
  */
 function takeChanges(since: number, monitorId: string, limit: number): Summary {
   interface Monitor {
@@ -240,7 +241,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
 
   const existing = scope.__pagewireMonitor;
   const m = existing ?? install();
-  if (!existing) return { monitor: m.id, generation: m.generation, full: true, geometry: true, roots: 0, token: 0 };
+  if (!existing) return { monitor: m.id, generation: m.generation, full: true, geometry: true, roots: 0, pointers: 0, token: 0 };
 
   // Records not yet delivered to the observer callback, and control state set by scripts.
   m.record(m.observer.takeRecords());
@@ -258,12 +259,13 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
     }
   }
 
-  const summary = (full: boolean, roots = 0, token = 0): Summary => ({
+  const summary = (full: boolean, roots = 0, token = 0, pointers = 0): Summary => ({
     monitor: m.id,
     generation: m.generation,
     full,
     geometry: m.geometry > since,
     roots,
+    pointers,
     token,
   });
   if (monitorId !== m.id || since < m.floor || m.global > since) return summary(true);
@@ -299,37 +301,33 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
     if (!covered) roots.push(element);
   }
   if (roots.length > limit || roots.some((r) => r === document.documentElement || r === document.body)) return summary(true);
-  const token = m.nextToken++;
-  m.taken.set(token, roots);
-  if (m.taken.size > 8) m.taken.delete(m.taken.keys().next().value!);
-  return summary(false, roots.length, token);
-}
-
-/**
- * In page: the elements a `takeChanges` call kept under `token` (handed over once), followed by the
- * elements inside them (shadow trees included) that set `cursor: pointer` themselves — what the
- * renderer's snapshot would say, for a snapshot taken without computed styles.
- */
-function takenRoots(token: number): Element[] {
-  const monitor = (globalThis as unknown as { __pagewireMonitor?: { taken: Map<number, Element[]>; shadowOf: WeakMap<Element, ShadowRoot> } }).__pagewireMonitor;
-  const roots = monitor?.taken.get(token) ?? [];
-  monitor?.taken.delete(token);
+  // Inside them (shadow trees included), the elements that set `cursor: pointer` themselves: what
+  // the renderer's snapshot would say, for a snapshot taken without computed styles. Elements that
+  // are controls by themselves are skipped: only a pointer on a plain element makes it clickable.
   const pointers: Element[] = [];
-  // Only elements with a layout box have a style in the snapshot.
   const cursor = (node: Node | null) => {
     if (!(node instanceof Element)) return '';
     const style = getComputedStyle(node);
-    return style.display === 'none' || style.display === 'contents' ? '' : style.cursor;
+    return style.display === 'none' || style.display === 'contents' ? '' : style.cursor; // only boxes have a style there
   };
   const visit = (element: Element) => {
-    // Like the snapshot, a shadow root's child has no element parent to inherit the pointer from.
-    if (cursor(element) === 'pointer' && cursor(element.parentNode) !== 'pointer') pointers.push(element);
-    const shadow = element.shadowRoot ?? monitor?.shadowOf.get(element);
+    const control = element.matches('a[href], button, input, select, textarea, summary');
+    if (!control && cursor(element) === 'pointer' && cursor(element.parentNode) !== 'pointer') pointers.push(element);
+    const shadow = element.shadowRoot ?? m.shadowOf.get(element);
     if (shadow) for (const child of shadow.children) visit(child);
     for (const child of element.children) visit(child);
   };
   for (const root of roots) visit(root);
-  return [...roots, ...pointers];
+  const token = m.nextToken++;
+  m.taken.set(token, [...roots, ...pointers]);
+  if (m.taken.size > 8) m.taken.delete(m.taken.keys().next().value!);
+  return summary(false, roots.length, token, pointers.length);
+}
+
+/** In page: the i-th element a `takeChanges` call kept under `token`. */
+function takenElement(token: number, index: number): Element | undefined {
+  const monitor = (globalThis as unknown as { __pagewireMonitor?: { taken: Map<number, Element[]> } }).__pagewireMonitor;
+  return monitor?.taken.get(token)?.[index];
 }
 
 function watchRoot(this: Node): void {
@@ -361,18 +359,21 @@ export async function readChanges(
     const changes: FrameChanges = { monitor: summary.monitor, generation: summary.generation, full: summary.full, geometry: summary.geometry, roots: [], pointers: [] };
     if (summary.full || summary.roots === 0) return changes;
 
+    // Each kept element straight to an object (one round trip for all), then to its node id.
     const objectGroup = `pagewire-changes-${summary.token}`;
     try {
-      const list = await session.sendWith({ timeoutMs }, 'Runtime.callFunctionOn', {
-        functionDeclaration: pageFunction(takenRoots),
-        executionContextId: contextId,
-        arguments: [{ value: summary.token }],
-        objectGroup,
-      });
-      if (list.exceptionDetails || !list.result.objectId) return { ...changes, full: true };
-      const { result: items } = await session.sendWith({ timeoutMs }, 'Runtime.getProperties', { objectId: list.result.objectId, ownProperties: true });
-      const objectIds = items.filter((p) => /^\d+$/.test(p.name) && p.value?.objectId).map((p) => p.value!.objectId!);
-      const described = await Promise.all(objectIds.map((objectId) => session.sendWith({ timeoutMs }, 'DOM.describeNode', { objectId })));
+      const objects = await Promise.all(
+        Array.from({ length: summary.roots + summary.pointers }, (_, index) =>
+          session.sendWith({ timeoutMs }, 'Runtime.callFunctionOn', {
+            functionDeclaration: pageFunction(takenElement),
+            executionContextId: contextId,
+            arguments: [{ value: summary.token }, { value: index }],
+            objectGroup,
+          }),
+        ),
+      );
+      if (objects.some((o) => o.exceptionDetails || !o.result.objectId)) return { ...changes, full: true };
+      const described = await Promise.all(objects.map((o) => session.sendWith({ timeoutMs }, 'DOM.describeNode', { objectId: o.result.objectId! })));
       const ids = described.map((d) => d.node.backendNodeId);
       changes.roots = ids.slice(0, summary.roots);
       changes.pointers = ids.slice(summary.roots);
