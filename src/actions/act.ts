@@ -91,7 +91,16 @@ export interface SessionEventLike {
 /** PROTOCOL.md §7: "dialogs, popups, downloads, navigations seen meanwhile" (file choosers too). */
 const ACT_EVENT_KINDS = new Set(['dialog', 'popup', 'download', 'navigation', 'file_chooser']);
 
-/** After input: the DOM is taken as settled once no mutation happened for this long… */
+/**
+ * After input the page is taken as settled once one task turn has passed without a DOM mutation.
+ * The input's handlers, and their microtasks, ran before the input was acknowledged; a zero-delay
+ * timer they set runs before the settle's own (timers of equal delay run in order). After a
+ * trusted input Chromium runs the next frame before any page task (the handlers' timers too), so
+ * when the input changed what is rendered this turn ends just after that frame. Each settle is
+ * also a round trip through the renderer, so what the handlers reported on that pipe (a requested
+ * navigation, say) has arrived when it ends. A page that mutates meanwhile is busy: it is settled
+ * once no mutation happened for this long…
+ */
 const SETTLE_QUIET_MS = 4;
 /** …or after this long at most (pages that never stop mutating). */
 const SETTLE_CAP_MS = 250;
@@ -110,7 +119,9 @@ function settleInPage(quietMs: number, capMs: number): Promise<void> {
       quiet = setTimeout(done, quietMs);
     });
     observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    quiet = setTimeout(done, quietMs);
+    // One task turn; a mutation before it ends re-arms it with the quiet period (the observer
+    // runs as a microtask of the task that mutated, before this timer's task).
+    quiet = setTimeout(done, 0);
     const cap = setTimeout(done, capMs);
   });
 }

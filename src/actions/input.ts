@@ -41,8 +41,40 @@ export async function sendInput(tab: Tab, deadline: Deadline, steps: Array<() =>
   }
 }
 
+/**
+ * Per session: unbuffered pointer input is on (or could not be turned on, which only costs time).
+ * A WeakMap, so a detached session takes its entry with it; the renderer keeps the setting across
+ * its own navigations (its agents are restored with their state).
+ */
+const unbuffered = new WeakMap<CdpSession, Promise<void>>();
+
+/**
+ * A renderer queues mouse moves (and wheels) until its next animation frame, so the
+ * acknowledgement of one mouseMoved took up to a frame (~16 ms, median ~8) on an idle page.
+ * Overlay.enable (which needs DOM.enable) asks for unbuffered input, as the debugger does: the
+ * move is dispatched at once, and its acknowledgement still means it was handled (hover state
+ * and mouseover handlers included), which the hit test after the move relies on. Nothing of it
+ * is visible to the page but the timing; no DOM node is pushed to us, so DOM.enable adds no
+ * mutation events. Idempotent, once per session; a failure leaves input buffered, as before.
+ */
+export function unbufferedInput(session: CdpSession): Promise<void> {
+  let ready = unbuffered.get(session);
+  if (!ready) {
+    // Sent together: the renderer runs them in order, so Overlay finds DOM enabled.
+    ready = Promise.all([session.send('DOM.enable'), session.send('Overlay.enable')]).then(
+      () => {},
+      () => {},
+    );
+    unbuffered.set(session, ready);
+  }
+  return ready;
+}
+
 export function mouseMove(point: Point, modifiers = 0): () => Promise<unknown> {
-  return () => point.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y, modifiers });
+  return () =>
+    unbufferedInput(point.session).then(() =>
+      point.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y, modifiers }),
+    );
 }
 
 export function clickSteps(

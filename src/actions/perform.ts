@@ -33,24 +33,55 @@ export type PerformOutcome =
 
 // ---- in-page functions (serialised; no closures) ----
 
-function isDeeplyFocused(this: Element): boolean {
+/** What to do to a field once focus is confirmed on it, before typing. */
+type Preparation = 'none' | 'select' | 'caret_end';
+
+interface Focused {
+  /** Focus is on the node, through any shadow roots, in a document that has focus. */
+  focused: boolean;
+  password: boolean;
+  /** With 'select': what was selected ('empty', 'selected', 'readonly', 'other' or `input:<type>`). */
+  contents?: string;
+}
+
+/**
+ * Run right after DOM.focus (same round trip): confirms focus is on the node and only then
+ * prepares it, so nothing is selected in a field that did not keep the focus.
+ */
+function focusedAndPrepared(this: Element, preparation: Preparation): Focused {
   let node: Element = this;
   let root = node.getRootNode() as Document | ShadowRoot;
+  let focused = true;
   while (root instanceof ShadowRoot) {
-    if (root.activeElement !== node) return false;
+    if (root.activeElement !== node) {
+      focused = false;
+      break;
+    }
     node = root.host;
     root = node.getRootNode() as Document | ShadowRoot;
   }
-  return (root as Document).activeElement === node && (root as Document).hasFocus();
-}
-
-function selectContents(this: Element): string {
+  focused = focused && (root as Document).activeElement === node && (root as Document).hasFocus();
+  const password = this instanceof HTMLInputElement && this.type === 'password';
+  if (!focused) return { focused, password };
+  if (preparation === 'caret_end') {
+    // Append: put the caret at the end rather than wherever a previous selection left it.
+    const field = this as HTMLInputElement;
+    if (typeof field.setSelectionRange === 'function' && typeof field.value === 'string') {
+      try {
+        field.setSelectionRange(field.value.length, field.value.length);
+      } catch {
+        // types without a selection API (email, number) keep their caret
+      }
+    }
+    return { focused, password };
+  }
+  if (preparation !== 'select') return { focused, password };
   if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement) {
     const textual = this instanceof HTMLTextAreaElement || ['', 'text', 'search', 'url', 'tel', 'email', 'password', 'number'].includes(this.type);
-    if (!textual) return `input:${this.type}`;
-    if (this.readOnly || this.disabled) return 'readonly';
+    if (!textual) return { focused, password, contents: `input:${this.type}` };
+    if (this.readOnly || this.disabled) return { focused, password, contents: 'readonly' };
     this.select();
-    return this.value === '' ? 'empty' : 'selected';
+    return { focused, password, contents: this.value === '' ? 'empty' : 'selected' };
   }
   if ((this as HTMLElement).isContentEditable) {
     const range = document.createRange();
@@ -58,9 +89,9 @@ function selectContents(this: Element): string {
     const selection = getSelection();
     selection?.removeAllRanges();
     selection?.addRange(range);
-    return this.textContent === '' ? 'empty' : 'selected';
+    return { focused, password, contents: this.textContent === '' ? 'empty' : 'selected' };
   }
-  return 'other';
+  return { focused, password, contents: 'other' };
 }
 
 function setValueAndNotify(this: HTMLInputElement, value: string): boolean {
@@ -69,10 +100,6 @@ function setValueAndNotify(this: HTMLInputElement, value: string): boolean {
   this.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
   this.dispatchEvent(new Event('change', { bubbles: true }));
   return this.value === value;
-}
-
-function isPasswordField(this: Element): boolean {
-  return this instanceof HTMLInputElement && this.type === 'password';
 }
 
 function checkedState(this: Element): boolean | 'mixed' | 'unsupported' {
@@ -120,19 +147,28 @@ async function unlessDialog<T>(env: ActionEnv, work: Promise<T>): Promise<T | 'd
   }
 }
 
-async function focusChecked(env: ActionEnv, target: PointTarget): Promise<void> {
+/**
+ * Focuses the node and confirms focus is on it (focus_mismatch otherwise), then prepares it for
+ * typing. DOM.focus and the in-page check go out together: the renderer runs them in order, so
+ * the check sees the focus as DOM.focus left it, one round trip sooner.
+ */
+async function focusChecked(env: ActionEnv, target: PointTarget, preparation: Preparation = 'none'): Promise<Focused> {
   await env.beginSideEffect();
+  const focusing = target.handle.session.send('DOM.focus', { backendNodeId: target.handle.backendNodeId });
+  const checked = callOn<Focused>(target.handle, focusedAndPrepared, [{ value: preparation }]);
+  checked.catch(() => {});
   try {
-    await target.handle.session.send('DOM.focus', { backendNodeId: target.handle.backendNodeId });
+    await focusing;
   } catch (error) {
     throw new ActionError('focus_mismatch', `the element cannot take focus: ${(error as Error).message}`, { sideEffect: true, cause: error });
   }
-  const focused = await callOn<boolean>(target.handle, isDeeplyFocused);
-  if (!focused) {
+  const result = await checked;
+  if (!result.focused) {
     throw new ActionError('focus_mismatch', 'focus is not on the element after focusing it (a handler moved it elsewhere)', {
       sideEffect: true,
     });
   }
+  return result;
 }
 
 /** The node's point with the mouse already on it (hit confirmed after the move). */
@@ -153,18 +189,19 @@ async function typeText(env: ActionEnv, text: string): Promise<InputOutcome> {
   return sendInput(env.tab, env.deadline, keySteps(env.tab, events));
 }
 
-async function clearField(env: ActionEnv, target: PointTarget): Promise<InputOutcome> {
-  const state = await callOn<string>(target.handle, selectContents);
-  if (state === 'other' || state.startsWith('input:')) {
+/** Deletes what `focusChecked(…, 'select')` selected. */
+async function clearField(env: ActionEnv, contents: string | undefined): Promise<InputOutcome> {
+  if (contents === undefined || contents === 'other' || contents.startsWith('input:')) {
     throw new ActionError('action_failed', 'this element is not a text field', { sideEffect: true });
   }
-  if (state === 'readonly') throw new ActionError('action_failed', 'the field is read-only or disabled', { sideEffect: true });
-  if (state === 'empty') return 'acknowledged';
+  if (contents === 'readonly') throw new ActionError('action_failed', 'the field is read-only or disabled', { sideEffect: true });
+  if (contents === 'empty') return 'acknowledged';
   return sendInput(env.tab, env.deadline, keySteps(env.tab, keyEventsFor('Delete') as KeyEventParams[]));
 }
 
-async function rememberPassword(env: ActionEnv, target: PointTarget, text: string): Promise<void> {
-  if (text && (await callOn<boolean>(target.handle, isPasswordField))) env.secrets.add(text);
+/** Text typed into a password field is a secret from now on (redacted everywhere). */
+function rememberPassword(env: ActionEnv, focused: Focused, text: string): void {
+  if (text && focused.password) env.secrets.add(text);
 }
 
 // ---- the actions ----
@@ -191,22 +228,11 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
     }
     case 'type': {
       const target = await env.target(action.ref);
-      await focusChecked(env, target);
-      await rememberPassword(env, target, action.text);
+      const focused = await focusChecked(env, target, action.clear_first ? 'select' : 'caret_end');
+      rememberPassword(env, focused, action.text);
       if (action.clear_first) {
-        const cleared = await clearField(env, target);
+        const cleared = await clearField(env, focused.contents);
         if (cleared === 'dialog') return { kind: 'input', input: 'dialog' };
-      } else {
-        // Append: put the caret at the end rather than wherever a previous selection left it.
-        await callOn(target.handle, function (this: HTMLInputElement) {
-          if (typeof this.setSelectionRange === 'function' && typeof this.value === 'string') {
-            try {
-              this.setSelectionRange(this.value.length, this.value.length);
-            } catch {
-              // types without a selection API (email, number) keep their caret
-            }
-          }
-        });
       }
       const typed = await typeText(env, action.text);
       if (typed === 'dialog' || !action.submit) return { kind: 'input', input: typed };
@@ -214,9 +240,9 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
     }
     case 'fill': {
       const target = await env.target(action.ref);
-      await focusChecked(env, target);
-      await rememberPassword(env, target, action.text);
-      const state = await callOn<string>(target.handle, selectContents);
+      const focused = await focusChecked(env, target, 'select');
+      rememberPassword(env, focused, action.text);
+      const state = focused.contents ?? 'other';
       if (state.startsWith('input:')) {
         // date, time, color, range…: no text insertion; set the value the way a picker would.
         const ok = await callOn<boolean>(target.handle, setValueAndNotify, [{ value: action.text }]);

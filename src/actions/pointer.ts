@@ -6,6 +6,7 @@ import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
+import { unbufferedInput } from './input.ts';
 import { callOn, release, resolveNode, type NodeHandle } from './node-handle.ts';
 import { ActionError, type HitDescription } from './outcome.ts';
 import { quadBox, type Rect } from '../browser/geometry.ts';
@@ -77,10 +78,10 @@ async function ownerContentBox(tab: Tab, frame: FrameRecord): Promise<(Rect & { 
 
 async function visiblePart(target: PointTarget): Promise<{ part: Rect | undefined; scroll: Scroll }> {
   const { session, backendNodeId } = target.handle;
-  const [{ quads }, viewport] = await Promise.all([
-    session.send('DOM.getContentQuads', { backendNodeId }),
-    viewportOf(target.tab, target.frame),
-  ]);
+  return visibleOf(await Promise.all([session.send('DOM.getContentQuads', { backendNodeId }), viewportOf(target.tab, target.frame)]));
+}
+
+function visibleOf([{ quads }, viewport]: [{ quads: number[][] }, { rect: Rect; scroll: Scroll }]): { part: Rect | undefined; scroll: Scroll } {
   let best: Rect | undefined;
   for (const quad of quads) {
     const part = intersect(quadBox(quad), viewport.rect);
@@ -131,15 +132,20 @@ async function hitAt(session: CdpSession, x: number, y: number, scroll?: Scroll)
  */
 export async function clickablePoint(target: PointTarget): Promise<Point> {
   const { session, backendNodeId } = target.handle;
+  // One round trip: the renderer runs a session's commands in order, so the quads and the scroll
+  // offset are read after the scroll (which also forces layout, so the quads are not stale).
+  const scrolled = session.send('DOM.scrollIntoViewIfNeeded', { backendNodeId });
+  const geometry = Promise.all([session.send('DOM.getContentQuads', { backendNodeId }), viewportOf(target.tab, target.frame)]);
+  geometry.catch(() => {});
   try {
-    await session.send('DOM.scrollIntoViewIfNeeded', { backendNodeId });
+    await scrolled;
   } catch (error) {
     throw new ActionError('not_visible', 'the element has no layout box (display:none or detached from rendering)', {
       sideEffect: false,
       cause: error,
     });
   }
-  let visible = await visiblePart(target);
+  let visible = visibleOf(await geometry);
   if (!visible.part) {
     // scrollIntoViewIfNeeded leaves some nodes (nested scrollers, under fixed bars) out of view.
     await callOn(target.handle, scrollIntoCenter);
@@ -159,6 +165,8 @@ export async function clickablePoint(target: PointTarget): Promise<Point> {
  * One recomputation is allowed; then the point is returned for press/release.
  */
 export async function pointAfterMove(target: PointTarget, move: (point: Point) => Promise<'acknowledged' | 'dialog'>): Promise<Point | 'dialog'> {
+  // Under way while the point is found; the move waits for it.
+  void unbufferedInput(target.handle.session);
   let point = await clickablePoint(target);
   for (let attempt = 0; ; attempt++) {
     if ((await move(point)) === 'dialog') return 'dialog';

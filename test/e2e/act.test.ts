@@ -252,6 +252,36 @@ s('navigation: a link waits for the new document; hash is same-document; 404 is 
   assert.is(r.fresh_state!.url, fixtures.url('/slow'), 'the act waited for the slow document');
 });
 
+s('settling: a navigation a click starts from a timer is waited for; a page that keeps changing is waited out', async () => {
+  let o = await open('/act.html');
+  await evaluate(
+    server,
+    o.target_id,
+    `(() => {
+      const status = document.getElementById('status');
+      const later = document.createElement('button');
+      later.textContent = 'Navigate later';
+      later.onclick = () => setTimeout(() => { location.href = 'child.html'; }, 0);
+      const chain = document.createElement('button');
+      chain.textContent = 'Chain';
+      chain.onclick = () => setTimeout(() => {
+        status.textContent = 'clicked chain 1';
+        setTimeout(() => { status.textContent = 'clicked chain 2'; }, 2);
+      }, 0);
+      document.body.prepend(later, chain);
+    })()`,
+  );
+  o = await observe();
+  let r = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Chain') });
+  assert.is(r.status, 'completed', r.error_text);
+  assert.is(statusOf(r.fresh_state), 'clicked chain 2', 'the second change, 2 ms after the first, is in the fresh state');
+  o = r.fresh_state!;
+  r = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Navigate later') });
+  assert.is(r.status, 'completed', r.error_text);
+  assert.is(r.fresh_state!.url, fixtures.url('/child.html'), 'the act waited for the document the timer navigated to');
+  assert.ok(r.events.some((e) => e.kind === 'navigation' && e.data.same_document === false));
+});
+
 s('navigate, back, forward, reload', async () => {
   let o = await open('/act.html');
   let r = await act({ state_id: o.state_id, action: 'navigate', url: fixtures.url('/child.html') });
