@@ -46,6 +46,8 @@ interface Stats {
 interface ObserveResult {
   status: 'ok' | 'method_not_found' | 'error';
   error?: string;
+  /** The first observe of the document (a full read), when measured. */
+  first_ms?: number;
   stats?: Stats;
   /** UTF-8 bytes of `tree` plus `text`. */
   tree_text_bytes?: number;
@@ -71,6 +73,8 @@ interface PageResult {
   page: string;
   params: Record<string, unknown>;
   observe: ObserveResult;
+  /** Each sample right after the page changed (one text node): a partial re-read. */
+  observe_changed?: ObserveResult;
   raw_ax: RawResult;
 }
 
@@ -148,17 +152,33 @@ async function measureRaw(tab: Tab, runs: number): Promise<RawResult> {
   }
 }
 
+/** JS run in the page before each "after a change" sample: one text node at the end of <body>. */
+function mutateJs(i: number): string {
+  return `(() => { let el = document.getElementById('bench-tick'); if (!el) { el = document.createElement('p'); el.id = 'bench-tick'; document.body.append(el); } el.textContent = 'bench tick ${i}'; return true; })()`;
+}
+
+/**
+ * Times observe: of the page as it is (`change` unset; the very first call of the document is
+ * reported apart, as `first_ms`), or right after `change` altered it (untimed).
+ */
 async function measureObserve(
   client: TestClient,
   params: Record<string, unknown>,
   runs: number,
+  change?: (i: number) => Promise<void>,
 ): Promise<ObserveResult> {
   const call = () => client.call<Observation>('observe', params);
   try {
-    for (let i = 0; i < WARMUPS; i++) await call();
+    let first: number | undefined;
+    for (let i = 0; i < WARMUPS; i++) {
+      if (change) await change(-1 - i);
+      const { ms } = await timed(call);
+      first ??= ms;
+    }
     const samples: number[] = [];
     let last: Observation | undefined;
     for (let i = 0; i < runs; i++) {
+      if (change) await change(i);
       const { ms, value } = await timed(call);
       samples.push(ms);
       last = value;
@@ -166,6 +186,7 @@ async function measureObserve(
     const frames = last!.frames ?? [];
     return {
       status: 'ok',
+      ...(change ? {} : { first_ms: Math.round(first! * 10) / 10 }),
       stats: stats(samples),
       tree_text_bytes: utf8(last!.tree ?? '') + utf8(last!.text ?? ''),
       result_bytes: utf8(JSON.stringify(last)),
@@ -195,29 +216,32 @@ const ms = (value: number | undefined) => (value === undefined ? '-' : value.toF
 const num = (value: number | undefined) => (value === undefined ? '-' : String(value));
 
 function report(results: PageResult[], runs: number): void {
-  console.log(`\nobserve (${WARMUPS} warm-ups, median of ${runs}; client round trip over the WebSocket)`);
+  console.log(`\nobserve (${WARMUPS} warm-ups, median of ${runs}; client round trip over the WebSocket; "after a change": one text node changed before each call; "first": the document's first observe, a full read)`);
   console.log(
     table(
-      ['page', 'median ms', 'p90 ms', 'min ms', 'tree+text B', 'result B', 'elements', 'truncated', 'frames ok/unavail'],
-      results.map(({ page, observe: o }) =>
+      ['page', 'unchanged median ms', 'p90 ms', 'after a change median ms', 'p90 ms', 'first ms', 'tree+text B', 'result B', 'elements', 'truncated', 'frames ok/unavail'],
+      results.map(({ page, observe: o, observe_changed: c }) =>
         o.status === 'ok'
           ? [
               page,
               ms(o.stats?.median_ms),
               ms(o.stats?.p90_ms),
-              ms(o.stats?.min_ms),
+              ms(c?.stats?.median_ms),
+              ms(c?.stats?.p90_ms),
+              ms(o.first_ms),
               num(o.tree_text_bytes),
               num(o.result_bytes),
               num(o.elements),
               String(o.truncated),
               `${o.frames?.observed ?? 0}/${o.frames?.unavailable ?? 0}`,
             ]
-          : [page, o.status === 'method_not_found' ? 'NOT IMPLEMENTED' : 'ERROR', '-', '-', '-', '-', '-', '-', '-'],
+          : [page, o.status === 'method_not_found' ? 'NOT IMPLEMENTED' : 'ERROR', '-', '-', '-', '-', '-', '-', '-', '-', '-'],
       ),
     ),
   );
-  for (const { page, observe: o } of results) {
+  for (const { page, observe: o, observe_changed: c } of results) {
     if (o.status === 'error') console.log(`  ${page}: ${o.error}`);
+    if (c?.status === 'error') console.log(`  ${page} after a change: ${c.error}`);
   }
   console.log(`\nraw CDP floor: Accessibility.getFullAXTree of the main frame (${WARMUPS} warm-ups, median of ${runs})`);
   console.log(
@@ -263,13 +287,18 @@ async function main(): Promise<number> {
       browserProduct = browser.version.product;
       await waitForLoad(tab);
 
-      const raw_ax = await measureRaw(tab, runs);
       const params = { session_id, target_id, ...spec.params };
       const observe: ObserveResult = observeMissing
         ? { status: 'method_not_found', error: 'observe is not implemented (method_not_found)' }
         : await measureObserve(client, params, runs);
       if (observe.status === 'method_not_found') observeMissing = true;
-      results.push({ page: spec.path, params: spec.params, observe, raw_ax });
+      const change = async (i: number) => {
+        await tab.session.send('Runtime.evaluate', { expression: mutateJs(i), returnByValue: true });
+      };
+      const observe_changed = observeMissing ? undefined : await measureObserve(client, params, runs, change);
+      // After pagewire's: its first observe is then the page's first accessibility read.
+      const raw_ax = await measureRaw(tab, runs);
+      results.push({ page: spec.path, params: spec.params, observe, ...(observe_changed ? { observe_changed } : {}), raw_ax });
       await client.call('tabs.close', { session_id, target_id });
     }
 
@@ -287,7 +316,7 @@ async function main(): Promise<number> {
     writeFileSync(file, JSON.stringify(json, null, 2) + '\n');
     console.log(`\nwrote ${file.pathname}`);
 
-    const ok = results.every((r) => r.observe.status === 'ok' && r.raw_ax.status === 'ok');
+    const ok = results.every((r) => r.observe.status === 'ok' && r.observe_changed?.status === 'ok' && r.raw_ax.status === 'ok');
     return ok ? 0 : 1;
   } finally {
     client?.close();
