@@ -116,6 +116,9 @@ export async function observe(input: ObserveInput): Promise<Snapshot> {
   return snapshot;
 }
 
+// A view's stitched copy (a view belongs to one frame's tree), for subtrees without iframes.
+const stitchedViews = new WeakMap<AxViewNode, StitchedNode>();
+
 const renderMemo = new WeakMap<PageRead, { refs: RefRegistry; key: string; snapshot: Snapshot }>();
 
 function renderRead(input: ObserveInput, frames: FrameRecord[], read: PageRead): Snapshot {
@@ -149,6 +152,8 @@ function renderRead(input: ObserveInput, frames: FrameRecord[], read: PageRead):
   }));
 
   const stitch = (node: AxViewNode, frameId: string): StitchedNode => {
+    const known = stitchedViews.get(node);
+    if (known) return known;
     const stitched: StitchedNode = { ...node, frameId, children: [] };
     const childFrameId =
       node.role === 'Iframe' && node.backendNodeId !== undefined
@@ -165,6 +170,9 @@ function renderRead(input: ObserveInput, frames: FrameRecord[], read: PageRead):
       return stitched;
     }
     stitched.children = node.children.map((child) => stitch(child, frameId));
+    // Without an iframe below, the result depends on nothing but the node: keep it for the next
+    // observation (a patched tree shares the views of its unchanged parts).
+    if (node.role !== 'Iframe' && node.children.every((child) => stitchedViews.has(child))) stitchedViews.set(node, stitched);
     return stitched;
   };
 
