@@ -62,7 +62,12 @@ export class FrameTree {
   }
 
   onFrameNavigated(session: CdpSession, frame: Cdp.Page.Frame): void {
-    this.#upsert(session, frame, this.#frames.get(frame.id)?.crossProcess ?? false);
+    // A new document: the old one's iframes went with it. Chromium does not always say so (no
+    // frameDetached for them when the new document gets a new RenderFrameHost); the new
+    // document's own iframes attach after this event.
+    const existing = this.#frames.get(frame.id);
+    for (const child of [...(existing?.children ?? [])]) this.#remove(child);
+    this.#upsert(session, frame, existing?.crossProcess ?? false);
   }
 
   onLoading(frameId: string, loading: boolean): void {

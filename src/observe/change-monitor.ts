@@ -67,6 +67,8 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
     nextToken: number;
     /** Whether some :hover rule shows, hides or fills content (undefined: not known yet). */
     hoverRules: boolean | undefined;
+    /** The element :target matched at the last fragment change. */
+    target: WeakRef<Element> | undefined;
     watch(root: Node): void;
     /** Takes mutation records (from the observer, or not yet delivered to it). */
     record(records: MutationRecord[]): void;
@@ -75,7 +77,9 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
   const scope = globalThis as unknown as { __pagewireMonitor?: Monitor };
   const LOCAL_EVENTS = ['input', 'change', 'focusin', 'focusout', 'toggle', 'transitionend', 'animationend', 'animationstart', 'click', 'pointerup', 'keyup', 'select', 'reset', 'submit', 'load', 'error'];
   const GEOMETRY_EVENTS = ['scroll'];
-  const GLOBAL_EVENTS = ['resize', 'fullscreenchange', 'hashchange', 'popstate', 'pageshow'];
+  const GLOBAL_EVENTS = ['resize', 'fullscreenchange', 'pageshow'];
+  // A fragment navigation scrolls and moves :target from one element to another.
+  const FRAGMENT_EVENTS = ['hashchange', 'popstate'];
   const MAX_DIRTY = 4096;
 
   const parentOf = (node: Node): Node | null => {
@@ -101,6 +105,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
       taken: new Map<number, Element[]>(),
       nextToken: 1,
       hoverRules: undefined,
+      target: undefined,
     } as Monitor;
     const watched = new WeakSet<Node>();
     const scan = (root: Element | Document | ShadowRoot) => {
@@ -211,6 +216,12 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
         m.geometry = ++m.generation;
       } else if (GLOBAL_EVENTS.includes(event.type)) {
         markGlobal();
+      } else if (FRAGMENT_EVENTS.includes(event.type)) {
+        m.geometry = ++m.generation;
+        const target = document.querySelector(':target');
+        mark(m.target?.deref() ?? null);
+        mark(target);
+        m.target = target ? new WeakRef(target) : undefined;
       } else if (event.type === 'mouseover') {
         hover(event);
       } else if (event.type === 'mouseout') {
@@ -223,7 +234,9 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
         if (event.type === 'load' || event.type === 'error') m.geometry = m.generation;
       }
     };
-    for (const type of [...LOCAL_EVENTS, ...GEOMETRY_EVENTS, ...GLOBAL_EVENTS, 'mouseover', 'mouseout']) {
+    const initialTarget = document.querySelector(':target');
+    m.target = initialTarget ? new WeakRef(initialTarget) : undefined;
+    for (const type of [...LOCAL_EVENTS, ...GEOMETRY_EVENTS, ...GLOBAL_EVENTS, ...FRAGMENT_EVENTS, 'mouseover', 'mouseout']) {
       addEventListener(type, onEvent, { capture: true, passive: true });
     }
     document.fonts?.addEventListener('loadingdone', () => {

@@ -48,6 +48,8 @@ export interface Snapshot extends Rendered {
 
 interface FrameRead {
   frame: FrameRecord;
+  /** The frame's document when its read began. */
+  loaderId: string;
   tree?: AxViewNode;
   /** The nodes the tree was built from, kept for patching after a change. */
   ax?: AxDocument;
@@ -104,8 +106,14 @@ export async function observe(input: ObserveInput): Promise<Snapshot> {
   const pending = tab.dialogs.pending;
   if (pending) return dialogSnapshot(tab, root, pending);
   if (tab.crashed) return unreadableSnapshot(tab, root, 'the page crashed: navigate or reload the tab (act), or close it');
-  const frames = framesUnder(tab, root);
-  const read = await readPageCached(input, frames, budget);
+  let frames = framesUnder(tab, root);
+  let read = await readPageCached(input, frames, budget);
+  // A document committed while the page was read (a navigation under way): what was read may
+  // mix old and new documents. Read once more, as the frames are now.
+  if (!('dialog' in read) && documentsMoved(tab, root, frames, read)) {
+    frames = framesUnder(tab, root);
+    read = await readPageCached(input, frames, budget);
+  }
   if ('dialog' in read) return dialogSnapshot(tab, root, read.dialog);
   // The same read (nothing changed) asked the same way renders the same: skip the work.
   const key = JSON.stringify([input.maxElements, input.subtree ?? null, input.secrets]);
@@ -114,6 +122,13 @@ export async function observe(input: ObserveInput): Promise<Snapshot> {
   const snapshot = renderRead(input, frames, read);
   renderMemo.set(read, { refs: input.refs, key, snapshot });
   return snapshot;
+}
+
+/** Whether the frames under `root`, or any of their documents, changed since `read` began. */
+function documentsMoved(tab: Tab, root: FrameRecord, frames: FrameRecord[], read: PageRead): boolean {
+  const now = framesUnder(tab, root);
+  if (now.length !== frames.length || now.some((frame, i) => frame !== frames[i])) return true;
+  return read.frameReads.some((frameRead, i) => frameRead.loaderId !== now[i]!.loaderId);
 }
 
 // A view's stitched copy (a view belongs to one frame's tree), for subtrees without iframes.
@@ -230,40 +245,44 @@ async function readPage(
   const send = <T>(isRoot: boolean, call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) =>
     call({ timeoutMs: timeoutFor(isRoot), ...(input.signal ? { signal: input.signal } : {}) });
 
+  const readFrame = async (frame: FrameRecord): Promise<Omit<FrameRead, 'loaderId'>> => {
+    // Its first document has not committed: what is there is a placeholder, not the page.
+    if (frame !== root && frame.loaderId === '' && frame.loading) {
+      return { frame, reason: 'its document is still loading (no navigation has committed)' };
+    }
+    const framePlan = plan?.frames.get(frame.id);
+    if (framePlan?.kind === 'reuse') {
+      readCounts.frameReadsReused++;
+      return { ...framePlan.read, frame };
+    }
+    try {
+      if (framePlan?.kind === 'patch') {
+        const patched = await readPatched(frame, framePlan.ax, framePlan.roots, (call) => send(frame === root, call));
+        if (patched) {
+          readCounts.frameReadsPatched++;
+          return { frame, tree: buildAxTree(axNodes(patched), views), ax: patched };
+        }
+      }
+      readCounts.frameReadsFull++;
+      const { nodes } = await send(frame === root, (o) =>
+        frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }),
+      );
+      // Built from the kept nodes, so that a later patch of them reuses this build's work.
+      const ax = axDocument(nodes);
+      const tree = ax ? buildAxTree(axNodes(ax), views) : buildAxTree(nodes);
+      if (!tree) return { frame, reason: 'the frame has no document' };
+      return ax ? { frame, tree, ax } : { frame, tree };
+    } catch (error) {
+      if (isCdpError(error) && error.kind === 'protocol' && /Accessibility/i.test(error.message) && frame === root) {
+        throw new ServerError('internal_error', `the CDP Accessibility domain is unavailable: ${error.message}`, { cause: error });
+      }
+      return { frame, reason: failure(error, frame === root ? budget.totalMs : budget.perFrameMs) };
+    }
+  };
   const reads = Promise.all(
     frames.map(async (frame): Promise<FrameRead> => {
-      // Its first document has not committed: what is there is a placeholder, not the page.
-      if (frame !== root && frame.loaderId === '' && frame.loading) {
-        return { frame, reason: 'its document is still loading (no navigation has committed)' };
-      }
-      const framePlan = plan?.frames.get(frame.id);
-      if (framePlan?.kind === 'reuse') {
-        readCounts.frameReadsReused++;
-        return { ...framePlan.read, frame };
-      }
-      try {
-        if (framePlan?.kind === 'patch') {
-          const patched = await readPatched(frame, framePlan.ax, framePlan.roots, (call) => send(frame === root, call));
-          if (patched) {
-            readCounts.frameReadsPatched++;
-            return { frame, tree: buildAxTree(axNodes(patched), views), ax: patched };
-          }
-        }
-        readCounts.frameReadsFull++;
-        const { nodes } = await send(frame === root, (o) =>
-          frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }),
-        );
-        // Built from the kept nodes, so that a later patch of them reuses this build's work.
-        const ax = axDocument(nodes);
-        const tree = ax ? buildAxTree(axNodes(ax), views) : buildAxTree(nodes);
-        if (!tree) return { frame, reason: 'the frame has no document' };
-        return ax ? { frame, tree, ax } : { frame, tree };
-      } catch (error) {
-        if (isCdpError(error) && error.kind === 'protocol' && /Accessibility/i.test(error.message) && frame === root) {
-          throw new ServerError('internal_error', `the CDP Accessibility domain is unavailable: ${error.message}`, { cause: error });
-        }
-        return { frame, reason: failure(error, frame === root ? budget.totalMs : budget.perFrameMs) };
-      }
+      const loaderId = frame.loaderId;
+      return { ...(await readFrame(frame)), loaderId };
     }),
   );
   const snapshots = Promise.all(
@@ -446,7 +465,7 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
     const entries = new Map<string, CachedFrame>();
     read.frameReads.forEach((frameRead, i) => {
       const change = changes[i]!;
-      entries.set(frameRead.frame.id, { loaderId: frameRead.frame.loaderId, mark: { monitor: change.monitor, generation: change.generation }, read: frameRead });
+      entries.set(frameRead.frame.id, { loaderId: frameRead.loaderId, mark: { monitor: change.monitor, generation: change.generation }, read: frameRead });
     });
     perTab.set(root.id, { frames: entries, read });
   } else {

@@ -64,4 +64,19 @@ s('frameAttached keeps order; detach removes a subtree; swap keeps the frame for
   assert.equal(tree.list().map((f) => f.id), ['MAIN']);
 });
 
+s("a frame's new document drops the old document's iframes (Chromium may send no frameDetached)", async () => {
+  const { page } = await sessions();
+  const tree = new FrameTree();
+  tree.loadTree(page, {
+    frame: frame('MAIN', undefined, 'http://a/'),
+    childFrames: [{ frame: frame('F1', 'MAIN', 'http://a/1'), childFrames: [{ frame: frame('F1a', 'F1', 'http://a/1a') }] }, { frame: frame('F2', 'MAIN', 'http://a/2') }],
+  }, false);
+  tree.onFrameNavigated(page, frame('F1', 'MAIN', 'http://a/1-next', 'L2'));
+  assert.equal(tree.list().map((f) => f.id), ['MAIN', 'F1', 'F2'], "F1's old child is gone, its siblings stay");
+  tree.onFrameNavigated(page, frame('MAIN', undefined, 'http://a/next', 'L3'));
+  assert.equal(tree.list().map((f) => f.id), ['MAIN']);
+  tree.onFrameAttached(page, 'NEW', 'MAIN');
+  assert.equal(tree.list().map((f) => f.id), ['MAIN', 'NEW'], 'the new document attaches its own');
+});
+
 s.run();

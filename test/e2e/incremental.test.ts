@@ -119,6 +119,30 @@ s('changes inside open and closed shadow roots and inside iframes are patched to
   assert.is(framed.patched, 1);
 });
 
+s('a fragment navigation reads only the old and new :target elements', async () => {
+  await open('/incremental.html');
+  const shown = await changeAndCompare("location.hash = '#panel'");
+  assert.ok(shown.observation.tree.includes('button "Panel button"'), shown.observation.tree);
+  assert.is(shown.full, 0);
+  const hidden = await changeAndCompare("location.hash = '#title'");
+  assert.not.ok(hidden.observation.tree.includes('Panel button'));
+  assert.is(hidden.full, 0);
+});
+
+s('after a page with iframes navigates away, its frames are gone and reads are reused again', async () => {
+  await open('/shadow-iframe.html');
+  for (let i = 0; i < 100; i++) if ((await observe()).frames.length === 3) break;
+  await evaluate(ctx.server, targetId, `location.href = ${JSON.stringify(ctx.fixtures.url('/incremental.html'))}`);
+  let o = await observe();
+  for (let i = 0; i < 100 && !o.tree.includes('Orders'); i++) o = await observe();
+  assert.equal(o.frames.map((f) => f.status), ['observed'], `only the new document: ${JSON.stringify(o.frames)}`);
+  const before = await counts();
+  await observe();
+  const after = await counts();
+  assert.is(after.frame_reads_full - before.frame_reads_full, 0);
+  assert.is(after.frame_reads_reused - before.frame_reads_reused, 1);
+});
+
 s('an unchanged page is not read again', async () => {
   await open('/incremental.html');
   await observe();
