@@ -33,6 +33,17 @@ export interface MonitorMark {
   generation: number;
 }
 
+/** What the show/hide rules of a page can react to, besides the element that changed. */
+interface CssReach {
+  hover: boolean;
+  /** A form or focus state (`:checked`, `:invalid`, `:focus`…). */
+  state: boolean;
+  focusWithin: boolean;
+  /** A sibling combinator (`+`, `~`). */
+  sibling: boolean;
+  has: boolean;
+}
+
 interface Summary {
   monitor: string;
   generation: number;
@@ -65,13 +76,15 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
     shadowOf: WeakMap<Element, ShadowRoot>;
     taken: Map<number, Element[]>;
     nextToken: number;
-    /** Whether some :hover rule shows, hides or fills content (undefined: not known yet). */
-    hoverRules: boolean | undefined;
+    /** What the page's show/hide rules can react to (undefined: not known yet). */
+    cssReach: CssReach | undefined;
     /** The element :target matched at the last fragment change. */
     target: WeakRef<Element> | undefined;
     watch(root: Node): void;
     /** Takes mutation records (from the observer, or not yet delivered to it). */
     record(records: MutationRecord[]): void;
+    /** Records a change of a control's state that came with no event (set by a script). */
+    stateChanged(control: Element): void;
     observer: MutationObserver;
   }
   const scope = globalThis as unknown as { __pagewireMonitor?: Monitor };
@@ -104,7 +117,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
       shadowOf: new WeakMap<Element, ShadowRoot>(),
       taken: new Map<number, Element[]>(),
       nextToken: 1,
-      hoverRules: undefined,
+      cssReach: undefined,
       target: undefined,
     } as Monitor;
     const watched = new WeakSet<Node>();
@@ -131,7 +144,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
       if (!(node instanceof Element)) return markGlobal(); // the document itself
       const tag = node.localName;
       const styling = tag === 'style' || tag === 'link';
-      if (styling || node.closest('head')) m.hoverRules = undefined;
+      if (styling || node.closest('head')) m.cssReach = undefined;
       const tree = node.getRootNode();
       // A shadow tree's own stylesheet reaches only that tree.
       if (styling && tree instanceof ShadowRoot) node = tree.host;
@@ -151,8 +164,8 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
         // the whole page (a toast appended to <body>).
         const onlyElementsAdded =
           record.type === 'childList' && record.removedNodes.length === 0 && [...record.addedNodes].every((n) => n instanceof Element);
-        if (onlyElementsAdded) for (const added of record.addedNodes) mark(added);
-        else mark(record.target);
+        if (onlyElementsAdded) for (const added of record.addedNodes) markFor(added, 'mutation');
+        else markFor(record.target, 'mutation');
       }
     };
     const observer = new MutationObserver((records) => m.record(records));
@@ -162,39 +175,59 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
       watched.add(root);
       if (root instanceof Document || root instanceof ShadowRoot) m.roots.push(new WeakRef(root));
       if (root instanceof ShadowRoot) m.shadowOf.set(root.host, root);
-      m.hoverRules = undefined;
+      m.cssReach = undefined;
       observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
     };
-    // Most :hover rules only restyle (colour, underline); those that show, hide or fill content
-    // change what an observation reads. A sheet that cannot be read counts as such.
+    // Most rules only restyle (colour, underline); those that show, hide or fill content change
+    // what an observation reads, and some of them react to more than the changed element: a state
+    // (`:checked + .panel`, `:hover > ul`), a sibling (`[aria-expanded=true] + .menu`), anything
+    // (`:has()`). A sheet that cannot be read (another origin's) may hold state and sibling rules.
     const STRUCTURAL = /(^|[^-\w])(display|visibility|content)\s*:/;
-    const structuralHover = (rules: CSSRuleList): boolean => {
+    const STATE = /:(focus|focus-visible|checked|indeterminate|valid|invalid|user-valid|user-invalid|placeholder-shown|in-range|out-of-range|default|autofill|active|open|popover-open|enabled|disabled|read-only|read-write)\b/;
+    const reachOf = (rules: CSSRuleList, reach: CssReach): void => {
       for (const rule of rules) {
-        if (rule instanceof CSSStyleRule && rule.selectorText.includes(':hover') && STRUCTURAL.test(rule.style.cssText)) return true;
+        if (rule instanceof CSSStyleRule && STRUCTURAL.test(rule.style.cssText)) {
+          const selector = rule.selectorText;
+          if (selector.includes(':hover')) reach.hover = true;
+          if (STATE.test(selector)) reach.state = true;
+          if (selector.includes(':focus-within')) reach.focusWithin = true;
+          if (/[+~]/.test(selector)) reach.sibling = true;
+          if (selector.includes(':has(')) reach.has = true;
+        }
         const nested = (rule as CSSGroupingRule).cssRules;
-        if (nested && nested.length > 0 && structuralHover(nested)) return true;
+        if (nested && nested.length > 0) reachOf(nested, reach);
       }
-      return false;
     };
-    const hoverRulesMatter = (): boolean => {
-      if (m.hoverRules !== undefined) return m.hoverRules;
-      const sheets: CSSStyleSheet[] = [];
+    const cssReach = (): CssReach => {
+      if (m.cssReach) return m.cssReach;
+      const reach: CssReach = { hover: false, state: false, focusWithin: false, sibling: false, has: false };
       for (const ref of m.roots) {
         const root = ref.deref();
-        if (root) sheets.push(...root.styleSheets, ...root.adoptedStyleSheets);
-      }
-      m.hoverRules = sheets.some((sheet) => {
-        try {
-          return structuralHover(sheet.cssRules);
-        } catch {
-          return true;
+        if (!root) continue;
+        for (const sheet of [...root.styleSheets, ...root.adoptedStyleSheets]) {
+          try {
+            reachOf(sheet.cssRules, reach);
+          } catch {
+            reach.hover = reach.state = reach.sibling = true;
+          }
         }
-      });
-      return m.hoverRules;
+      }
+      m.cssReach = reach;
+      return reach;
     };
+    // The element to read again for a change at `node`: its parent when a rule may reach its
+    // siblings (or a state rule may: `:checked ~ .x`); everything when a `:has()` rule may.
+    const markFor = (node: Node | null, cause: 'mutation' | 'state' | 'focus') => {
+      const reach = cssReach();
+      if (reach.has || (cause === 'focus' && reach.focusWithin)) return markGlobal();
+      const widen = reach.sibling || (cause !== 'mutation' && reach.state);
+      const element = node instanceof Element ? node : node ? parentOf(node) : null;
+      mark(widen && element instanceof Element ? (parentOf(element) ?? element) : node);
+    };
+    m.stateChanged = (control: Element) => markFor(control, 'state');
     // Hover moves between two elements: :hover changed on both branches below their common ancestor.
     const hover = (event: Event) => {
-      if (!hoverRulesMatter()) return;
+      if (!cssReach().hover) return;
       const from = (event as MouseEvent).relatedTarget;
       const to = event.composedPath()[0] ?? event.target;
       if (!(from instanceof Node) || !(to instanceof Node)) return markGlobal();
@@ -229,7 +262,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
       } else {
         m.generation++;
         const target = event.composedPath()[0] ?? event.target;
-        if (target instanceof Node) mark(target);
+        if (target instanceof Node) markFor(target, event.type === 'focusin' || event.type === 'focusout' ? 'focus' : 'state');
         else markGlobal(); // the window (load, error): anything may have changed
         if (event.type === 'load' || event.type === 'error') m.geometry = m.generation;
       }
@@ -268,7 +301,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
       if (!known) continue;
       if (!bumped) m.generation++;
       bumped = true;
-      m.dirty.set(control, m.generation);
+      m.stateChanged(control);
     }
   }
 

@@ -143,6 +143,22 @@ s('after a page with iframes navigates away, its frames are gone and reads are r
   assert.is(after.frame_reads_reused - before.frame_reads_reused, 1);
 });
 
+s('rules that show or hide other elements on a state, a sibling or focus within are followed', async () => {
+  await open('/incremental-css.html');
+  const checked = await changeAndCompare("document.querySelector('#toggle').click()");
+  assert.ok(checked.observation.tree.includes('button "Panel action"'), `:checked + .panel\n${checked.observation.tree}`);
+  const expanded = await changeAndCompare("document.querySelector('#opener').setAttribute('aria-expanded', 'true')");
+  assert.ok(expanded.observation.tree.includes('link "Menu one"'), `[aria-expanded] + .menu\n${expanded.observation.tree}`);
+  const invalid = await changeAndCompare("const f = document.querySelector('#code'); f.value = 'abc'; f.dispatchEvent(new Event('input', { bubbles: true }))");
+  assert.ok(invalid.observation.tree.includes('Digits only'), `:invalid ~ .error\n${invalid.observation.tree}`);
+  const focused = await changeAndCompare("document.querySelector('#inside').focus()");
+  assert.ok(focused.observation.tree.includes('Press enter to search'), `:focus-within\n${focused.observation.tree}`);
+  // Deep below a sibling: Chromium's relatives of the checkbox do not reach it.
+  const deep = await changeAndCompare("document.querySelector('#toggle2').click()");
+  assert.ok(deep.observation.tree.includes('More details'), `:checked ~ .deep .inner .more\n${deep.observation.tree}`);
+  for (const { full } of [checked, expanded, invalid, deep]) assert.is(full, 0, 'read from the parent, not in full');
+});
+
 s('an unchanged page is not read again', async () => {
   await open('/incremental.html');
   await observe();
