@@ -40,8 +40,19 @@ async function counts(): Promise<Counts> {
  * Changes the page with `script`, observes, and checks the answer against a full read. Returns
  * how the frames were read in the first observation.
  */
+/** Observes until a read finds nothing changed (frames still loading fire load and resize events). */
+async function quiet(): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const before = await counts();
+    await observe();
+    const after = await counts();
+    if (after.frame_reads_full === before.frame_reads_full && after.frame_reads_patched === before.frame_reads_patched) return;
+  }
+  throw new Error('the page never stopped changing');
+}
+
 async function changeAndCompare(script: string): Promise<{ patched: number; full: number; observation: Observation }> {
-  await observe(); // the last read to patch
+  await quiet(); // the last read to patch
   await evaluate(ctx.server, targetId, script);
   const before = await counts();
   const patched = await observe();

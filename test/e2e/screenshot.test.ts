@@ -175,7 +175,8 @@ s('a password input in a cross-site (out-of-process) iframe is masked through it
     cross = tab.frames.list().find((f) => f.crossProcess);
     const ready = cross
       ? await cross.session
-          .send('Runtime.evaluate', { expression: `!!document.getElementById('frame-password')`, returnByValue: true })
+          // Laid out, not only parsed: its box is what the mask must cover.
+          .send('Runtime.evaluate', { expression: `(document.getElementById('frame-password')?.getBoundingClientRect().width ?? 0) > 0`, returnByValue: true })
           .then((r) => r.result.value === true, () => false)
       : false;
     if (ready) break;
