@@ -21,6 +21,12 @@ export interface FrameChanges {
   full: boolean;
   /** Layout may have moved (scrolling, resizing, fonts) even where no node changed. */
   geometry: boolean;
+  /**
+   * Something changed that can move boxes or change what listens for clicks (a mutation, a
+   * show/hide rule's state, an image load…). Without it and without `geometry` (a value typed,
+   * a box ticked, focus moved) the last snapshot's geometry still holds.
+   */
+  layout: boolean;
   /** backendNodeIds of the top-most changed elements (empty with `full`). */
   roots: number[];
   /** backendNodeIds of the elements inside `roots` that set `cursor: pointer` themselves. */
@@ -49,6 +55,7 @@ interface Summary {
   generation: number;
   full: boolean;
   geometry: boolean;
+  layout: boolean;
   roots: number;
   pointers: number;
   token: number;
@@ -69,6 +76,8 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
     global: number;
     /** The last generation with a layout-only change. */
     geometry: number;
+    /** The last generation with a change that may move boxes (see FrameChanges.layout). */
+    layout: number;
     dirty: Map<Node, number>;
     controls: WeakMap<Element, string>;
     roots: Array<WeakRef<Document | ShadowRoot>>;
@@ -91,6 +100,9 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
   const LOCAL_EVENTS = ['input', 'change', 'focusin', 'focusout', 'toggle', 'transitionend', 'animationend', 'animationstart', 'click', 'pointerup', 'keyup', 'select', 'reset', 'submit', 'load', 'error'];
   const GEOMETRY_EVENTS = ['scroll'];
   const GLOBAL_EVENTS = ['resize', 'fullscreenchange', 'pageshow'];
+  // Events whose target may have changed size or shape with no mutation (an image loaded, an
+  // animation ran, a <details> toggled).
+  const LAYOUT_EVENTS = ['load', 'error', 'transitionend', 'animationend', 'animationstart', 'toggle'];
   // A fragment navigation scrolls and moves :target from one element to another.
   const FRAGMENT_EVENTS = ['hashchange', 'popstate'];
   const MAX_DIRTY = 4096;
@@ -111,6 +123,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
       floor: 0,
       global: 0,
       geometry: 0,
+      layout: 0,
       dirty: new Map<Node, number>(),
       controls: new WeakMap<Element, string>(),
       roots: [] as Array<WeakRef<Document | ShadowRoot>>,
@@ -134,7 +147,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
       }
     };
     const markGlobal = () => {
-      m.global = ++m.generation;
+      m.global = m.layout = ++m.generation;
     };
     // A changed node, as the element whose subtree must be read again.
     const mark = (node: Node | null) => {
@@ -223,6 +236,8 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
       const widen = reach.sibling || (cause !== 'mutation' && reach.state);
       const element = node instanceof Element ? node : node ? parentOf(node) : null;
       mark(widen && element instanceof Element ? (parentOf(element) ?? element) : node);
+      // A state change moves nothing unless a show/hide rule reacts to it.
+      if (cause === 'mutation' || reach.state || reach.sibling || reach.focusWithin) m.layout = m.generation;
     };
     m.stateChanged = (control: Element) => markFor(control, 'state');
     // Hover moves between two elements: :hover changed on both branches below their common ancestor.
@@ -240,7 +255,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
         for (let cur: Node | null = n; cur && cur !== common; cur = parentOf(cur)) child = cur;
         return child;
       };
-      m.generation++;
+      m.layout = ++m.generation;
       mark(branch(from));
       mark(branch(to));
     };
@@ -250,7 +265,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
       } else if (GLOBAL_EVENTS.includes(event.type)) {
         markGlobal();
       } else if (FRAGMENT_EVENTS.includes(event.type)) {
-        m.geometry = ++m.generation;
+        m.geometry = m.layout = ++m.generation;
         const target = document.querySelector(':target');
         mark(m.target?.deref() ?? null);
         mark(target);
@@ -265,6 +280,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
         if (target instanceof Node) markFor(target, event.type === 'focusin' || event.type === 'focusout' ? 'focus' : 'state');
         else markGlobal(); // the window (load, error): anything may have changed
         if (event.type === 'load' || event.type === 'error') m.geometry = m.generation;
+        if (LAYOUT_EVENTS.includes(event.type)) m.layout = m.generation;
       }
     };
     const initialTarget = document.querySelector(':target');
@@ -287,7 +303,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
 
   const existing = scope.__pagewireMonitor;
   const m = existing ?? install();
-  if (!existing) return { monitor: m.id, generation: m.generation, full: true, geometry: true, roots: 0, pointers: 0, token: 0 };
+  if (!existing) return { monitor: m.id, generation: m.generation, full: true, geometry: true, layout: true, roots: 0, pointers: 0, token: 0 };
 
   // Records not yet delivered to the observer callback, and control state set by scripts.
   m.record(m.observer.takeRecords());
@@ -310,6 +326,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
     generation: m.generation,
     full,
     geometry: m.geometry > since,
+    layout: m.layout > since,
     roots,
     pointers,
     token,
@@ -402,7 +419,7 @@ export async function readChanges(
     });
     const summary = result.value as Summary | undefined;
     if (exceptionDetails || !summary || typeof summary.monitor !== 'string') return undefined;
-    const changes: FrameChanges = { monitor: summary.monitor, generation: summary.generation, full: summary.full, geometry: summary.geometry, roots: [], pointers: [] };
+    const changes: FrameChanges = { monitor: summary.monitor, generation: summary.generation, full: summary.full, geometry: summary.geometry, layout: summary.layout, roots: [], pointers: [] };
     if (summary.full || summary.roots === 0) return changes;
 
     // Each kept element straight to an object (one round trip for all), then to its node id.

@@ -288,9 +288,14 @@ async function readPage(
   const snapshots = Promise.all(
     [...sessions.keys()].map(async (session): Promise<SessionRead> => {
       const kept = plan?.snapshots.get(session);
-      if (kept) return kept;
+      if (kept) {
+        readCounts.snapshotsKept++;
+        return kept;
+      }
       try {
         const pointers = plan?.light.get(session);
+        if (pointers) readCounts.snapshotsLight++;
+        else readCounts.snapshotsFull++;
         const [snapshot, metrics] = await Promise.all([
           send(session === root.session, (o) =>
             session.sendWith(o, 'DOMSnapshot.captureSnapshot', { computedStyles: pointers ? [] : SNAPSHOT_STYLES, includeDOMRects: false }),
@@ -367,7 +372,7 @@ async function readPatched(
 
 // How frames were read since start, for server.info: the share of patched and reused reads is
 // what keeps observations of large pages fast.
-const readCounts = { frameReadsFull: 0, frameReadsPatched: 0, frameReadsReused: 0 };
+const readCounts = { frameReadsFull: 0, frameReadsPatched: 0, frameReadsReused: 0, snapshotsFull: 0, snapshotsLight: 0, snapshotsKept: 0 };
 
 export function frameReadCounts(): Readonly<typeof readCounts> {
   return { ...readCounts };
@@ -447,8 +452,13 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
     for (const snapshot of cached.read.sessionSnapshots) {
       const hosted = frames.map((frame, i) => [frame, i] as const).filter(([frame]) => frame.session === snapshot.session);
       if (hosted.length === 0 || snapshot.documents.length === 0) continue;
-      // A renderer none of whose frames changed keeps its snapshot (geometry, clickability)…
-      if (hosted.every(([frame, i]) => unchanged(frame, i))) {
+      // A renderer none of whose frames changed, or changed only in values, checks and focus,
+      // keeps its snapshot (geometry, clickability)…
+      const boxesHold = (frame: FrameRecord, i: number) => {
+        const change = changes[i];
+        return unchanged(frame, i) || (change !== undefined && !change.full && !change.geometry && !change.layout);
+      };
+      if (hosted.every(([frame, i]) => boxesHold(frame, i))) {
         plan.snapshots.set(snapshot.session, snapshot);
         continue;
       }

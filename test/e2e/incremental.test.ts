@@ -17,6 +17,9 @@ interface Counts {
   frame_reads_full: number;
   frame_reads_patched: number;
   frame_reads_reused: number;
+  snapshots_full: number;
+  snapshots_light: number;
+  snapshots_kept: number;
 }
 
 const s = suite('incremental observation');
@@ -100,6 +103,20 @@ s('values and checked states set by script, without an event, are seen', async (
   assert.ok(observation.elements.some((e) => e.name === 'Paid 2' && e.checked === true));
   assert.ok(observation.elements.some((e) => e.name === 'Search orders' && e.has_value === true));
   assert.not.ok(JSON.stringify(observation).includes('secret words'), 'values are never shown');
+});
+
+s('a typed value or a ticked box moves no box: the last geometry is kept', async () => {
+  await open('/incremental.html');
+  await quiet();
+  const before = await counts();
+  const { patched, observation } = await changeAndCompare(
+    "const q = document.querySelector('#query'); q.value = 'abc'; q.dispatchEvent(new Event('input', { bubbles: true })); document.querySelector('#r1 input').click()",
+  );
+  const after = await counts();
+  assert.is(patched, 1);
+  assert.ok(observation.elements.some((e) => e.name === 'Paid 1' && e.checked === true));
+  assert.ok(after.snapshots_kept > before.snapshots_kept, 'the snapshot was kept');
+  assert.is(after.snapshots_light - before.snapshots_light, 0, 'no new snapshot for the patched read');
 });
 
 s('a stylesheet or title change reads the document again in full', async () => {
