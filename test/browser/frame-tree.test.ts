@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FrameTree } from '../../src/browser/frame-tree.ts';
 import { Connection } from '../../src/cdp/connection.ts';
-import { FakeCdpPeer, attachEvent } from '../helpers/fake-cdp.ts';
+import { FakeCdpPeer, attachEvent, until } from '../helpers/fake-cdp.ts';
 
 const s = suite('FrameTree');
 
@@ -11,9 +11,9 @@ async function sessions() {
   const peer = new FakeCdpPeer();
   const connection = new Connection(peer);
   peer.emit('Target.attachedToTarget', attachEvent('P', 'MAIN'));
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await until(() => connection.session('P') !== undefined);
   peer.emit('Target.attachedToTarget', attachEvent('C', 'OOPIF', 'iframe'), 'P');
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await until(() => connection.session('C') !== undefined);
   return { page: connection.session('P')!, child: connection.session('C')! };
 }
 

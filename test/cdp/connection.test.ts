@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { Connection } from '../../src/cdp/connection.ts';
 import { CdpError } from '../../src/cdp/errors.ts';
 import { Deadline } from '../../src/util/deadline.ts';
-import { FakeCdpPeer, attachEvent } from '../helpers/fake-cdp.ts';
+import { FakeCdpPeer, attachEvent, until } from '../helpers/fake-cdp.ts';
 
 const s = suite('cdp Connection');
 
@@ -85,15 +85,22 @@ s('attachedToTarget creates the child session before its messages are routed; ev
   const peer = new FakeCdpPeer();
   const connection = new Connection(peer);
   const seen: string[] = [];
+  let lastDelivered: () => void = () => {};
+  const delivered = new Promise<void>((resolve) => (lastDelivered = resolve));
   connection.onAttached(({ session, parent }) => {
     seen.push(`attached ${session.id} under '${parent.id}'`);
-    session.on('Page.frameNavigated', (e) => seen.push(`navigated ${e.frame.id} on ${session.id}`));
+    session.on('Page.frameNavigated', (e) => {
+      seen.push(`navigated ${e.frame.id} on ${session.id}`);
+      if (e.frame.id === 'F3') lastDelivered();
+    });
   });
   peer.emit('Target.attachedToTarget', attachEvent('S1', 'T1'));
   peer.emit('Page.frameNavigated', { frame: { id: 'F1', loaderId: 'L', url: 'about:blank' }, type: 'Navigation' }, 'S1');
   peer.emit('Page.frameNavigated', { frame: { id: 'F2', loaderId: 'L', url: 'about:blank' }, type: 'Navigation' }, 'S-unknown');
-  await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.equal(seen, ["attached S1 under ''", 'navigated F1 on S1']);
+  // Messages are handled in order: once F3 arrived, F2 (for no known session) was handled too.
+  peer.emit('Page.frameNavigated', { frame: { id: 'F3', loaderId: 'L', url: 'about:blank' }, type: 'Navigation' }, 'S1');
+  await delivered;
+  assert.equal(seen, ["attached S1 under ''", 'navigated F1 on S1', 'navigated F3 on S1']);
   const child = connection.session('S1')!;
   const call = child.send('Page.enable');
   assert.is(peer.lastSent('Page.enable')?.sessionId, 'S1');
@@ -105,7 +112,7 @@ s('detachedFromTarget fails the session\'s pending calls and leaves others alone
   const peer = new FakeCdpPeer();
   const connection = new Connection(peer);
   peer.emit('Target.attachedToTarget', attachEvent('S1', 'T1'));
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await until(() => connection.session('S1') !== undefined);
   const child = connection.session('S1')!;
   const detached = new Promise<string>((resolve) => child.onDetached(resolve));
   const childCall = child.send('Page.getFrameTree');
@@ -134,7 +141,7 @@ s('one inbound message per task: a continuation after await runs before the next
   peer.reply(1, { targetInfos: [] });
   peer.emit('Target.targetCreated', { targetInfo: attachEvent('x', 'T9').targetInfo });
   await call;
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await until(() => order.length === 2);
   assert.equal(order, ['continuation', 'event']);
 });
 
@@ -142,7 +149,7 @@ s('session.once resolves on a matching event and rejects when the session detach
   const peer = new FakeCdpPeer();
   const connection = new Connection(peer);
   peer.emit('Target.attachedToTarget', attachEvent('S1', 'T1'));
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await until(() => connection.session('S1') !== undefined);
   const child = connection.session('S1')!;
   const dcl = child.once('Page.lifecycleEvent', new Deadline(1000), (e) => e.name === 'DOMContentLoaded');
   peer.emit('Page.lifecycleEvent', { frameId: 'F', loaderId: 'L', name: 'init', timestamp: 1 }, 'S1');

@@ -65,3 +65,15 @@ export function attachEvent(sessionId: string, targetId: string, type = 'page', 
     targetInfo: { targetId, type, title: '', url: '', attached: true, canAccessOpener: false, ...extra },
   };
 }
+
+/**
+ * Resolves once `predicate` holds, checking after each task turn (inbound messages are handled
+ * one per task); fails after `timeoutMs` so that a broken test ends.
+ */
+export async function until(predicate: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
