@@ -92,14 +92,14 @@ function flatten(text: string): string {
  * alt), and nothing from any value control. Every other name is Chromium's.
  */
 class SafeNames {
-  readonly #byId: Map<string, AXNode>;
+  readonly #byId: ReadonlyMap<string, AXNode>;
   #byBackendMap: Map<number, AXNode> | undefined;
   #parentMap: Map<string, AXNode> | undefined;
   readonly #valueBelow = new Map<string, boolean>();
   readonly #names = new Map<string, string>();
   readonly #computing = new Set<string>();
 
-  constructor(byId: Map<string, AXNode>) {
+  constructor(byId: ReadonlyMap<string, AXNode>) {
     this.#byId = byId;
   }
 
@@ -310,7 +310,15 @@ export function buildAxTree(nodes: readonly Cdp.Accessibility.AXNode[], reuse?: 
   const byId = new Map<string, Cdp.Accessibility.AXNode>();
   for (const node of nodes) byId.set(node.nodeId, node);
   const root = nodes.find((node) => node.parentId === undefined) ?? nodes[0];
-  if (!root) return undefined;
+  return root ? buildAxTreeFrom(byId, root, reuse) : undefined;
+}
+
+/** The same, from nodes already keyed by id (a kept document: no copy of tens of thousands). */
+export function buildAxTreeFrom(
+  byId: ReadonlyMap<string, Cdp.Accessibility.AXNode>,
+  root: Cdp.Accessibility.AXNode,
+  reuse?: WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>,
+): AxViewNode | undefined {
   const visited = new Set<string>();
   const names = new SafeNames(byId);
 

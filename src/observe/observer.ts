@@ -9,13 +9,13 @@ import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
-import { buildAxTree, type AxViewNode } from './ax-tree.ts';
+import { buildAxTree, buildAxTreeFrom, type AxViewNode } from './ax-tree.ts';
 import { readSnapshot, SNAPSHOT_STYLES, type Box, type DocumentFacts, type PointerSource } from './page-facts.ts';
 import type { RefRegistry } from './refs.ts';
 import { render, type Rendered, type StitchedNode } from './render.ts';
 import type { ObservedFrame } from './state-store.ts';
 import { readChanges, watchClosedRoots, type FrameChanges, type MonitorMark } from './change-monitor.ts';
-import { axDocument, axNodes, patchAxDocument, type AxDocument, type AxPatch } from './ax-document.ts';
+import { axDocument, patchAxDocument, type AxDocument, type AxPatch } from './ax-document.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 
 export interface ObserveBudget {
@@ -260,7 +260,7 @@ async function readPage(
         const patched = await readPatched(frame, framePlan.ax, framePlan.roots, (call) => send(frame === root, call));
         if (patched) {
           readCounts.frameReadsPatched++;
-          return { frame, tree: buildAxTree(axNodes(patched), views), ax: patched };
+          return { frame, tree: treeOf(patched), ax: patched };
         }
       }
       readCounts.frameReadsFull++;
@@ -269,7 +269,7 @@ async function readPage(
       );
       // Built from the kept nodes, so that a later patch of them reuses this build's work.
       const ax = axDocument(nodes);
-      const tree = ax ? buildAxTree(axNodes(ax), views) : buildAxTree(nodes);
+      const tree = ax ? treeOf(ax) : buildAxTree(nodes);
       if (!tree) return { frame, reason: 'the frame has no document' };
       return ax ? { frame, tree, ax } : { frame, tree };
     } catch (error) {
@@ -381,6 +381,11 @@ export function frameReadCounts(): Readonly<typeof readCounts> {
 // Each kept accessibility node's view (ax-tree.ts), reused by the builds of later patched
 // documents that share the node object; dropped with the nodes.
 const views = new WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>();
+
+function treeOf(document: AxDocument): AxViewNode | undefined {
+  const root = document.nodes.get(document.rootId);
+  return root ? buildAxTreeFrom(document.nodes, root, views) : undefined;
+}
 
 interface CachedFrame {
   loaderId: string;
