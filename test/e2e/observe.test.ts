@@ -2,9 +2,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
-import { sharedServer, type TestServer } from '../helpers/pagewire.ts';
+import type { TestServer } from '../helpers/pagewire.ts';
+import { withSession } from '../helpers/session-suite.ts';
 
 interface Element {
   ref: string;
@@ -42,16 +43,7 @@ let fixtures: FixtureServer;
 let client: TestClient;
 let sessionId: string;
 
-s.before(async () => {
-  server = await sharedServer();
-  fixtures = await fixtureServer();
-  client = await server.connect();
-  sessionId = (await client.call<{ session_id: string }>('session.create', { name: 'observe' })).session_id;
-});
-s.after(async () => {
-  await client.call('session.close', { session_id: sessionId });
-  client.close();
-});
+withSession(s, 'observe', (context) => ({ server, fixtures, client, sessionId } = context));
 
 async function open(path: string): Promise<string> {
   const { target_id } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url(path) });

@@ -12,14 +12,18 @@ export interface SessionSuite {
   sessionId: string;
 }
 
-/** Fills the returned object in the suite's `before` and closes its session in `after`. */
-export function withSession(s: Test, name: string): SessionSuite {
+/**
+ * Fills the returned object in the suite's `before` (and hands it to `ready`, for suites that keep
+ * their own variables) and closes its session in `after`.
+ */
+export function withSession(s: Test, name: string, ready?: (context: SessionSuite) => void): SessionSuite {
   const context = {} as SessionSuite;
   s.before(async () => {
     context.server = await sharedServer();
     context.fixtures = await fixtureServer();
     context.client = await context.server.connect();
     context.sessionId = (await context.client.call<{ session_id: string }>('session.create', { name })).session_id;
+    ready?.(context);
   });
   s.after(async () => {
     await context.client.call('session.close', { session_id: context.sessionId });
