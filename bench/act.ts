@@ -21,9 +21,8 @@ import type { Tab } from '../src/browser/tab.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { TestClient } from '../test/helpers/client.ts';
 import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
+import { WARMUPS, ms, num, parseRuns, round, stats, table, timed, utf8, waitForLoad, type Stats } from './common.ts';
 
-const WARMUPS = 3;
-const LOAD_TIMEOUT_MS = 15_000;
 /** The browser counts as idle below this many busy cores (all its processes together)… */
 const IDLE_CORES = 0.25;
 /** …measured over windows this long, two in a row… */
@@ -76,13 +75,6 @@ interface ActReply {
   error_type?: string;
   error_text?: string;
   fresh_state?: Observation;
-}
-
-interface Stats {
-  median_ms: number;
-  p90_ms: number;
-  min_ms: number;
-  samples_ms: number[];
 }
 
 interface ActIssue {
@@ -144,37 +136,7 @@ interface PageResult {
   floor?: FloorMeasure;
 }
 
-function parseRuns(argv: string[]): number {
-  const i = argv.indexOf('--runs');
-  const inline = argv.find((arg) => arg.startsWith('--runs='));
-  const raw = inline ? inline.slice('--runs='.length) : i >= 0 ? argv[i + 1] : undefined;
-  if (raw === undefined) return 21;
-  const runs = Number(raw);
-  if (!Number.isInteger(runs) || runs < 1) {
-    console.error(`--runs must be a positive integer, got ${raw}`);
-    process.exit(2);
-  }
-  return runs;
-}
-
-const round = (ms: number) => Math.round(ms * 100) / 100;
-
-function stats(samples: number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return { median_ms: round(median), p90_ms: round(at(0.9)), min_ms: round(sorted[0]!), samples_ms: samples.map(round) };
-}
-
-const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const start = performance.now();
-  const value = await fn();
-  return { ms: performance.now() - start, value };
-}
 
 interface IdleWait {
   waited_ms: number;
@@ -216,27 +178,6 @@ async function waitForIdleBrowser(server: RunningServer): Promise<IdleWait> {
     return { waited_ms: round(performance.now() - start), idle: false, last_busy_cores: round(busy) };
   } catch {
     return { waited_ms: round(performance.now() - start), idle: false };
-  }
-}
-
-/** Resolves when the page (iframes included) fired `load`, bounded by LOAD_TIMEOUT_MS. */
-async function waitForLoad(tab: Tab): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`page did not fire load within ${LOAD_TIMEOUT_MS} ms`)), LOAD_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([
-      tab.session.send('Runtime.evaluate', {
-        expression:
-          "new Promise((resolve) => document.readyState === 'complete' ? resolve(true) : addEventListener('load', () => resolve(true), { once: true }))",
-        awaitPromise: true,
-        returnByValue: true,
-      }),
-      bound,
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -404,15 +345,6 @@ async function measureFloor(server: RunningServer, ctx: PageContext, target: Ele
   return floor;
 }
 
-function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-const ms = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(1));
-const num = (value: number | undefined) => (value === undefined ? '-' : String(value));
 
 function report(results: PageResult[], runs: number): void {
   console.log(
@@ -443,6 +375,7 @@ function report(results: PageResult[], runs: number): void {
     table(
       ['page', 'action', 'median ms', 'p90 ms', 'min ms', 'fresh tree B', 'not captured', 'not completed', 'frame unavail', 'floor click ms', 'floor tree ms', 'click + full tree ms'],
       rows,
+      2,
     ),
   );
   console.log(

@@ -5,16 +5,15 @@
 // Prints a table and writes the same numbers to bench/results/observe-<date>.json.
 // Exit code: 0 when every observe succeeded, 1 otherwise (e.g. `observe` not implemented yet).
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { parseConfig } from '../src/config.ts';
 import type { Tab } from '../src/browser/tab.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { RpcCallError, TestClient } from '../test/helpers/client.ts';
 import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
+import { mutateJs } from './peers/contender.ts';
+import { WARMUPS, ms, num, parseRuns, stats, table, timed, utf8, waitForLoad, type Stats } from './common.ts';
 
-const WARMUPS = 3;
-const LOAD_TIMEOUT_MS = 15_000;
 
 interface PageSpec {
   path: string;
@@ -34,13 +33,6 @@ interface Observation {
   elements: unknown[];
   truncated: boolean;
   frames?: Array<{ status: string }>;
-}
-
-interface Stats {
-  median_ms: number;
-  p90_ms: number;
-  min_ms: number;
-  samples_ms: number[];
 }
 
 interface ObserveResult {
@@ -78,56 +70,6 @@ interface PageResult {
   raw_ax: RawResult;
 }
 
-function parseRuns(argv: string[]): number {
-  const i = argv.indexOf('--runs');
-  const inline = argv.find((arg) => arg.startsWith('--runs='));
-  const raw = inline ? inline.slice('--runs='.length) : i >= 0 ? argv[i + 1] : undefined;
-  if (raw === undefined) return 21;
-  const runs = Number(raw);
-  if (!Number.isInteger(runs) || runs < 1) {
-    console.error(`--runs must be a positive integer, got ${raw}`);
-    process.exit(2);
-  }
-  return runs;
-}
-
-function stats(samples: number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  const round = (ms: number) => Math.round(ms * 100) / 100;
-  return { median_ms: round(median), p90_ms: round(at(0.9)), min_ms: round(sorted[0]!), samples_ms: samples.map(round) };
-}
-
-const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const start = performance.now();
-  const value = await fn();
-  return { ms: performance.now() - start, value };
-}
-
-/** Resolves when the page (iframes included) fired `load`, bounded by LOAD_TIMEOUT_MS. */
-async function waitForLoad(tab: Tab): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`page did not fire load within ${LOAD_TIMEOUT_MS} ms`)), LOAD_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([
-      tab.session.send('Runtime.evaluate', {
-        expression:
-          "new Promise((resolve) => document.readyState === 'complete' ? resolve(true) : addEventListener('load', () => resolve(true), { once: true }))",
-        awaitPromise: true,
-        returnByValue: true,
-      }),
-      bound,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 async function measureRaw(tab: Tab, runs: number): Promise<RawResult> {
   try {
@@ -150,11 +92,6 @@ async function measureRaw(tab: Tab, runs: number): Promise<RawResult> {
   } catch (error) {
     return { status: 'error', error: error instanceof Error ? error.message : String(error) };
   }
-}
-
-/** JS run in the page before each "after a change" sample: one text node at the end of <body>. */
-function mutateJs(i: number): string {
-  return `(() => { let el = document.getElementById('bench-tick'); if (!el) { el = document.createElement('p'); el.id = 'bench-tick'; document.body.append(el); } el.textContent = 'bench tick ${i}'; return true; })()`;
 }
 
 /**
@@ -205,15 +142,6 @@ async function measureObserve(
   }
 }
 
-function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-const ms = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(1));
-const num = (value: number | undefined) => (value === undefined ? '-' : String(value));
 
 function report(results: PageResult[], runs: number): void {
   console.log(`\nobserve (${WARMUPS} warm-ups, median of ${runs}; client round trip over the WebSocket; "after a change": one text node changed before each call; "first": the document's first observe, a full read)`);
