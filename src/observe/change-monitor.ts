@@ -8,6 +8,7 @@
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import { pageFunction } from '../browser/page-function.ts';
+import type { Cdp } from '../../protocol/generated/cdp.ts';
 
 /** Beyond this many changed places, one full read is cheaper than many partial ones. */
 export const MAX_CHANGED_ROOTS = 48;
@@ -56,17 +57,19 @@ interface Summary {
   full: boolean;
   geometry: boolean;
   layout: boolean;
+  /** How many of the answer's elements are changed roots; the rest are pointer elements. */
   roots: number;
-  pointers: number;
-  token: number;
 }
+
+/** What `takeChanges` answers: the summary as JSON, then the elements themselves. */
+type TakenChanges = [summary: string, ...elements: Element[]];
 
 /**
  * In page: the changes since generation `since` (-1: everything), installing the monitor first if
- * this document has none. The changed elements (and the pointer elements inside them) are kept
- * under the returned token for `takenElement`, which hands them to CDP as objects.
+ * this document has none. The changed elements (and the pointer elements inside them) follow the
+ * summary in the answer, which CDP's deep serialization turns into backendNodeIds: one round trip.
  */
-function takeChanges(since: number, monitorId: string, limit: number): Summary {
+function takeChanges(since: number, monitorId: string, limit: number): TakenChanges {
   interface Monitor {
     id: string;
     generation: number;
@@ -83,8 +86,6 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
     roots: Array<WeakRef<Document | ShadowRoot>>;
     /** Every shadow root watched, by host (closed ones are reachable no other way). */
     shadowOf: WeakMap<Element, ShadowRoot>;
-    taken: Map<number, Element[]>;
-    nextToken: number;
     /** What the page's show/hide rules can react to (undefined: not known yet). */
     cssReach: CssReach | undefined;
     /** The element :target matched at the last fragment change. */
@@ -128,8 +129,6 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
       controls: new WeakMap<Element, string>(),
       roots: [] as Array<WeakRef<Document | ShadowRoot>>,
       shadowOf: new WeakMap<Element, ShadowRoot>(),
-      taken: new Map<number, Element[]>(),
-      nextToken: 1,
       cssReach: undefined,
       target: undefined,
     } as Monitor;
@@ -303,7 +302,8 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
 
   const existing = scope.__pagewireMonitor;
   const m = existing ?? install();
-  if (!existing) return { monitor: m.id, generation: m.generation, full: true, geometry: true, layout: true, roots: 0, pointers: 0, token: 0 };
+  const answer = (summary: Summary, elements: Element[] = []): TakenChanges => [JSON.stringify(summary), ...elements];
+  if (!existing) return answer({ monitor: m.id, generation: m.generation, full: true, geometry: true, layout: true, roots: 0 });
 
   // Records not yet delivered to the observer callback, and control state set by scripts.
   m.record(m.observer.takeRecords());
@@ -321,16 +321,8 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
     }
   }
 
-  const summary = (full: boolean, roots = 0, token = 0, pointers = 0): Summary => ({
-    monitor: m.id,
-    generation: m.generation,
-    full,
-    geometry: m.geometry > since,
-    layout: m.layout > since,
-    roots,
-    pointers,
-    token,
-  });
+  const summary = (full: boolean, roots: Element[] = [], pointers: Element[] = []): TakenChanges =>
+    answer({ monitor: m.id, generation: m.generation, full, geometry: m.geometry > since, layout: m.layout > since, roots: roots.length }, [...roots, ...pointers]);
   if (monitorId !== m.id || since < m.floor || m.global > since) return summary(true);
   if (m.generation === since) return summary(false);
   // aria-owns moves nodes across the tree: a partial read could put them in the wrong place.
@@ -381,16 +373,7 @@ function takeChanges(since: number, monitorId: string, limit: number): Summary {
     for (const child of element.children) visit(child);
   };
   for (const root of roots) visit(root);
-  const token = m.nextToken++;
-  m.taken.set(token, [...roots, ...pointers]);
-  if (m.taken.size > 8) m.taken.delete(m.taken.keys().next().value!);
-  return summary(false, roots.length, token, pointers.length);
-}
-
-/** In page: the i-th element a `takeChanges` call kept under `token`. */
-function takenElement(token: number, index: number): Element | undefined {
-  const monitor = (globalThis as unknown as { __pagewireMonitor?: { taken: Map<number, Element[]> } }).__pagewireMonitor;
-  return monitor?.taken.get(token)?.[index];
+  return summary(false, roots, pointers);
 }
 
 function watchRoot(this: Node): void {
@@ -415,38 +398,40 @@ export async function readChanges(
       functionDeclaration: pageFunction(takeChanges),
       executionContextId: contextId,
       arguments: [{ value: since?.generation ?? -1 }, { value: since?.monitor ?? '' }, { value: MAX_CHANGED_ROOTS }],
-      returnByValue: true,
+      // Deep serialization names each element by its backendNodeId, so the answer needs no
+      // object handles, no describeNode per element and nothing to release.
+      serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
     });
-    const summary = result.value as Summary | undefined;
-    if (exceptionDetails || !summary || typeof summary.monitor !== 'string') return undefined;
-    const changes: FrameChanges = { monitor: summary.monitor, generation: summary.generation, full: summary.full, geometry: summary.geometry, layout: summary.layout, roots: [], pointers: [] };
-    if (summary.full || summary.roots === 0) return changes;
-
-    // Each kept element straight to an object (one round trip for all), then to its node id.
-    const objectGroup = `pagewire-changes-${summary.token}`;
-    try {
-      const objects = await Promise.all(
-        Array.from({ length: summary.roots + summary.pointers }, (_, index) =>
-          session.sendWith({ timeoutMs }, 'Runtime.callFunctionOn', {
-            functionDeclaration: pageFunction(takenElement),
-            executionContextId: contextId,
-            arguments: [{ value: summary.token }, { value: index }],
-            objectGroup,
-          }),
-        ),
-      );
-      if (objects.some((o) => o.exceptionDetails || !o.result.objectId)) return { ...changes, full: true };
-      const described = await Promise.all(objects.map((o) => session.sendWith({ timeoutMs }, 'DOM.describeNode', { objectId: o.result.objectId! })));
-      const ids = described.map((d) => d.node.backendNodeId);
-      changes.roots = ids.slice(0, summary.roots);
-      changes.pointers = ids.slice(summary.roots);
-      return changes;
-    } finally {
-      session.send('Runtime.releaseObjectGroup', { objectGroup }).catch(() => {});
-    }
+    if (exceptionDetails) return undefined;
+    return parseTaken(result.deepSerializedValue);
   } catch {
     return undefined;
   }
+}
+
+/** The summary and the elements' backendNodeIds out of `takeChanges`' deep-serialized answer. */
+function parseTaken(value: Cdp.Runtime.DeepSerializedValue | undefined): FrameChanges | undefined {
+  const items = value?.type === 'array' && Array.isArray(value.value) ? (value.value as Cdp.Runtime.DeepSerializedValue[]) : undefined;
+  const head = items?.[0];
+  if (!items || head?.type !== 'string' || typeof head.value !== 'string') return undefined;
+  const summary = JSON.parse(head.value) as Summary;
+  if (typeof summary.monitor !== 'string') return undefined;
+  const ids: number[] = [];
+  // An element listed twice (a changed root that is also a pointer element) is serialized once;
+  // the repeat only points back at the first by its weakLocalObjectReference.
+  const seen = new Map<number, number>();
+  for (const item of items.slice(1)) {
+    let backendNodeId = item.type === 'node' ? (item.value as { backendNodeId?: unknown } | undefined)?.backendNodeId : undefined;
+    if (backendNodeId === undefined && item.weakLocalObjectReference !== undefined) backendNodeId = seen.get(item.weakLocalObjectReference);
+    if (typeof backendNodeId !== 'number') return { ...changesOf(summary), full: true };
+    if (item.weakLocalObjectReference !== undefined) seen.set(item.weakLocalObjectReference, backendNodeId);
+    ids.push(backendNodeId);
+  }
+  return { ...changesOf(summary), roots: ids.slice(0, summary.roots), pointers: ids.slice(summary.roots) };
+}
+
+function changesOf(summary: Summary): FrameChanges {
+  return { monitor: summary.monitor, generation: summary.generation, full: summary.full, geometry: summary.geometry, layout: summary.layout, roots: [], pointers: [] };
 }
 
 /** Hands closed shadow roots (which page JS cannot reach) to the frame's monitor. */
