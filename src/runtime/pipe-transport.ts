@@ -12,6 +12,8 @@ export class PipeTransport implements CdpTransport {
   // Chunks of the message being received; only the newest chunk is scanned for NUL, so a
   // 30 MB reply costs linear time instead of re-scanning the buffer on every 64 KiB chunk.
   #partial: Buffer[] = [];
+  /** Messages sent in this task, written together once it yields (see send). */
+  #outgoing: string[] = [];
   #closed = false;
 
   constructor(out: Writable, input: Readable) {
@@ -23,10 +25,21 @@ export class PipeTransport implements CdpTransport {
     out.on('error', (error) => this.#finish(`debugging pipe error: ${error.message}`));
   }
 
+  /**
+   * Every write wakes the browser's reader thread, and on a small machine the wake-up often takes
+   * this process off its core for a while: the messages of one task (an observation sends four
+   * calls at once) go out in a single write, each ended by its NUL.
+   */
   send(message: string): void {
     if (this.#closed) throw new Error('pipe closed');
-    this.#out.write(message);
-    this.#out.write('\0');
+    this.#outgoing.push(message, '\0');
+    if (this.#outgoing.length === 2) queueMicrotask(() => this.#flush());
+  }
+
+  #flush(): void {
+    const batch = this.#outgoing.join('');
+    this.#outgoing = [];
+    if (!this.#closed) this.#out.write(batch);
   }
 
   close(): void {
