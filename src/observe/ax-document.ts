@@ -10,7 +10,7 @@ type AXNode = Cdp.Accessibility.AXNode;
 
 export interface AxDocument {
   rootId: string;
-  nodes: Map<string, AXNode>;
+  nodes: ReadonlyMap<string, AXNode>;
 }
 
 /** A re-read part of the document: the subtree of one DOM element and that element's relatives. */
@@ -42,8 +42,120 @@ function slim(node: AXNode): AXNode {
 }
 
 /**
- * Keeps only what hangs off the root (nodes a patch left behind are dropped); undefined when a
- * child is missing, since a tree with holes would silently hide part of the page.
+ * A read-only map made of a shared base and a small layer of changes over it (undefined: deleted),
+ * so that patching a 7,500-node document costs what the patch touches, while the patched-from
+ * document stays as it was (a concurrent observation may still be building on it). Once the layer
+ * grows past a share of the base, the next patch starts from one flat map again.
+ */
+class LayeredMap implements ReadonlyMap<string, AXNode> {
+  readonly base: ReadonlyMap<string, AXNode>;
+  readonly layer: ReadonlyMap<string, AXNode | undefined>;
+  readonly size: number;
+
+  constructor(base: ReadonlyMap<string, AXNode>, layer: ReadonlyMap<string, AXNode | undefined>, size: number) {
+    this.base = base;
+    this.layer = layer;
+    this.size = size;
+  }
+
+  get(id: string): AXNode | undefined {
+    return this.layer.has(id) ? this.layer.get(id) : this.base.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  *entries(): MapIterator<[string, AXNode]> {
+    for (const [id, node] of this.layer) if (node) yield [id, node];
+    for (const [id, node] of this.base) if (!this.layer.has(id)) yield [id, node];
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [id] of this.entries()) yield id;
+  }
+
+  *values(): MapIterator<AXNode> {
+    for (const [, node] of this.entries()) yield node;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, AXNode]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: AXNode, key: string, map: ReadonlyMap<string, AXNode>) => void): void {
+    for (const [id, node] of this.entries()) callback(node, id, this);
+  }
+}
+
+/** Past this share of the base in changes, a patch flattens the layers into one map. */
+const MAX_LAYER_SHARE = 1 / 8;
+
+/** nodeIds by backendDOMNodeId, built once per flat base map. */
+const backendIndexes = new WeakMap<ReadonlyMap<string, AXNode>, Map<number, string[]>>();
+
+function backendIndex(base: ReadonlyMap<string, AXNode>): Map<number, string[]> {
+  let index = backendIndexes.get(base);
+  if (!index) {
+    index = new Map();
+    for (const node of base.values()) {
+      if (node.backendDOMNodeId === undefined) continue;
+      const list = index.get(node.backendDOMNodeId);
+      if (list) list.push(node.nodeId);
+      else index.set(node.backendDOMNodeId, [node.nodeId]);
+    }
+    backendIndexes.set(base, index);
+  }
+  return index;
+}
+
+/** The changes one patch makes, over the document it patches. */
+class Draft {
+  readonly #base: ReadonlyMap<string, AXNode>;
+  readonly #layer: Map<string, AXNode | undefined>;
+  #size: number;
+
+  constructor(nodes: ReadonlyMap<string, AXNode>) {
+    if (nodes instanceof LayeredMap && nodes.layer.size <= Math.max(64, nodes.base.size * MAX_LAYER_SHARE)) {
+      this.#base = nodes.base;
+      this.#layer = new Map(nodes.layer);
+    } else {
+      this.#base = nodes instanceof LayeredMap ? new Map(nodes.entries()) : nodes;
+      this.#layer = new Map();
+    }
+    this.#size = nodes.size;
+  }
+
+  get(id: string): AXNode | undefined {
+    return this.#layer.has(id) ? this.#layer.get(id) : this.#base.get(id);
+  }
+
+  set(node: AXNode): void {
+    if (this.get(node.nodeId) === undefined) this.#size++;
+    this.#layer.set(node.nodeId, node);
+  }
+
+  delete(id: string): void {
+    if (this.get(id) === undefined) return;
+    this.#size--;
+    this.#layer.set(id, undefined);
+  }
+
+  /** The nodeIds of the element's accessibility nodes (usually one). */
+  nodesOf(backendNodeId: number): string[] {
+    const ids = (backendIndex(this.#base).get(backendNodeId) ?? []).filter((id) => this.get(id)?.backendDOMNodeId === backendNodeId);
+    for (const [id, node] of this.#layer) if (node?.backendDOMNodeId === backendNodeId && !ids.includes(id)) ids.push(id);
+    return ids;
+  }
+
+  done(): LayeredMap {
+    return new LayeredMap(this.#base, this.#layer, this.#size);
+  }
+}
+
+/**
+ * Keeps only what hangs off the root (nodes of the payload outside the tree are dropped);
+ * undefined when a child is missing, since a tree with holes would silently hide part of the page.
  */
 function reachable(rootId: string, nodes: Map<string, AXNode>): Map<string, AXNode> | undefined {
   const out = new Map<string, AXNode>();
@@ -76,45 +188,64 @@ export function axNodes(document: AxDocument): AXNode[] {
 
 /**
  * The document with each patched subtree replaced, or undefined when a patch does not fit (its
- * element has no accessibility node, or its ancestors do not lead to this document's root).
+ * element has no accessibility node, its ancestors do not lead to this document's root, or the
+ * result would have a hole). The document patched from is left as it was.
  */
 export function patchAxDocument(document: AxDocument, patches: readonly AxPatch[]): AxDocument | undefined {
-  const nodes = new Map(document.nodes);
-  const byBackend = new Map<number, string[]>();
-  for (const node of nodes.values()) {
-    if (node.backendDOMNodeId === undefined) continue;
-    const list = byBackend.get(node.backendDOMNodeId) ?? [];
-    list.push(node.nodeId);
-    byBackend.set(node.backendDOMNodeId, list);
-  }
-  // Every old subtree goes first: a node moved from one patched part into another must survive.
+  const draft = new Draft(document.nodes);
+  const dropped = new Set<string>();
   const drop = (id: string) => {
-    const node = nodes.get(id);
+    const node = draft.get(id);
     if (!node) return;
-    nodes.delete(id);
+    draft.delete(id);
+    dropped.add(id);
     for (const child of node.childIds ?? []) drop(child);
   };
+  // Every old subtree goes first: a node moved from one patched part into another must survive.
   for (const patch of patches) {
     if (!patch.subtree.some((node) => node.backendDOMNodeId === patch.backendNodeId)) return undefined;
     if (!patch.relatives.some((node) => node.nodeId === document.rootId)) return undefined;
-    for (const id of byBackend.get(patch.backendNodeId) ?? []) drop(id);
+    for (const id of draft.nodesOf(patch.backendNodeId)) drop(id);
   }
+  const written: AXNode[] = [];
+  const relativesNow: AXNode[] = [];
   for (const patch of patches) {
     const own = patch.subtree.find((node) => node.backendDOMNodeId === patch.backendNodeId);
-    for (const node of patch.subtree) nodes.set(node.nodeId, slim(node));
+    const inSubtree = new Set(patch.subtree.map((node) => node.nodeId));
     // Ancestors and siblings as they are now: names computed from contents, child lists.
     for (const node of patch.relatives) {
-      if (patch.subtree.some((inner) => inner.nodeId === node.nodeId)) continue;
-      const previous = nodes.get(node.nodeId);
+      if (inSubtree.has(node.nodeId)) continue;
+      const previous = draft.get(node.nodeId);
       const fresh = slim(node);
       // getPartialAXTree lists a sibling without its children; the kept node has them.
       if (previous && node.childIds === undefined) fresh.childIds = previous.childIds ?? [];
       // Asked about an ignored node, Chromium puts it first among its parent's children once more
       // (the full tree lists it once, in place, or not at all): that extra entry is dropped.
       if (own?.ignored && own.parentId === node.nodeId && fresh.childIds?.[0] === own.nodeId) fresh.childIds = fresh.childIds.slice(1);
-      nodes.set(node.nodeId, fresh);
+      // Children a relative no longer has are gone, with what hangs off them.
+      const now = new Set(fresh.childIds ?? []);
+      for (const child of previous?.childIds ?? []) if (!now.has(child)) drop(child);
+      relativesNow.push(fresh);
+    }
+    for (const node of patch.subtree) {
+      const kept = slim(node);
+      draft.set(kept);
+      dropped.delete(node.nodeId);
+      written.push(kept);
     }
   }
-  const kept = reachable(document.rootId, nodes);
-  return kept ? { rootId: document.rootId, nodes: kept } : undefined;
+  for (const fresh of relativesNow) {
+    draft.set(fresh);
+    dropped.delete(fresh.nodeId);
+    written.push(fresh);
+  }
+  // No holes: what was written has all its children, and nothing kept still lists a dropped node.
+  if (!draft.get(document.rootId)) return undefined;
+  for (const node of written) for (const child of node.childIds ?? []) if (!draft.get(child)) return undefined;
+  for (const id of dropped) {
+    const parentId = document.nodes.get(id)?.parentId;
+    const parent = parentId === undefined ? undefined : draft.get(parentId);
+    if (parent?.childIds?.includes(id)) return undefined;
+  }
+  return { rootId: document.rootId, nodes: draft.done() };
 }

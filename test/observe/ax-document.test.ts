@@ -87,6 +87,53 @@ s("an ignored node's extra entry in its parent's children is dropped", () => {
   assert.equal(names(axNodes(patched)), ['1:Page', '2:', '3:One', '4:One', '5:', '6:Two', '9:Three']);
 });
 
+s('a relative that lost a child drops that child and what hangs off it', () => {
+  const doc = axDocument(base)!;
+  const patched = patchAxDocument(doc, [
+    {
+      backendNodeId: 3,
+      subtree: [node('3', 'listitem', 'One', '2', ['4']), node('4', 'StaticText', 'One', '3', [])],
+      relatives: [node('1', 'RootWebArea', 'Page', undefined, ['2']), node('2', 'list', '', '1', ['3']), node('3', 'listitem', 'One', '2', ['4'])],
+    },
+  ])!;
+  assert.equal(names(axNodes(patched)), ['1:Page', '2:', '3:One', '4:One']);
+  assert.is(patched.nodes.size, 4);
+  assert.is(doc.nodes.size, 6, 'the kept document still has them');
+});
+
+s('many patches in a row (layered, then flattened) read the same as the page read whole', () => {
+  // root → list → 600 × (item → text); each round renames a few items, as a page read whole would show them.
+  const items = 600;
+  const payload = (labels: string[]) => [
+    node('1', 'RootWebArea', 'Page', undefined, ['2']),
+    node('2', 'list', '', '1', labels.map((_, i) => String(10 + 2 * i))),
+    ...labels.flatMap((label, i) => [
+      node(String(10 + 2 * i), 'listitem', label, '2', [String(11 + 2 * i)]),
+      node(String(11 + 2 * i), 'StaticText', label, String(10 + 2 * i), []),
+    ]),
+  ];
+  const labels = Array.from({ length: items }, (_, i) => `item ${i}`);
+  let doc = axDocument(payload(labels))!;
+  let seed = 7;
+  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  for (let round = 0; round < 150; round++) {
+    const changed = Array.from({ length: 1 + Math.floor(random() * 3) }, () => Math.floor(random() * items));
+    for (const i of changed) labels[i] = `item ${i} v${round}`;
+    const now = payload(labels);
+    const byId = new Map(now.map((n) => [n.nodeId, n]));
+    const patches = [...new Set(changed)].map((i) => {
+      const id = String(10 + 2 * i);
+      return { backendNodeId: Number(id), subtree: [byId.get(id)!, byId.get(String(11 + 2 * i))!], relatives: [byId.get('1')!, byId.get('2')!, byId.get(id)!] };
+    });
+    const patched = patchAxDocument(doc, patches);
+    assert.ok(patched, `round ${round} patches`);
+    const whole = axDocument(now)!;
+    assert.equal(names(axNodes(patched!)), names(axNodes(whole)), `round ${round} equals a whole read`);
+    assert.is(patched!.nodes.size, whole.nodes.size);
+    doc = patched!;
+  }
+});
+
 s('a patch that does not fit is refused (the caller reads everything)', () => {
   const doc = axDocument(base)!;
   const root = node('1', 'RootWebArea', 'Page', undefined, ['2']);
@@ -100,6 +147,11 @@ s('a patch that does not fit is refused (the caller reads everything)', () => {
     patchAxDocument(doc, [{ backendNodeId: 3, subtree: [node('3', 'listitem', 'One', '2', ['404'])], relatives: [root] }]),
     undefined,
     'a child that is nowhere',
+  );
+  assert.is(
+    patchAxDocument(doc, [{ backendNodeId: 3, subtree: [node('3', 'listitem', 'One', '2', ['4'])], relatives: [root, node('2', 'list', '', '1', ['3', '5'])] }]),
+    undefined,
+    'its old child 4 is gone from the part read, but nothing said so',
   );
 });
 
