@@ -167,9 +167,11 @@ function stateWords(node: StitchedNode, element: ElementView | undefined, inside
 }
 
 /** One line of the tree to be: a text line, or a node line with the lines below it. */
-type Line =
-  | { kind: 'text'; text: string; raw: string }
-  | { kind: 'node'; role: string; name: string; words: string[]; ref?: string; children: Line[] };
+type NodeLine = { kind: 'node'; role: string; name: string; words: string[]; ref?: string; children: Line[] };
+type Line = { kind: 'text'; text: string; raw: string } | NodeLine;
+
+/** At most this many nodes share a line (a run), so that a long toolbar stays readable. */
+const MAX_RUN = 10;
 
 /**
  * Drops a text line that only repeats the name of the control right after it (a <label>'s text
@@ -183,14 +185,42 @@ function withoutEchoedLabels(lines: Line[]): Line[] {
 }
 
 /**
+ * Whether a node line can share its line with siblings of its role: it is only a role, a name and
+ * perhaps a ref (no state words, nothing below it). Nameless ones keep their line: a bare ref
+ * among names would read as belonging to its neighbour.
+ */
+function joinable(line: NodeLine): boolean {
+  return line.name !== '' && line.words.length === 0 && line.children.length === 0;
+}
+
+/** `"name" @ref`: one node of a line, after its role. */
+function nameAndRef(line: NodeLine): string {
+  const name = quote(clip(line.name, MAX_NAME));
+  return line.ref ? `${name} ${line.ref}` : name;
+}
+
+/**
  * The tree text: one line a node, `role "name" [state, …] @ref` (each part only when there is
  * one), a level deeper for each level below; a line that is only a quoted string is text.
+ * Consecutive siblings of one role that are each only a name and a ref (no states, nothing below)
+ * share a line, the role said once and each name followed by its ref: `button "Back" @4 "Next" @5`.
+ * Names are JSON strings, so the next node starts at the next unescaped quote; refs are `@N`.
  */
 function serialize(lines: readonly Line[], depth: number, out: string[]): void {
   const pad = INDENT.repeat(depth);
-  for (const line of lines) {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
     if (line.kind === 'text') {
       out.push(`${pad}${quote(clipMiddle(line.text, MAX_TREE_TEXT))}`);
+      continue;
+    }
+    if (joinable(line)) {
+      const run = [nameAndRef(line)];
+      for (let next = lines[i + 1]; run.length < MAX_RUN && next?.kind === 'node' && next.role === line.role && joinable(next); next = lines[i + 1]) {
+        run.push(nameAndRef(next));
+        i++;
+      }
+      out.push(`${pad}${line.role} ${run.join(' ')}`);
       continue;
     }
     let text = `${pad}${line.role}`;
@@ -306,12 +336,12 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     if (showName) children = children.filter((c) => c.kind !== 'text' || !name.includes(c.raw));
     children = withoutEchoedLabels(children);
     // A <select>'s options on its line: what a model needs to pick one, without a line each, and
-    // a select with the same options as one above says so instead of listing them again. Options
-    // with a state (disabled) or in groups keep a line each.
+    // a select with the same options as one above names that select (`[options @5]`) instead of
+    // listing them again. Options with a state (disabled) or in groups keep lines of their own.
     if (isSelect(node) && children.length > 0 && children.every((c) => c.kind === 'node' && c.role === 'option' && c.words.length === 0 && c.children.length === 0)) {
       const options = children.map((c) => quote(clip(c.kind === 'node' ? c.name : '', MAX_NAME))).join(', ');
       const same = optionsListedAt.get(options);
-      words.push(same ? `options as ${same}` : `options: ${options}`);
+      words.push(same ? `options ${same}` : `options: ${options}`);
       if (!same && ref) optionsListedAt.set(options, ref);
       children = [];
     }

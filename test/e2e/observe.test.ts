@@ -107,7 +107,7 @@ s('open and closed shadow roots, slots, a same-origin and a cross-site iframe', 
   assert.equal(frameButtons.map((e) => e.frame_id).sort(), [sameOrigin.id, crossSite.id].sort());
   assert.ok(o.frames.every((f) => f.status === 'observed'), JSON.stringify(o.frames));
   // The iframe line names the frame by its title; which frame is in each element's frame_id.
-  assert.match(o.tree, /\niframe "Cross-site frame"\n button "Frame button 1" @\d+\n/);
+  assert.match(o.tree, /\niframe "Cross-site frame"\n button "Frame button 1" @\d+ "Frame button 2" @\d+ /);
   assert.not.match(o.tree, /frame=/);
 });
 

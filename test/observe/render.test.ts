@@ -1,6 +1,7 @@
 // The tree text that render() writes (README "The tree"), on hand-built stitched trees: which lines
-// are left out or folded, what state words say, how selects, frames and long text are written,
-// and that no value reaches the tree or the text.
+// are left out or folded, which siblings share a line, what state words say, how selects, frames
+// and long text are written, and that no value reaches the tree or the text.
+import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AxStates } from '../../src/observe/ax-tree.ts';
@@ -103,7 +104,7 @@ s('a select: options on its line, no collapsed or has_value (the elements list k
   const second = select('Status 2', [option('Pending', { selected: true }), option('Paid')]);
   const other = select('Size', [option('S'), option('M')]);
   const out = render(page(first, second, other), context());
-  assert.is(out.tree, 'combobox "Status 1" [options: "Pending", "Paid"] @1\ncombobox "Status 2" [options as @1] @2\ncombobox "Size" [options: "S", "M"] @3');
+  assert.is(out.tree, 'combobox "Status 1" [options: "Pending", "Paid"] @1\ncombobox "Status 2" [options @1] @2\ncombobox "Size" [options: "S", "M"] @3');
   assert.equal(
     out.elements.map((e) => [e.expanded, e.has_value]),
     [[false, true], [false, true], [false, true]],
@@ -177,6 +178,117 @@ s('secrets are redacted in text lines, names and options', () => {
   assert.not.match(out.tree + out.text + JSON.stringify(out.elements), secret);
   assert.match(out.tree, /"you typed \[redacted\]"/);
   assert.match(out.tree, /options: "opt \[redacted\]", "b"/);
+});
+
+s('siblings of one role that are only a name and a ref share a line, at any depth', () => {
+  const button = (name: string) => n('button', name, [text(name)], { nameFromContents: true });
+  const out = render(page(button('Back'), button('Next'), n('group', 'Pages', [button('1'), button('2'), button('3')])), context());
+  assert.is(out.tree, 'button "Back" @1 "Next" @2\ngroup "Pages"\n button "1" @3 "2" @4 "3" @5');
+  assert.equal(out.elements.map((e) => [e.ref, e.role, e.name]), [
+    ['@1', 'button', 'Back'], ['@2', 'button', 'Next'], ['@3', 'button', '1'], ['@4', 'button', '2'], ['@5', 'button', '3'],
+  ], 'elements keep one entry a node');
+});
+
+s('a run ends at another role, a state, a node with lines below it, a text line or a nameless node', () => {
+  const button = (name: string, states: AxStates = {}) => n('button', name, [], { states });
+  const out = render(page(
+    button('A'), button('B'), n('link', 'L'), button('C'),
+    button('D'), button('E', { pressed: true }), button('F'),
+    button('G'), n('button', 'H', [n('img', 'icon')]), button('I'),
+    button('J'), text('between'), button('K'),
+    button('M'), button(''), button('N'),
+  ), context());
+  assert.is(out.tree, [
+    'button "A" @1 "B" @2', 'link "L" @3', 'button "C" @4 "D" @5', 'button "E" [pressed] @6', 'button "F" @7 "G" @8',
+    'button "H" @9', ' img "icon"', 'button "I" @10 "J" @11', '"between"', 'button "K" @12 "M" @13', 'button @14', 'button "N" @15',
+  ].join('\n'));
+});
+
+s('names with quotes, commas, refs or brackets in them stay one JSON string each', () => {
+  const out = render(page(n('link', 'Smith, John'), n('link', 'say "hi" @9'), n('link', 'back\\slash [x]'), n('link', '"'), n('link', ', ')), context());
+  assert.is(out.tree, String.raw`link "Smith, John" @1 "say \"hi\" @9" @2 "back\\slash [x]" @3 "\"" @4 "," @5`);
+  assert.equal(parseTree(out.tree).map((node) => [node.name, node.ref]), [['Smith, John', '@1'], ['say "hi" @9', '@2'], ['back\\slash [x]', '@3'], ['"', '@4'], [',', '@5']]);
+});
+
+s('at most ten nodes share a line; nodes without refs share one too (a header row)', () => {
+  const out = render(page(...Array.from({ length: 12 }, (_, i) => n('link', `p${i + 1}`))), context());
+  assert.is(out.tree, `link ${Array.from({ length: 10 }, (_, i) => `"p${i + 1}" @${i + 1}`).join(' ')}\nlink "p11" @11 "p12" @12`);
+  const header = (name: string) => n('columnheader', name, [text(name)], { nameFromContents: true });
+  const table = render(page(n('row', '', [header('Invoice'), header('Edit'), n('columnheader', ''), header('Note')])), context());
+  assert.is(table.tree, 'row\n columnheader "Invoice" "Edit"\n columnheader\n columnheader "Note"', 'an empty header keeps its column');
+});
+
+s('options that are only names share a line in a select that keeps option lines', () => {
+  const out = render(page(select('Plan', [option('Free'), option('Basic'), option('Pro', { disabled: true }), option('Team')])), context());
+  assert.is(out.tree, 'combobox "Plan" @1\n option "Free" "Basic"\n option "Pro" [disabled]\n option "Team"');
+});
+
+interface ParsedNode {
+  depth: number;
+  role: string;
+  name: string;
+  words: string;
+  ref: string | undefined;
+}
+
+/** Reads the tree back (README "observe `tree`"): every node of every line, text lines left out. */
+function parseTree(tree: string): ParsedNode[] {
+  const nodes: ParsedNode[] = [];
+  for (const line of tree === '' ? [] : tree.split('\n')) {
+    const depth = /^ */.exec(line)![0].length;
+    let rest = line.slice(depth);
+    if (rest.startsWith('"')) continue; // a text line
+    const role = /^[A-Za-z][\w-]*/.exec(rest)![0];
+    rest = rest.slice(role.length);
+    let node: ParsedNode = { depth, role, name: '', words: '', ref: undefined };
+    let named = false;
+    while (rest) {
+      assert.ok(rest.startsWith(' '), `a space between the parts of: ${line}`);
+      rest = rest.slice(1);
+      const string = /^"(?:[^"\\]|\\.)*"/.exec(rest)?.[0];
+      const words = /^\[(?:[^\]"]|"(?:[^"\\]|\\.)*")*\]/.exec(rest)?.[0];
+      const ref = /^@\d+/.exec(rest)?.[0];
+      if (string) {
+        // A second name on a line starts the next node of the run.
+        if (named) {
+          nodes.push(node);
+          node = { depth, role, name: '', words: '', ref: undefined };
+        }
+        node.name = JSON.parse(string);
+        named = true;
+      } else if (words) node.words = words;
+      else if (ref) node.ref = ref;
+      else assert.unreachable(`unreadable part "${rest}" of: ${line}`);
+      rest = rest.slice((string ?? words ?? ref)!.length);
+    }
+    nodes.push(node);
+  }
+  return nodes;
+}
+
+s('every node, name, state and ref reads back from the tree (random siblings and groups)', () => {
+  const name = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', 'a, b', '"', '\\"', '@1', '[x]', ' @2 "y"', 'é ✓'));
+  const leaf = fc.record({ role: fc.constantFrom('button', 'link', 'checkbox'), name, checked: fc.boolean() });
+  const group = fc.record({ role: fc.constant('group'), name: fc.string({ minLength: 1, maxLength: 6 }).filter((s) => s.trim() !== ''), leaves: fc.array(leaf, { maxLength: 12 }) });
+  fc.assert(
+    fc.property(fc.array(fc.oneof(leaf, group), { maxLength: 25 }), (items) => {
+      const toNode = (l: { role: string; name: string; checked: boolean }) => n(l.role, l.name, [], { states: l.role === 'checkbox' ? { checked: l.checked } : {} });
+      const out = render(page(...items.map((item) => ('leaves' in item ? n('group', item.name, item.leaves.map(toNode)) : toNode(item)))), context());
+      const expected: ParsedNode[] = [];
+      const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
+      const add = (l: { role: string; name: string; checked: boolean }, depth: number) =>
+        expected.push({ depth, role: l.role, name: flat(l.name), words: l.role === 'checkbox' && l.checked ? '[checked]' : '', ref: `@${expected.filter((e) => e.ref).length + 1}` });
+      for (const item of items) {
+        if ('leaves' in item) {
+          expected.push({ depth: 0, role: 'group', name: flat(item.name), words: '', ref: undefined });
+          for (const l of item.leaves) add(l, 1);
+        } else add(item, 0);
+      }
+      assert.equal(parseTree(out.tree), expected, out.tree);
+      assert.equal(out.elements.map((e) => [e.ref, e.role, e.name]), expected.filter((e) => e.ref).map((e) => [e.ref, e.role, e.name]));
+    }),
+    { seed: 20240611, numRuns: 300 },
+  );
 });
 
 s.run();
