@@ -4,6 +4,7 @@ import type { Browser } from '../browser/browser.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import type { StateRecord, StateStore } from '../observe/state-store.ts';
+import type { PrefetchedChanges } from '../observe/observer.ts';
 import { AbortedError, Deadline, DeadlineExceededError } from '../util/deadline.ts';
 import { DisposableStack, type Disposable } from '../util/disposable.ts';
 import { redactSecrets, redactUrl } from '../util/redact.ts';
@@ -11,6 +12,7 @@ import { checkExpectation, waitForCondition, type Verdict } from './conditions.t
 import { checkFrame, NodeResolver } from './identity.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { pageFunction } from '../browser/page-function.ts';
+import { SETTLE_CAP_MS, SETTLE_QUIET_MS, settleInPage } from '../browser/page-settle.ts';
 import { NavigationWatch } from './navigation-watch.ts';
 import { ActionError, STALE_OBSERVATION, STALE_REFERENCE, type ActErrorType, type HitDescription } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
@@ -70,8 +72,16 @@ export interface ActEnv {
   worlds: IsolatedWorlds;
   secrets: Set<string>;
   uploads: PathPolicy;
-  /** Observes `frameId` of the tab as `observe` would and returns the wire observation. */
-  capture(tab: Tab, frameId: string, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /**
+   * Observes `frameId` of the tab as `observe` would and returns the wire observation; changes
+   * already taken as the last input settled are not asked for again.
+   */
+  capture(tab: Tab, frameId: string, signal: AbortSignal, prefetched?: PrefetchedChanges): Promise<Record<string, unknown>>;
+  /**
+   * Lets the acted frame settle after an input and, in the same round trip, takes its changes for
+   * the capture of `root` that follows. Without it the page is settled on its own.
+   */
+  settleAndTake?(tab: Tab, root: FrameRecord, frame: FrameRecord): Promise<PrefetchedChanges | undefined>;
   screenshot?(tab: Tab): Promise<{ mime: string; data: string }>;
   /** Aborted by cancel and session.close. */
   signal: AbortSignal;
@@ -91,41 +101,6 @@ export interface SessionEventLike {
 /** PROTOCOL.md §7: "dialogs, popups, downloads, navigations seen meanwhile" (file choosers too). */
 const ACT_EVENT_KINDS = new Set(['dialog', 'popup', 'download', 'navigation', 'file_chooser']);
 
-/**
- * After input the page is taken as settled once one task turn has passed without a DOM mutation.
- * The input's handlers, and their microtasks, ran before the input was acknowledged; a zero-delay
- * timer they set runs before the settle's own (timers of equal delay run in order). After a
- * trusted input Chromium runs the next frame before any page task (the handlers' timers too), so
- * when the input changed what is rendered this turn ends just after that frame. Each settle is
- * also a round trip through the renderer, so what the handlers reported on that pipe (a requested
- * navigation, say) has arrived when it ends. A page that mutates meanwhile is busy: it is settled
- * once no mutation happened for this long…
- */
-const SETTLE_QUIET_MS = 4;
-/** …or after this long at most (pages that never stop mutating). */
-const SETTLE_CAP_MS = 250;
-
-function settleInPage(quietMs: number, capMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    let quiet: ReturnType<typeof setTimeout>;
-    const done = () => {
-      observer.disconnect();
-      clearTimeout(quiet);
-      clearTimeout(cap);
-      resolve();
-    };
-    const observer = new MutationObserver(() => {
-      clearTimeout(quiet);
-      quiet = setTimeout(done, quietMs);
-    });
-    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    // One task turn; a mutation before it ends re-arms it with the quiet period (the observer
-    // runs as a microtask of the task that mutated, before this timer's task).
-    quiet = setTimeout(done, 0);
-    const cap = setTimeout(done, capMs);
-  });
-}
-
 class ActRun {
   readonly #env: ActEnv;
   readonly #request: ActRequest;
@@ -136,6 +111,8 @@ class ActRun {
   #sideEffect = false;
   /** Things the caller should know that are not failures (a navigation that became a download). */
   readonly #notes: string[] = [];
+  /** The acted frame's changes, taken as the batch's last input settled, for the capture. */
+  #prefetched: PrefetchedChanges | undefined;
   #acknowledged = false;
   #tab: Tab | undefined;
 
@@ -209,7 +186,7 @@ class ActRun {
         resolver.invalidate();
         for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
       }
-      const reason = await this.#dispatch(tab, frame, action, resolver);
+      const reason = await this.#dispatch(tab, frame, action, resolver, index === request.actions.length - 1);
       if (reason === 'dialog') {
         // Its input opened a dialog and was never acknowledged: not completed, and nothing after.
         interruption = reason;
@@ -224,7 +201,7 @@ class ActRun {
     return this.#finish(tab, record, interruption);
   }
 
-  async #dispatch(tab: Tab, frame: FrameRecord, action: Action, resolver: NodeResolver): Promise<string | undefined> {
+  async #dispatch(tab: Tab, frame: FrameRecord, action: Action, resolver: NodeResolver, last: boolean): Promise<string | undefined> {
     const actedFrame = refsOf(action)[0] !== undefined ? resolver.frameOf(refsOf(action)[0]!) : frame;
     const watch = new NavigationWatch(tab, actedFrame);
     const popupsBefore = this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length;
@@ -262,7 +239,9 @@ class ActRun {
         if (action.action !== 'navigate' && (await this.#awaitNavigation(watch, actedFrame, true)) === 'download') return undefined;
         return 'navigation';
       }
-      await this.#settle(tab, actedFrame, watch);
+      // After the batch's last input the capture comes next, unless wait_for runs first: the
+      // changes taken as the page settles are then still all there is to read.
+      await this.#settle(tab, frame, actedFrame, last && !this.#request.waitFor);
       if (watch.navigating) {
         return (await this.#awaitNavigation(watch, actedFrame, false)) === 'download' ? undefined : 'navigation';
       }
@@ -274,24 +253,28 @@ class ActRun {
     }
   }
 
-  async #settle(tab: Tab, frame: FrameRecord, watch: NavigationWatch): Promise<void> {
-    const context = await this.#env.worlds.contextFor(frame.session, frame.id, frame.loaderId).catch(() => undefined);
-    if (context === undefined) return;
-    const settled = frame.session
-      .sendWith({ timeoutMs: SETTLE_CAP_MS + 500 }, 'Runtime.callFunctionOn', {
+  async #settle(tab: Tab, root: FrameRecord, frame: FrameRecord, take: boolean): Promise<void> {
+    this.#prefetched = undefined;
+    let settled: Promise<unknown>;
+    if (take && this.#env.settleAndTake) {
+      settled = this.#env.settleAndTake(tab, root, frame).then((prefetched) => (this.#prefetched = prefetched));
+    } else {
+      const context = await this.#env.worlds.contextFor(frame.session, frame.id, frame.loaderId).catch(() => undefined);
+      if (context === undefined) return;
+      settled = frame.session.sendWith({ timeoutMs: SETTLE_CAP_MS + 500 }, 'Runtime.callFunctionOn', {
         functionDeclaration: pageFunction(settleInPage),
         executionContextId: context,
         arguments: [{ value: SETTLE_QUIET_MS }, { value: SETTLE_CAP_MS }],
         awaitPromise: true,
-      })
-      .catch(() => undefined); // a navigation destroys the context: that is an answer too
+      });
+    }
     const opened = tab.dialogs.whenOpened();
     try {
-      await this.#deadline.race(Promise.race([settled, opened.promise]), 'settling');
+      // A navigation destroys the context: that is an answer too.
+      await this.#deadline.race(Promise.race([settled.catch(() => undefined), opened.promise]), 'settling');
     } finally {
       opened.dispose();
     }
-    void watch;
   }
 
   /** Waits for the started navigation; 'download' when no new document came (the page stays). */
@@ -375,8 +358,10 @@ class ActRun {
   async #capture(tab: Tab, record: StateRecord): Promise<Record<string, unknown> | undefined> {
     if (tab.closed) return undefined;
     const frameId = tab.frames.get(record.frameId) ? record.frameId : tab.mainFrameId;
+    const prefetched = this.#prefetched;
+    this.#prefetched = undefined;
     try {
-      return await this.#env.capture(tab, frameId, this.#deadline.signal);
+      return await this.#env.capture(tab, frameId, this.#deadline.signal, prefetched);
     } catch {
       return undefined;
     }

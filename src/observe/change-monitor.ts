@@ -8,6 +8,7 @@
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import { pageFunction } from '../browser/page-function.ts';
+import { settleInPage } from '../browser/page-settle.ts';
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 
 /** Beyond this many changed places, one full read is cheaper than many partial ones. */
@@ -380,24 +381,37 @@ function watchRoot(this: Node): void {
   (globalThis as unknown as { __pagewireMonitor?: { watch(root: Node): void } }).__pagewireMonitor?.watch(this);
 }
 
+/** What readChanges may wait for first, in the same call: the page settling after an input. */
+export interface SettleFirst {
+  quietMs: number;
+  capMs: number;
+}
+
+const TAKE_CHANGES = pageFunction(takeChanges);
+const SETTLE_THEN_TAKE = `async function (quietMs, capMs, ...args) { await (${pageFunction(settleInPage)}).call(this, quietMs, capMs); return (${TAKE_CHANGES}).apply(this, args); }`;
+
 /**
  * What changed in the frame's document since `since` (its monitor is installed on first use, and
  * then everything counts as changed). Undefined when the frame cannot be asked: the caller reads
- * everything.
+ * everything. With `settle`, the page is first left to settle (see page-settle.ts), in the same
+ * round trip.
  */
 export async function readChanges(
   worlds: IsolatedWorlds,
   frame: FrameRecord,
   since: MonitorMark | undefined,
   timeoutMs: number,
+  settle?: SettleFirst,
 ): Promise<FrameChanges | undefined> {
   try {
     const session = frame.session;
     const contextId = await worlds.contextFor(session, frame.id, frame.loaderId);
-    const { result, exceptionDetails } = await session.sendWith({ timeoutMs }, 'Runtime.callFunctionOn', {
-      functionDeclaration: pageFunction(takeChanges),
+    const take = [{ value: since?.generation ?? -1 }, { value: since?.monitor ?? '' }, { value: MAX_CHANGED_ROOTS }];
+    const { result, exceptionDetails } = await session.sendWith({ timeoutMs: timeoutMs + (settle?.capMs ?? 0) }, 'Runtime.callFunctionOn', {
+      functionDeclaration: settle ? SETTLE_THEN_TAKE : TAKE_CHANGES,
       executionContextId: contextId,
-      arguments: [{ value: since?.generation ?? -1 }, { value: since?.monitor ?? '' }, { value: MAX_CHANGED_ROOTS }],
+      arguments: settle ? [{ value: settle.quietMs }, { value: settle.capMs }, ...take] : take,
+      awaitPromise: settle !== undefined,
       // Deep serialization names each element by its backendNodeId, so the answer needs no
       // object handles, no describeNode per element and nothing to release.
       serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },

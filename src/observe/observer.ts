@@ -14,7 +14,7 @@ import { readSnapshot, SNAPSHOT_STYLES, type Box, type DocumentFacts, type Point
 import type { RefRegistry } from './refs.ts';
 import { render, type Rendered, type StitchedNode } from './render.ts';
 import type { ObservedFrame } from './state-store.ts';
-import { readChanges, watchClosedRoots, type FrameChanges, type MonitorMark } from './change-monitor.ts';
+import { readChanges, watchClosedRoots, type FrameChanges, type MonitorMark, type SettleFirst } from './change-monitor.ts';
 import { axDocument, patchAxDocument, type AxDocument, type AxPatch } from './ax-document.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 
@@ -37,6 +37,18 @@ export interface ObserveInput {
   signal?: AbortSignal;
   /** With our isolated worlds, unchanged frames are not read again (see change-monitor.ts). */
   worlds?: IsolatedWorlds;
+  /** A frame's changes already taken (by act, as its input settled): not asked for again. */
+  prefetched?: PrefetchedChanges;
+}
+
+/** One frame's changes, taken before an observation of `rootId` began (see settleAndTakeChanges). */
+export interface PrefetchedChanges {
+  rootId: string;
+  frameId: string;
+  loaderId: string;
+  /** The mark they were taken against: the observation must still stand there. */
+  since: MonitorMark | undefined;
+  changes: FrameChanges;
 }
 
 export interface Snapshot extends Rendered {
@@ -371,8 +383,8 @@ async function readPatched(
 }
 
 // How frames were read since start, for server.info: the share of patched and reused reads is
-// what keeps observations of large pages fast.
-const readCounts = { frameReadsFull: 0, frameReadsPatched: 0, frameReadsReused: 0, snapshotsFull: 0, snapshotsLight: 0, snapshotsKept: 0 };
+// what keeps observations of large pages fast (and prefetched changes save acts a round trip).
+const readCounts = { frameReadsFull: 0, frameReadsPatched: 0, frameReadsReused: 0, snapshotsFull: 0, snapshotsLight: 0, snapshotsKept: 0, changesPrefetched: 0 };
 
 export function frameReadCounts(): Readonly<typeof readCounts> {
   return { ...readCounts };
@@ -413,6 +425,41 @@ function pointerSource(previous: SessionRead, changes: FrameChanges[]): PointerS
   };
 }
 
+/** The last read of `frame` in observations of `rootId`, while the frame shows that document. */
+function cachedFrameOf(tab: Tab, rootId: string, frame: FrameRecord): CachedFrame | undefined {
+  const entry = readCache.get(tab)?.get(rootId)?.frames.get(frame.id);
+  return entry && entry.loaderId === frame.loaderId ? entry : undefined;
+}
+
+/** The prefetched changes of `frame`, when they were taken against where its last read stands. */
+function prefetchedFor(input: ObserveInput, frame: FrameRecord, mark: MonitorMark | undefined): FrameChanges | undefined {
+  const prefetched = input.prefetched;
+  if (!prefetched || prefetched.rootId !== input.root.id || prefetched.frameId !== frame.id || prefetched.loaderId !== frame.loaderId) return undefined;
+  const same = prefetched.since === undefined ? mark === undefined : mark !== undefined && mark.monitor === prefetched.since.monitor && mark.generation === prefetched.since.generation;
+  if (!same) return undefined;
+  readCounts.changesPrefetched++;
+  return prefetched.changes;
+}
+
+/**
+ * Lets `frame` settle after an input and takes its changes since the last observation of `root`,
+ * in one round trip, for the observation that follows (ObserveInput.prefetched). Undefined when
+ * the frame could not be asked (a navigation destroyed its context, say): settled all the same.
+ */
+export async function settleAndTakeChanges(
+  worlds: IsolatedWorlds,
+  tab: Tab,
+  root: FrameRecord,
+  frame: FrameRecord,
+  settle: SettleFirst,
+  timeoutMs = DEFAULT_BUDGET.perFrameMs,
+): Promise<PrefetchedChanges | undefined> {
+  const loaderId = frame.loaderId;
+  const since = cachedFrameOf(tab, root.id, frame)?.mark;
+  const changes = await readChanges(worlds, frame, since, timeoutMs, settle);
+  return changes ? { rootId: root.id, frameId: frame.id, loaderId, since, changes } : undefined;
+}
+
 /** Forgets the tab's last reads: the next observation reads every frame in full. */
 export function forgetReads(tab: Tab): void {
   readCache.delete(tab);
@@ -431,12 +478,11 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   const perTab = readCache.get(tab) ?? new Map<string, CachedRead>();
   readCache.set(tab, perTab);
   const cached = perTab.get(root.id);
-  const cachedFrame = (frame: FrameRecord) => {
-    const entry = cached?.frames.get(frame.id);
-    return entry && entry.loaderId === frame.loaderId ? entry : undefined;
-  };
+  const cachedFrame = (frame: FrameRecord) => cachedFrameOf(tab, root.id, frame);
   // Changes are taken before the page is read: a change during the read is seen next time.
-  const changes = await Promise.all(frames.map((frame) => readChanges(worlds, frame, cachedFrame(frame)?.mark, budget.perFrameMs)));
+  const changes = await Promise.all(
+    frames.map((frame) => prefetchedFor(input, frame, cachedFrame(frame)?.mark) ?? readChanges(worlds, frame, cachedFrame(frame)?.mark, budget.perFrameMs)),
+  );
   const sameFrameSet = cached !== undefined && cached.frames.size === frames.length && frames.every((frame) => cached.frames.has(frame.id));
   const unchanged = (frame: FrameRecord, i: number) => {
     const entry = cachedFrame(frame);

@@ -20,6 +20,7 @@ interface Counts {
   snapshots_full: number;
   snapshots_light: number;
   snapshots_kept: number;
+  changes_prefetched: number;
 }
 
 const s = suite('incremental observation');
@@ -185,6 +186,57 @@ s('rules that show or hide other elements on a state, a sibling or focus within 
   const deep = await changeAndCompare("document.querySelector('#toggle2').click()");
   assert.ok(deep.observation.tree.includes('More details'), `:checked ~ .deep .inner .more\n${deep.observation.tree}`);
   for (const { full } of [checked, expanded, invalid, deep]) assert.is(full, 0, 'read from the parent, not in full');
+});
+
+s("an act's fresh observation takes the changes as the page settles, and equals a full read", async () => {
+  await open('/incremental.html');
+  // A click handler that changes the page at once and again from a zero-delay timer: the settle
+  // waits for the timer, and the changes taken with it must include both.
+  await evaluate(
+    ctx.server,
+    targetId,
+    "document.querySelector('#counter').addEventListener('click', () => { document.querySelector('#counter b').textContent = '1'; setTimeout(() => document.body.append(Object.assign(document.createElement('p'), { textContent: 'Saved later' })), 0); }); true",
+  );
+  await quiet();
+  let state = await observe();
+  type ActAnswer = { status: string; fresh_state: Observation & { state_id: string } };
+  const act = async (params: Record<string, unknown>) => {
+    const before = await counts();
+    const answer = await ctx.client.call<ActAnswer>('act', { session_id: ctx.sessionId, target_id: targetId, state_id: (state as Observation & { state_id: string }).state_id, ...params });
+    const after = await counts();
+    assert.ok(answer.status === 'completed' || answer.status === 'verified', answer.status);
+    return { answer, prefetched: after.changes_prefetched - before.changes_prefetched, full: after.frame_reads_full - before.frame_reads_full };
+  };
+  const ref = (name: string) => state.elements.find((e) => e.name === name)!.ref;
+  const click = await act({ action: 'click', ref: ref('Count: 0') });
+  assert.is(click.prefetched, 1, 'the changes came with the settle');
+  assert.is(click.full, 0, 'and were patched in');
+  assert.ok(click.answer.fresh_state.tree.includes('button "Count: 1"'), click.answer.fresh_state.tree);
+  assert.ok(click.answer.fresh_state.tree.includes('Saved later'), `the timer's change is in: ${click.answer.fresh_state.tree}`);
+  // What act's fresh observation is: observe with its defaults.
+  const observeDefault = () => ctx.client.call<Observation>('observe', { session_id: ctx.sessionId, target_id: targetId });
+  forgetReads(tabOf(ctx.server, targetId));
+  let full = await observeDefault();
+  assert.is(click.answer.fresh_state.tree, full.tree);
+  assert.equal(click.answer.fresh_state.elements, full.elements);
+
+  state = full;
+  const fill = await act({ action: 'fill', ref: ref('Search orders'), text: 'abc' });
+  assert.is(fill.prefetched, 1);
+  forgetReads(tabOf(ctx.server, targetId));
+  full = await observeDefault();
+  assert.is(fill.answer.fresh_state.tree, full.tree);
+  assert.equal(fill.answer.fresh_state.elements, full.elements);
+  assert.ok(fill.answer.fresh_state.elements.some((e) => e.name === 'Search orders' && e.has_value === true));
+
+  // A batch takes the changes with its last input only; wait_for runs after it, so then none are.
+  state = full;
+  const batch = await act({ actions: [{ action: 'check', ref: ref('Paid 1'), checked: true }, { action: 'check', ref: ref('Paid 2'), checked: true }] });
+  assert.is(batch.prefetched, 1);
+  assert.equal(batch.answer.fresh_state.elements.filter((e) => e.checked === true).map((e) => e.name), ['Paid 1', 'Paid 2']);
+  state = batch.answer.fresh_state;
+  const waited = await act({ action: 'check', ref: ref('Paid 3'), checked: true, wait_for: { text: 'Orders' } });
+  assert.is(waited.prefetched, 0);
 });
 
 s('an unchanged page is not read again', async () => {

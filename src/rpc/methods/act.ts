@@ -7,6 +7,8 @@ import type { PathPolicy } from '../../actions/paths.ts';
 import { canonicalJson, RequestLog } from '../../actions/request-log.ts';
 import type { Action } from '../../actions/types.ts';
 import type { Tab } from '../../browser/tab.ts';
+import { SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../../browser/page-settle.ts';
+import { settleAndTakeChanges } from '../../observe/observer.ts';
 import { isServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
@@ -214,11 +216,13 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
               uploads: deps.uploads,
               signal,
               events: s.events,
-              capture: (tab, frameId, captureSignal) => {
+              capture: (tab, frameId, captureSignal, prefetched) => {
                 const frame = tab.frames.get(frameId);
                 if (!frame) return Promise.reject(new Error('the frame is gone'));
-                return captureObservation(s, tab, frame, { signal: captureSignal });
+                return captureObservation(s, tab, frame, { signal: captureSignal, ...(prefetched ? { prefetched } : {}) });
               },
+              settleAndTake: (tab, root, frame) =>
+                settleAndTakeChanges(s.browser.worlds, tab, root, frame, { quietMs: SETTLE_QUIET_MS, capMs: SETTLE_CAP_MS }),
               ...(deps.screenshot ? { screenshot: (tab) => deps.screenshot!(s, tab) } : {}),
             },
             {

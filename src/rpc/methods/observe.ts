@@ -5,7 +5,7 @@ import type { FrameRecord } from '../../browser/frame-tree.ts';
 import type { Tab } from '../../browser/tab.ts';
 import { ServerError } from '../../errors.ts';
 import { diffElements } from '../../observe/diff.ts';
-import { observe } from '../../observe/observer.ts';
+import { observe, type PrefetchedChanges } from '../../observe/observer.ts';
 import { hashText } from '../../observe/state-store.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
@@ -35,6 +35,8 @@ export interface CaptureOptions {
   since?: string;
   rootRef?: string;
   signal?: AbortSignal;
+  /** Changes of one frame taken as an act's input settled (see observer.settleAndTakeChanges). */
+  prefetched?: PrefetchedChanges;
 }
 
 /** Observes `frame` of `tab`, issues the new current state, and returns the wire observation. */
@@ -66,6 +68,7 @@ export async function captureObservation(
     worlds: session.browser.worlds,
     ...(subtree ? { subtree } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.prefetched ? { prefetched: options.prefetched } : {}),
   });
   // Read the base before issuing: the new state may push it out of the kept window.
   const base = options.since ? session.states.get(options.since) : undefined;

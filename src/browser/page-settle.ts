@@ -1,0 +1,38 @@
+// Waiting, in the page, for what an input set off to be done: used after every act input, either
+// on its own or as the first half of the change monitor's read (one round trip for both).
+
+/**
+ * After input the page is taken as settled once one task turn has passed without a DOM mutation.
+ * The input's handlers, and their microtasks, ran before the input was acknowledged; a zero-delay
+ * timer they set runs before the settle's own (timers of equal delay run in order). After a
+ * trusted input Chromium runs the next frame before any page task (the handlers' timers too), so
+ * when the input changed what is rendered this turn ends just after that frame. Each settle is
+ * also a round trip through the renderer, so what the handlers reported on that pipe (a requested
+ * navigation, say) has arrived when it ends. A page that mutates meanwhile is busy: it is settled
+ * once no mutation happened for this long…
+ */
+export const SETTLE_QUIET_MS = 4;
+/** …or after this long at most (pages that never stop mutating). */
+export const SETTLE_CAP_MS = 250;
+
+/** In page: resolves once the page has settled (see SETTLE_QUIET_MS). */
+export function settleInPage(quietMs: number, capMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let quiet: ReturnType<typeof setTimeout>;
+    const done = () => {
+      observer.disconnect();
+      clearTimeout(quiet);
+      clearTimeout(cap);
+      resolve();
+    };
+    const observer = new MutationObserver(() => {
+      clearTimeout(quiet);
+      quiet = setTimeout(done, quietMs);
+    });
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    // One task turn; a mutation before it ends re-arms it with the quiet period (the observer
+    // runs as a microtask of the task that mutated, before this timer's task).
+    quiet = setTimeout(done, 0);
+    const cap = setTimeout(done, capMs);
+  });
+}
