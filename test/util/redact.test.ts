@@ -23,6 +23,17 @@ s('secret-looking substrings become [redacted]', () => {
   assert.is(redactSecrets('api_key=abcdef123456'), 'api_key=[redacted]');
   assert.is(redactSecrets('password: hunter2hunter2'), 'password: [redacted]');
   assert.is(redactSecrets('plain words stay as they are'), 'plain words stay as they are');
+  // Every pattern, also inside longer text (one combined scan decides whether they run at all).
+  const samples = [
+    'github_pat_abcdefghijklmnopqrstuvwxyz0123456789',
+    'xoxb-1234567890-abcdefghij',
+    'AIzaSyA1234567890abcdefghijklmnopqrstuv',
+    'glpat-abcdefghijklmnopqrst',
+    'basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==',
+    'rk_live_abcdefghijklmnopqrstuvwx',
+  ];
+  for (const sample of samples) assert.is(redactSecrets(`before ${sample} after`), 'before [redacted] after', sample);
+  assert.is(redactSecrets('ACCESS_TOKEN = "abcdefgh12345678"'), 'ACCESS_TOKEN = [redacted]"');
 });
 
 s('known secrets (typed passwords) are replaced wherever they appear, prefixes too', () => {
