@@ -522,7 +522,8 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   const read = await readPage(input, frames, budget, plan);
   if ('dialog' in read) return read;
   const cacheable = changes.every((change) => change !== undefined) && read.frameReads.every((r) => r.tree);
-  if (cacheable && (await watchClosedShadowRoots(worlds, tab, read, budget))) {
+  const monitors = new Map(frames.map((frame, i) => [frame.id, changes[i]?.monitor]));
+  if (cacheable && (await watchClosedShadowRoots(worlds, tab, read, budget, (frameId) => monitors.get(frameId)))) {
     const entries = new Map<string, CachedFrame>();
     read.frameReads.forEach((frameRead, i) => {
       const change = changes[i]!;
@@ -535,15 +536,39 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   return read;
 }
 
+// The closed shadow roots each monitor (by its id) was handed already: handing one over again
+// changes nothing but costs two round trips on every read that takes a new snapshot.
+const watchedClosedRoots = new Map<string, Set<number>>();
+const MAX_WATCHED_MONITORS = 256;
+
 /** True when every closed shadow root is now watched (else a change there could go unseen). */
-async function watchClosedShadowRoots(worlds: IsolatedWorlds, tab: Tab, read: PageRead, budget: ObserveBudget): Promise<boolean> {
+async function watchClosedShadowRoots(
+  worlds: IsolatedWorlds,
+  tab: Tab,
+  read: PageRead,
+  budget: ObserveBudget,
+  monitorOf: (frameId: string) => string | undefined,
+): Promise<boolean> {
   const results = await Promise.all(
     read.sessionSnapshots.flatMap(({ documents }) =>
       documents
         .filter((document) => document.closedShadowRoots.length > 0)
         .map(async (document) => {
           const frame = tab.frames.get(document.frameId);
-          return frame ? watchClosedRoots(worlds, frame, document.closedShadowRoots, budget.perFrameMs) : false;
+          if (!frame) return false;
+          const monitor = monitorOf(document.frameId);
+          const known = monitor === undefined ? undefined : watchedClosedRoots.get(monitor);
+          const fresh = document.closedShadowRoots.filter((backendNodeId) => !known?.has(backendNodeId));
+          if (fresh.length === 0) return true;
+          if (!(await watchClosedRoots(worlds, frame, fresh, budget.perFrameMs))) return false;
+          if (monitor !== undefined) {
+            const watched = known ?? new Set<number>();
+            for (const backendNodeId of fresh) watched.add(backendNodeId);
+            watchedClosedRoots.delete(monitor); // re-inserted as the newest
+            watchedClosedRoots.set(monitor, watched);
+            if (watchedClosedRoots.size > MAX_WATCHED_MONITORS) watchedClosedRoots.delete(watchedClosedRoots.keys().next().value!);
+          }
+          return true;
         }),
     ),
   );
