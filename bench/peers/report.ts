@@ -149,7 +149,36 @@ export function verdicts(report: BenchReport): Verdict[] {
       });
     }
   }
-  // 3. click with a fresh observation ≤ 0.25 × chrome-devtools-mcp's click alone.
+  // 3. observe after a change on the form ≤ 0.7 × the faster of Playwright MCP and chrome-devtools-mcp
+  // (issue 3).
+  const form = report.pages.find((p) => p.id === 'form');
+  {
+    const mine = median(form, PW, 'observe_changed');
+    const peers = [median(form, PLAYWRIGHT, 'observe_changed'), median(form, CDM, 'observe_changed')].filter((v): v is number => v !== undefined);
+    const theirs = peers.length > 0 ? Math.min(...peers) : undefined;
+    out.push({
+      target: 'observe ≤ 0.7× the faster peer snapshot',
+      where: 'form, after a change (median)',
+      pagewire: mine === undefined ? 'not measured' : `${ms(mine)} ms`,
+      limit: theirs === undefined ? 'not measured' : `${ms(theirs * 0.7)} ms (0.7 × ${ms(theirs)})`,
+      met: mine === undefined || theirs === undefined ? undefined : mine <= 0.7 * theirs,
+    });
+  }
+  // 4. fill with a fresh observation ≤ 0.5 × Playwright MCP's type (issue 4), on every page with a field.
+  for (const page of report.pages) {
+    const mine = median(page, PW, 'fill');
+    const theirs = median(page, PLAYWRIGHT, 'fill');
+    if (mine === undefined && theirs === undefined) continue; // no field on this page
+    const observed = series(page, PW, 'fill')?.observation === true;
+    out.push({
+      target: 'fill with fresh observation ≤ 0.5× Playwright MCP type',
+      where: `${page.id} (median)`,
+      pagewire: mine === undefined ? 'not measured' : `${ms(mine)} ms${observed ? '' : ' (no observation!)'}`,
+      limit: theirs === undefined ? 'not measured' : `${ms(theirs * 0.5)} ms (0.5 × ${ms(theirs)})`,
+      met: mine === undefined || theirs === undefined ? undefined : observed && mine <= 0.5 * theirs,
+    });
+  }
+  // 5. click with a fresh observation ≤ 0.25 × chrome-devtools-mcp's click alone.
   for (const page of report.pages) {
     const mine = median(page, PW, 'click');
     const observed = series(page, PW, 'click')?.observation === true;
