@@ -103,6 +103,18 @@ export interface Verdict {
   met: boolean | undefined;
 }
 
+/** pagewire's median against `factor` × a peer's (`observed`: pagewire's answer had to carry an observation). */
+function timeVerdict(target: string, where: string, mine: number | undefined, theirs: number | undefined, factor: number, observed?: boolean): Verdict {
+  const note = observed === false ? ' (no observation!)' : '';
+  return {
+    target,
+    where,
+    pagewire: mine === undefined ? 'not measured' : `${ms(mine)} ms${note}`,
+    limit: theirs === undefined ? 'not measured' : `${ms(theirs * factor)} ms (${factor} × ${ms(theirs)})`,
+    met: mine === undefined || theirs === undefined ? undefined : observed !== false && mine <= factor * theirs,
+  };
+}
+
 export function verdicts(report: BenchReport): Verdict[] {
   const out: Verdict[] = [];
   const large = report.pages.find((p) => p.id === 'large-table');
@@ -111,15 +123,7 @@ export function verdicts(report: BenchReport): Verdict[] {
     ['observe_changed', 'after a change'],
     ['observe_unchanged', 'unchanged page'],
   ] as const) {
-    const mine = median(large, PW, name);
-    const theirs = median(large, PLAYWRIGHT, name);
-    out.push({
-      target: 'observe ≤ 0.5× Playwright MCP snapshot',
-      where: `large-table, ${what} (median)`,
-      pagewire: mine === undefined ? 'not measured' : `${ms(mine)} ms`,
-      limit: theirs === undefined ? 'not measured' : `${ms(theirs * 0.5)} ms (0.5 × ${ms(theirs)})`,
-      met: mine === undefined || theirs === undefined ? undefined : mine <= 0.5 * theirs,
-    });
+    out.push(timeVerdict('observe ≤ 0.5× Playwright MCP snapshot', `large-table, ${what} (median)`, median(large, PW, name), median(large, PLAYWRIGHT, name), 0.5));
   }
   // 2. model-facing size ≤ 0.5 × chrome-devtools-mcp's snapshot (per interactive element where truncated).
   for (const page of report.pages) {
@@ -152,44 +156,20 @@ export function verdicts(report: BenchReport): Verdict[] {
   // 3. observe after a change on the form ≤ 0.7 × the faster of Playwright MCP and chrome-devtools-mcp
   // (issue 3).
   const form = report.pages.find((p) => p.id === 'form');
-  {
-    const mine = median(form, PW, 'observe_changed');
-    const peers = [median(form, PLAYWRIGHT, 'observe_changed'), median(form, CDM, 'observe_changed')].filter((v): v is number => v !== undefined);
-    const theirs = peers.length > 0 ? Math.min(...peers) : undefined;
-    out.push({
-      target: 'observe ≤ 0.7× the faster peer snapshot',
-      where: 'form, after a change (median)',
-      pagewire: mine === undefined ? 'not measured' : `${ms(mine)} ms`,
-      limit: theirs === undefined ? 'not measured' : `${ms(theirs * 0.7)} ms (0.7 × ${ms(theirs)})`,
-      met: mine === undefined || theirs === undefined ? undefined : mine <= 0.7 * theirs,
-    });
-  }
+  const peers = [median(form, PLAYWRIGHT, 'observe_changed'), median(form, CDM, 'observe_changed')].filter((v): v is number => v !== undefined);
+  out.push(timeVerdict('observe ≤ 0.7× the faster peer snapshot', 'form, after a change (median)', median(form, PW, 'observe_changed'), peers.length > 0 ? Math.min(...peers) : undefined, 0.7));
   // 4. fill with a fresh observation ≤ 0.5 × Playwright MCP's type (issue 4), on every page with a field.
   for (const page of report.pages) {
     const mine = median(page, PW, 'fill');
     const theirs = median(page, PLAYWRIGHT, 'fill');
     if (mine === undefined && theirs === undefined) continue; // no field on this page
     const observed = series(page, PW, 'fill')?.observation === true;
-    out.push({
-      target: 'fill with fresh observation ≤ 0.5× Playwright MCP type',
-      where: `${page.id} (median)`,
-      pagewire: mine === undefined ? 'not measured' : `${ms(mine)} ms${observed ? '' : ' (no observation!)'}`,
-      limit: theirs === undefined ? 'not measured' : `${ms(theirs * 0.5)} ms (0.5 × ${ms(theirs)})`,
-      met: mine === undefined || theirs === undefined ? undefined : observed && mine <= 0.5 * theirs,
-    });
+    out.push(timeVerdict('fill with fresh observation ≤ 0.5× Playwright MCP type', `${page.id} (median)`, mine, theirs, 0.5, observed));
   }
   // 5. click with a fresh observation ≤ 0.25 × chrome-devtools-mcp's click alone.
   for (const page of report.pages) {
-    const mine = median(page, PW, 'click');
     const observed = series(page, PW, 'click')?.observation === true;
-    const theirs = median(page, CDM, 'click');
-    out.push({
-      target: 'click with fresh observation ≤ 0.25× chrome-devtools-mcp click',
-      where: `${page.id} (median)`,
-      pagewire: mine === undefined ? 'not measured' : `${ms(mine)} ms${observed ? '' : ' (no observation!)'}`,
-      limit: theirs === undefined ? 'not measured' : `${ms(theirs * 0.25)} ms (0.25 × ${ms(theirs)})`,
-      met: mine === undefined || theirs === undefined ? undefined : observed && mine <= 0.25 * theirs,
-    });
+    out.push(timeVerdict('click with fresh observation ≤ 0.25× chrome-devtools-mcp click', `${page.id} (median)`, median(page, PW, 'click'), median(page, CDM, 'click'), 0.25, observed));
   }
   return out;
 }
