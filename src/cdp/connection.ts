@@ -54,6 +54,8 @@ export class Connection {
   readonly #trace: ConnectionOptions['trace'];
   readonly #sessions = new Map<string, CdpSession>();
   readonly #pending = new Map<number, PendingCall>();
+  /** The calls waiting on each abort signal (see #onAbort). */
+  readonly #abortCallbacks = new WeakMap<AbortSignal, Set<() => void>>();
   readonly #attachListeners = new Set<(attached: AttachedSession) => void>();
   readonly #inbox: string[] = [];
   #draining = false;
@@ -139,10 +141,11 @@ export class Connection {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const signal = options.signal;
       const onAbort = () => settle(() => reject(new CdpError('closed', method, 'call aborted')));
+      let unwatch: (() => void) | undefined;
       const settle = (fn: () => void) => {
         if (!this.#pending.delete(id)) return;
         if (timer !== undefined) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        unwatch?.();
         fn();
       };
       this.#pending.set(id, {
@@ -157,7 +160,7 @@ export class Connection {
       );
       if (signal) {
         if (signal.aborted) queueMicrotask(onAbort);
-        else signal.addEventListener('abort', onAbort, { once: true });
+        else unwatch = this.#onAbort(signal, onAbort);
       }
     });
     const message: Record<string, unknown> = { id, method, params };
@@ -170,6 +173,26 @@ export class Connection {
       this.#pending.get(id)?.reject(new CdpError('closed', method, `write failed: ${String(error)}`));
     }
     return promise;
+  }
+
+  /**
+   * Runs `callback` when `signal` aborts; returns how to stop watching. One listener per signal,
+   * however many calls share it: an observation of a large page has hundreds in flight on one.
+   */
+  #onAbort(signal: AbortSignal, callback: () => void): () => void {
+    let callbacks = this.#abortCallbacks.get(signal);
+    if (!callbacks) {
+      const created = new Set<() => void>();
+      callbacks = created;
+      this.#abortCallbacks.set(signal, created);
+      signal.addEventListener('abort', () => {
+        for (const run of [...created]) run();
+        created.clear();
+      }, { once: true });
+    }
+    const own = callbacks;
+    own.add(callback);
+    return () => own.delete(callback);
   }
 
   #enqueue(message: string): void {

@@ -1,6 +1,5 @@
 // A pagewire session: one isolated browser context (own cookies, storage, cache), its tabs, the
 // selection, and the queue that runs its calls one at a time.
-import { setMaxListeners } from 'node:events';
 import type { Browser } from '../browser/browser.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
@@ -9,9 +8,6 @@ import { EventLog } from '../events/event-log.ts';
 import { RefRegistry } from '../observe/refs.ts';
 import { StateStore } from '../observe/state-store.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
-
-/** Listeners one operation's signal may hold at once before Node warns of a leak. */
-const OPERATION_MAX_LISTENERS = 256;
 
 export type DialogPolicy = 'hold' | 'accept' | 'dismiss';
 
@@ -75,16 +71,12 @@ export class Session {
 
   #running: AbortController | undefined;
 
-
   /**
    * Starts the session's one running operation: its signal aborts on cancel or session close.
    * Call `end` when the operation is over.
    */
   beginOperation(): { signal: AbortSignal; end(): void } {
     const controller = new AbortController();
-    // One operation's signal guards every CDP call it makes, and an observation of a page with
-    // many frames or changed parts makes dozens at once; each removes its listener when it ends.
-    setMaxListeners(OPERATION_MAX_LISTENERS, controller.signal);
     const onClose = () => controller.abort(this.#closeController.signal.reason);
     if (this.closed) controller.abort(this.#closeController.signal.reason);
     else this.#closeController.signal.addEventListener('abort', onClose, { once: true });

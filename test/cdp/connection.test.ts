@@ -81,6 +81,30 @@ s('an aborted signal ends the call', async () => {
   assert.is(connection.pendingCount, 0);
 });
 
+s('hundreds of calls on one signal: answered ones are done with it, one abort ends the rest, one listener', async () => {
+  const peer = new FakeCdpPeer();
+  const connection = new Connection(peer);
+  const controller = new AbortController();
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.name);
+  process.on('warning', onWarning);
+  try {
+    const calls = Array.from({ length: 300 }, () => connection.root.sendWith({ signal: controller.signal }, 'Browser.getVersion').catch((e: unknown) => e));
+    // Answer the first hundred, and let them be routed before the abort.
+    peer.sent.slice(0, 100).forEach((message, i) => peer.reply(message.id, { product: `answer ${i + 1}` }));
+    await until(() => connection.pendingCount === 200);
+    controller.abort();
+    const outcomes = await Promise.all(calls);
+    assert.equal(outcomes.slice(0, 100).map((o) => (o as { product: string }).product), Array.from({ length: 100 }, (_, i) => `answer ${i + 1}`));
+    assert.ok(outcomes.slice(100).every((o) => o instanceof CdpError && o.kind === 'closed'));
+    assert.is(connection.pendingCount, 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(warnings, [], 'no MaxListenersExceededWarning');
+  } finally {
+    process.off('warning', onWarning);
+  }
+});
+
 s('attachedToTarget creates the child session before its messages are routed; events route by sessionId', async () => {
   const peer = new FakeCdpPeer();
   const connection = new Connection(peer);
