@@ -425,9 +425,9 @@ function pointerSource(previous: SessionRead, changes: FrameChanges[]): PointerS
   };
 }
 
-/** The last read of `frame` in observations of `rootId`, while the frame shows that document. */
-function cachedFrameOf(tab: Tab, rootId: string, frame: FrameRecord): CachedFrame | undefined {
-  const entry = readCache.get(tab)?.get(rootId)?.frames.get(frame.id);
+/** The last read of `frame` in `cached`, while the frame still shows that document. */
+function cachedFrameOf(cached: CachedRead | undefined, frame: FrameRecord): CachedFrame | undefined {
+  const entry = cached?.frames.get(frame.id);
   return entry && entry.loaderId === frame.loaderId ? entry : undefined;
 }
 
@@ -455,7 +455,7 @@ export async function settleAndTakeChanges(
   timeoutMs = DEFAULT_BUDGET.perFrameMs,
 ): Promise<PrefetchedChanges | undefined> {
   const loaderId = frame.loaderId;
-  const since = cachedFrameOf(tab, root.id, frame)?.mark;
+  const since = cachedFrameOf(readCache.get(tab)?.get(root.id), frame)?.mark;
   const changes = await readChanges(worlds, frame, since, timeoutMs, settle);
   return changes ? { rootId: root.id, frameId: frame.id, loaderId, since, changes } : undefined;
 }
@@ -478,7 +478,7 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   const perTab = readCache.get(tab) ?? new Map<string, CachedRead>();
   readCache.set(tab, perTab);
   const cached = perTab.get(root.id);
-  const cachedFrame = (frame: FrameRecord) => cachedFrameOf(tab, root.id, frame);
+  const cachedFrame = (frame: FrameRecord) => cachedFrameOf(cached, frame);
   // Changes are taken before the page is read: a change during the read is seen next time.
   const changes = await Promise.all(
     frames.map((frame) => prefetchedFor(input, frame, cachedFrame(frame)?.mark) ?? readChanges(worlds, frame, cachedFrame(frame)?.mark, budget.perFrameMs)),
