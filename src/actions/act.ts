@@ -17,7 +17,7 @@ import { NavigationWatch } from './navigation-watch.ts';
 import { ActionError, STALE_OBSERVATION, STALE_REFERENCE, type ActErrorType, type HitDescription } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
 import { perform, type PerformOutcome } from './perform.ts';
-import { NAVIGATING_ACTIONS, refsOf, type Action, type Expectation, type WaitFor } from './types.ts';
+import { FOCUSING_ACTIONS, NAVIGATING_ACTIONS, refsOf, type Action, type Expectation, type WaitFor } from './types.ts';
 
 export type ActStatus =
   | 'completed'
@@ -81,7 +81,7 @@ export interface ActEnv {
    * Lets the acted frame settle after an input and, in the same round trip, takes its changes for
    * the capture of `root` that follows. Without it the page is settled on its own.
    */
-  settleAndTake?(tab: Tab, root: FrameRecord, frame: FrameRecord): Promise<PrefetchedChanges | undefined>;
+  settleAndTake?(tab: Tab, root: FrameRecord, frame: FrameRecord, afterInput: boolean): Promise<PrefetchedChanges | undefined>;
   screenshot?(tab: Tab): Promise<{ mime: string; data: string }>;
   /** Aborted by cancel and session.close. */
   signal: AbortSignal;
@@ -175,7 +175,10 @@ class ActRun {
     if (tab.fileChooser.pending) {
       return this.#result({ type: 'modal_blocked', text: 'a file chooser is pending: resolve it with file_chooser.resolve first' });
     }
-    for (const action of request.actions) for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
+    const checkedInPage = this.#identityCheckedInPage(tab, request.actions[0]!);
+    for (const action of request.actions) {
+      for (const ref of refsOf(action)) if (ref !== checkedInPage) await this.#deadline.race(resolver.resolve(ref), 'node check');
+    }
 
     // 7. Dispatch, one action at a time.
     let interruption: string | undefined;
@@ -201,10 +204,25 @@ class ActRun {
     return this.#finish(tab, record, interruption);
   }
 
+  /**
+   * The ref of a first action that focuses its node (type, fill, select, press on a ref) is checked
+   * by the focusing call itself, in page, before it focuses (perform.ts: focusChecked): one round
+   * trip less. Only with the tab already in front, so nothing at all happens before that check.
+   */
+  #identityCheckedInPage(tab: Tab, first: Action): string | undefined {
+    if (!FOCUSING_ACTIONS.has(first.action) || !this.#env.browser.isFront(tab)) return undefined;
+    const refs = refsOf(first);
+    return refs.length === 1 ? refs[0] : undefined;
+  }
+
   async #dispatch(tab: Tab, frame: FrameRecord, action: Action, resolver: NodeResolver, last: boolean): Promise<string | undefined> {
     const actedFrame = refsOf(action)[0] !== undefined ? resolver.frameOf(refsOf(action)[0]!) : frame;
     const watch = new NavigationWatch(tab, actedFrame);
     const popupsBefore = this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length;
+    // After the batch's last input the capture comes next, unless wait_for runs first: the
+    // changes taken as the page settles are then still all there is to read.
+    const take = last && !this.#request.waitFor;
+    let settling: Promise<void> | undefined;
     try {
       const outcome: PerformOutcome = await perform(
         {
@@ -214,10 +232,23 @@ class ActRun {
           secrets: this.#env.secrets,
           uploads: this.#env.uploads,
           target: (ref) => this.#deadline.race(resolver.resolve(ref), 'node check'),
+          focusTarget: async (ref) => {
+            const found = await this.#deadline.race(resolver.resolveForCheckInPage(ref), 'node check');
+            // Another tab took the front meanwhile: bringing this one back must not come first.
+            if (found.sameDocument && !this.#env.browser.isFront(tab)) return { target: await this.#deadline.race(resolver.resolve(ref), 'node check') };
+            return found;
+          },
+          settleAlongWithInput: () => {
+            settling ??= this.#settle(tab, frame, actedFrame, take, true);
+            settling.catch(() => {});
+          },
           beginSideEffect: async () => {
-            if (this.#sideEffect) return;
+            if (this.#sideEffect) return () => {};
             this.#sideEffect = true;
+            // Only a mark so far when the tab is already in front: that can be taken back.
+            const inFront = this.#env.browser.isFront(tab);
             await this.#env.browser.bringToFront(tab);
+            return inFront ? () => (this.#sideEffect = false) : () => {};
           },
         },
         action,
@@ -239,9 +270,7 @@ class ActRun {
         if (action.action !== 'navigate' && (await this.#awaitNavigation(watch, actedFrame, true)) === 'download') return undefined;
         return 'navigation';
       }
-      // After the batch's last input the capture comes next, unless wait_for runs first: the
-      // changes taken as the page settles are then still all there is to read.
-      await this.#settle(tab, frame, actedFrame, last && !this.#request.waitFor);
+      await (settling ?? this.#settle(tab, frame, actedFrame, take));
       if (watch.navigating) {
         return (await this.#awaitNavigation(watch, actedFrame, false)) === 'download' ? undefined : 'navigation';
       }
@@ -253,18 +282,19 @@ class ActRun {
     }
   }
 
-  async #settle(tab: Tab, root: FrameRecord, frame: FrameRecord, take: boolean): Promise<void> {
+  /** `afterInput`: sent along with an armed input (perform.ts: settleAlongWithInput). */
+  async #settle(tab: Tab, root: FrameRecord, frame: FrameRecord, take: boolean, afterInput = false): Promise<void> {
     this.#prefetched = undefined;
     let settled: Promise<unknown>;
     if (take && this.#env.settleAndTake) {
-      settled = this.#env.settleAndTake(tab, root, frame).then((prefetched) => (this.#prefetched = prefetched));
+      settled = this.#env.settleAndTake(tab, root, frame, afterInput).then((prefetched) => (this.#prefetched = prefetched));
     } else {
       const context = await this.#env.worlds.contextFor(frame.session, frame.id, frame.loaderId).catch(() => undefined);
       if (context === undefined) return;
       settled = frame.session.sendWith({ timeoutMs: SETTLE_CAP_MS + 500 }, 'Runtime.callFunctionOn', {
         functionDeclaration: pageFunction(settleInPage),
         executionContextId: context,
-        arguments: [{ value: SETTLE_QUIET_MS }, { value: SETTLE_CAP_MS }],
+        arguments: [{ value: SETTLE_QUIET_MS }, { value: SETTLE_CAP_MS }, { value: afterInput }],
         awaitPromise: true,
       });
     }

@@ -33,6 +33,19 @@ export function checkFrame(tab: Tab, record: StateRecord, frameId: string, optio
   return frame;
 }
 
+/**
+ * A node resolved for a step whose first in-page call checks identity before touching the node
+ * (focus, for typing): one round trip fewer than checking first. With `sameDocument`, that call
+ * must return without side effects unless `this.isConnected && this.ownerDocument === sameDocument`,
+ * and `confirm` is called once it did pass.
+ */
+export interface FocusTarget {
+  target: PointTarget;
+  /** objectId of the observed document, when the check is still to be done. */
+  sameDocument?: string;
+  confirm?: () => void;
+}
+
 /** Resolves refs to live node handles in an isolated world; caches per act. */
 export class NodeResolver {
   readonly #tab: Tab;
@@ -77,7 +90,32 @@ export class NodeResolver {
     this.#checked.clear();
   }
 
+  /**
+   * The node behind `ref` for a step that checks its identity itself, in page, in the same call
+   * that goes on to act on it (see FocusTarget); a ref already checked comes with nothing to check.
+   */
+  async resolveForCheckInPage(ref: string): Promise<FocusTarget> {
+    const checked = this.#checked.get(ref);
+    if (checked) return { target: await checked };
+    const { target, document } = await this.#lookUp(ref);
+    return {
+      target,
+      sameDocument: document.objectId,
+      confirm: () => {
+        if (!this.#checked.has(ref)) this.#checked.set(ref, Promise.resolve(target));
+      },
+    };
+  }
+
   async #resolve(ref: string): Promise<PointTarget> {
+    const { target, document } = await this.#lookUp(ref);
+    const same = await callOn<boolean>(target.handle, isSameConnectedNode, [{ objectId: document.objectId }]);
+    if (!same) throw new ActionError('node_detached', `the node of ${ref} was removed from the document`);
+    return target;
+  }
+
+  /** The node and its observed document as handles in the frame's isolated world (unchecked). */
+  async #lookUp(ref: string): Promise<{ target: PointTarget; document: NodeHandle }> {
     const target = this.targetOf(ref);
     const frame = checkFrame(this.#tab, this.#record, target.frameId);
     if (this.#tab.crashed) throw new ActionError('document_changed', 'the page crashed: navigate or reload the tab');
@@ -100,9 +138,7 @@ export class NodeResolver {
       throw new ActionError('node_detached', `the node of ${ref} no longer exists`, { cause: error });
     }
     this.#handles.push(handle);
-    const same = await callOn<boolean>(handle, isSameConnectedNode, [{ objectId: documentHandle.objectId }]);
-    if (!same) throw new ActionError('node_detached', `the node of ${ref} was removed from the document`);
-    return { tab: this.#tab, frame, handle, executionContextId };
+    return { target: { tab: this.#tab, frame, handle, executionContextId }, document: documentHandle };
   }
 
   dispose(): void {

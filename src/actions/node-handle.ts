@@ -21,16 +21,16 @@ export async function resolveNode(
 
 /**
  * Calls `fn` with `this` = the node and returns its JSON result. `fn` is serialised with
- * toString(), so it must not close over anything.
+ * toString(), so it must not close over anything; a string is an already serialised function.
  */
 export async function callOn<T>(
   handle: NodeHandle,
-  fn: (this: never, ...args: never[]) => unknown,
+  fn: ((this: never, ...args: never[]) => unknown) | string,
   args: Array<{ value?: unknown; objectId?: string }> = [],
 ): Promise<T> {
   const { result, exceptionDetails } = await handle.session.send('Runtime.callFunctionOn', {
     objectId: handle.objectId,
-    functionDeclaration: pageFunction(fn),
+    functionDeclaration: typeof fn === 'string' ? fn : pageFunction(fn),
     arguments: args,
     returnByValue: true,
     awaitPromise: true,

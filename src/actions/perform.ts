@@ -4,9 +4,12 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import { navigateFrame } from '../browser/navigation.ts';
 import type { Tab } from '../browser/tab.ts';
+import { armInputWait } from '../browser/page-settle.ts';
+import { pageFunction } from '../browser/page-function.ts';
 import { isServerError } from '../errors.ts';
 import type { Deadline } from '../util/deadline.ts';
 import { clickSteps, keySteps, modifierMask, mouseMove, sendInput, type InputOutcome, type KeyEventParams } from './input.ts';
+import type { FocusTarget } from './identity.ts';
 import { charKeyEvents, keyEventsFor } from './keys.ts';
 import { callOn } from './node-handle.ts';
 import { ActionError } from './outcome.ts';
@@ -23,8 +26,18 @@ export interface ActionEnv {
   uploads: PathPolicy;
   /** The validated node behind a ref (identity already checked). */
   target(ref: string): Promise<PointTarget>;
-  /** Called before the first step with a side effect (bring to front, scroll, focus, input). */
-  beginSideEffect(): Promise<void>;
+  /** The node behind a ref, its identity possibly left to the first in-page call (FocusTarget). */
+  focusTarget(ref: string): Promise<FocusTarget>;
+  /**
+   * Called before the first step with a side effect (bring to front, scroll, focus, input). The
+   * function it returns takes that back, for a step that proved it did nothing after all.
+   */
+  beginSideEffect(): Promise<() => void>;
+  /**
+   * Starts the settle that follows the input now, before the input is acknowledged. Only for an
+   * input armed with armInputWait in the field's world (the settle waits for it there).
+   */
+  settleAlongWithInput?(): void;
 }
 
 export type PerformOutcome =
@@ -45,10 +58,15 @@ interface Focused {
 }
 
 /**
- * Run right after DOM.focus (same round trip): confirms focus is on the node and only then
- * prepares it, so nothing is selected in a field that did not keep the focus.
+ * Focuses the node, confirms focus is on it and only then prepares it, so nothing is selected in
+ * a field that did not keep the focus. With `sameDocument` it first checks the node is still the
+ * observed one (identity.ts), and touches nothing when it is not: 'detached'.
  */
-function focusedAndPrepared(this: Element, preparation: Preparation): Focused {
+function focusAndPrepare(this: Element, preparation: Preparation, sameDocument: Document | null): Focused | 'detached' {
+  if (sameDocument && !(this.isConnected && this.ownerDocument === sameDocument)) return 'detached';
+  // In the isolated world: the page cannot have patched focus(). Same as DOM.focus (both run
+  // Element::focus), one message less.
+  (this as HTMLElement).focus();
   let node: Element = this;
   let root = node.getRootNode() as Document | ShadowRoot;
   let focused = true;
@@ -93,6 +111,13 @@ function focusedAndPrepared(this: Element, preparation: Preparation): Focused {
   }
   return { focused, password, contents: 'other' };
 }
+
+/** focusAndPrepare, then, when `armInput` and focus took, armInputWait (page-settle.ts). */
+const FOCUS_AND_PREPARE = `function (preparation, sameDocument, armInput) {
+  const focused = (${pageFunction(focusAndPrepare)}).call(this, preparation, sameDocument);
+  if (armInput && focused !== 'detached' && focused.focused) (${pageFunction(armInputWait)}).call(this);
+  return focused;
+}`;
 
 function setValueAndNotify(this: HTMLInputElement, value: string): boolean {
   // The native setter, so frameworks that track value changes (React) see the change.
@@ -148,27 +173,39 @@ async function unlessDialog<T>(env: ActionEnv, work: Promise<T>): Promise<T | 'd
 }
 
 /**
- * Focuses the node and confirms focus is on it (focus_mismatch otherwise), then prepares it for
- * typing. DOM.focus and the in-page check go out together: the renderer runs them in order, so
- * the check sees the focus as DOM.focus left it, one round trip sooner.
+ * Focuses the node behind `ref` and confirms focus is on it (focus_mismatch otherwise), then
+ * prepares it for typing: one in-page call, which also checks the node's identity when that was
+ * left to it.
  */
-async function focusChecked(env: ActionEnv, target: PointTarget, preparation: Preparation = 'none'): Promise<Focused> {
-  await env.beginSideEffect();
-  const focusing = target.handle.session.send('DOM.focus', { backendNodeId: target.handle.backendNodeId });
-  const checked = callOn<Focused>(target.handle, focusedAndPrepared, [{ value: preparation }]);
-  checked.catch(() => {});
+async function focusChecked(
+  env: ActionEnv,
+  ref: string,
+  preparation: Preparation = 'none',
+  armInput = false,
+): Promise<{ target: PointTarget; focused: Focused }> {
+  const { target, sameDocument, confirm } = await env.focusTarget(ref);
+  const retract = await env.beginSideEffect();
+  let result: Focused | 'detached';
   try {
-    await focusing;
+    result = await callOn<Focused | 'detached'>(target.handle, FOCUS_AND_PREPARE, [
+      { value: preparation },
+      sameDocument ? { objectId: sameDocument } : { value: null },
+      { value: armInput },
+    ]);
   } catch (error) {
     throw new ActionError('focus_mismatch', `the element cannot take focus: ${(error as Error).message}`, { sideEffect: true, cause: error });
   }
-  const result = await checked;
+  if (result === 'detached') {
+    retract();
+    throw new ActionError('node_detached', `the node of ${ref} was removed from the document`);
+  }
+  confirm?.();
   if (!result.focused) {
-    throw new ActionError('focus_mismatch', 'focus is not on the element after focusing it (a handler moved it elsewhere)', {
+    throw new ActionError('focus_mismatch', 'focus is not on the element after focusing it (it cannot take focus, or a handler moved it elsewhere)', {
       sideEffect: true,
     });
   }
-  return result;
+  return { target, focused: result };
 }
 
 /** The node's point with the mouse already on it (hit confirmed after the move). */
@@ -227,8 +264,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       return { kind: 'input', input: hovered === 'dialog' ? 'dialog' : 'acknowledged' };
     }
     case 'type': {
-      const target = await env.target(action.ref);
-      const focused = await focusChecked(env, target, action.clear_first ? 'select' : 'caret_end');
+      const { focused } = await focusChecked(env, action.ref, action.clear_first ? 'select' : 'caret_end');
       rememberPassword(env, focused, action.text);
       if (action.clear_first) {
         const cleared = await clearField(env, focused.contents);
@@ -239,8 +275,8 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       return input(env, keySteps(env.tab, keyEventsFor('Enter') as KeyEventParams[]));
     }
     case 'fill': {
-      const target = await env.target(action.ref);
-      const focused = await focusChecked(env, target, 'select');
+      const parallelSettle = env.settleAlongWithInput !== undefined;
+      const { target, focused } = await focusChecked(env, action.ref, 'select', parallelSettle);
       rememberPassword(env, focused, action.text);
       const state = focused.contents ?? 'other';
       if (state.startsWith('input:')) {
@@ -255,7 +291,14 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
         if (state === 'empty') return { kind: 'input', input: 'acknowledged' };
         return input(env, keySteps(env.tab, keyEventsFor('Delete') as KeyEventParams[]));
       }
-      return input(env, [() => env.tab.session.send('Input.insertText', { text: action.text })]);
+      return input(env, [
+        () => {
+          const inserted = env.tab.session.send('Input.insertText', { text: action.text });
+          // The settle waits in page for this insertion (armed above), so it can go out now.
+          if (parallelSettle) env.settleAlongWithInput!();
+          return inserted;
+        },
+      ]);
     }
     case 'check': {
       const target = await env.target(action.ref);
@@ -275,8 +318,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       return outcome;
     }
     case 'select': {
-      const target = await env.target(action.ref);
-      await focusChecked(env, target);
+      const { target } = await focusChecked(env, action.ref);
       const [mode, wanted] =
         action.label !== undefined ? ['label', [action.label]] : ['value', action.values ?? [action.value!]];
       const result = await callOn<{ error?: string }>(target.handle, chooseOptions, [{ value: mode }, { value: wanted }]);
@@ -290,7 +332,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       } catch (error) {
         throw new ActionError('invalid_params', (error as Error).message);
       }
-      if (action.ref !== undefined) await focusChecked(env, await env.target(action.ref));
+      if (action.ref !== undefined) await focusChecked(env, action.ref);
       else await env.beginSideEffect();
       return input(env, keySteps(env.tab, events));
     }

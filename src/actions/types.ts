@@ -42,3 +42,6 @@ export function refsOf(action: Action): string[] {
 
 /** Actions that navigate by themselves (and so wait for the new document). */
 export const NAVIGATING_ACTIONS: ReadonlySet<ActionName> = new Set(['navigate', 'back', 'forward', 'reload']);
+
+/** Actions whose first step on their node is focusing it (perform.ts: focusChecked). */
+export const FOCUSING_ACTIONS: ReadonlySet<ActionName> = new Set(['type', 'fill', 'select', 'press']);

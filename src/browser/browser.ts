@@ -108,6 +108,11 @@ export class Browser {
   }
 
   /** Makes the tab visible and focused (input and focus checks need it); skipped when it is. */
+  /** Whether `tab` is the one this server last brought to front (bringToFront has nothing to do). */
+  isFront(tab: Tab): boolean {
+    return this.#frontTargetId === tab.targetId;
+  }
+
   async bringToFront(tab: Tab): Promise<void> {
     if (this.#frontTargetId === tab.targetId) return;
     await tab.session.send('Page.bringToFront');

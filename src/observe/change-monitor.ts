@@ -385,10 +385,12 @@ function watchRoot(this: Node): void {
 export interface SettleFirst {
   quietMs: number;
   capMs: number;
+  /** Wait first for the input armed in this world to be handled (page-settle.ts: armInputWait). */
+  afterInput?: boolean;
 }
 
 const TAKE_CHANGES = pageFunction(takeChanges);
-const SETTLE_THEN_TAKE = `async function (quietMs, capMs, ...args) { await (${pageFunction(settleInPage)}).call(this, quietMs, capMs); return (${TAKE_CHANGES}).apply(this, args); }`;
+const SETTLE_THEN_TAKE = `async function (quietMs, capMs, afterInput, ...args) { await (${pageFunction(settleInPage)}).call(this, quietMs, capMs, afterInput); return (${TAKE_CHANGES}).apply(this, args); }`;
 
 /**
  * What changed in the frame's document since `since` (its monitor is installed on first use, and
@@ -410,7 +412,7 @@ export async function readChanges(
     const { result, exceptionDetails } = await session.sendWith({ timeoutMs: timeoutMs + (settle?.capMs ?? 0) }, 'Runtime.callFunctionOn', {
       functionDeclaration: settle ? SETTLE_THEN_TAKE : TAKE_CHANGES,
       executionContextId: contextId,
-      arguments: settle ? [{ value: settle.quietMs }, { value: settle.capMs }, ...take] : take,
+      arguments: settle ? [{ value: settle.quietMs }, { value: settle.capMs }, { value: settle.afterInput === true }, ...take] : take,
       awaitPromise: settle !== undefined,
       // Deep serialization names each element by its backendNodeId, so the answer needs no
       // object handles, no describeNode per element and nothing to release.

@@ -138,6 +138,39 @@ s('a node replaced by an identical twin is node_detached, never clicked', async 
   assert.is(r.execution, 'not_dispatched');
 });
 
+s('a field replaced by an identical twin is node_detached for fill: nothing focused, nothing typed', async () => {
+  const o = await open('/act.html');
+  await evaluate(server, o.target_id, `const old = document.getElementById('name'); const twin = old.cloneNode(); old.replaceWith(twin)`);
+  const r = await act({ state_id: o.state_id, action: 'fill', ref: ref(o, 'Name'), text: 'never' });
+  assert.is(r.status, 'stale_reference');
+  assert.is(r.error_type, 'node_detached');
+  assert.is(r.execution, 'not_dispatched');
+  assert.equal(await evaluate(server, o.target_id, `[document.getElementById('name').value, document.activeElement === document.body]`), ['', true]);
+});
+
+s('fill reaches fields in a same-origin and a cross-site iframe', async () => {
+  let o = await open('/login.html?cross=1');
+  for (let i = 0; i < 100 && o.elements.filter((e) => e.name === 'Frame password').length < 2; i++) o = await observe();
+  const fields = o.elements.filter((e) => e.name === 'Frame password');
+  assert.is(fields.length, 2, 'both frames observed');
+  const tab = tabOf(server, o.target_id);
+  const valueIn = async (frameId: string) => {
+    const session = tab.frames.get(frameId)!.session;
+    // The same-origin frame shares the page's process and session: read it through its iframe.
+    if (session === tab.session) return evaluate<string>(server, o.target_id, `document.getElementById('frame').contentDocument.getElementById('frame-password').value`);
+    const { result } = await session.send('Runtime.evaluate', { expression: `document.getElementById('frame-password').value`, returnByValue: true });
+    return result.value as string;
+  };
+  for (const [index, field] of fields.entries()) {
+    const r = await act({ state_id: o.state_id, action: 'fill', ref: field.ref, text: `frame-secret-${index}` });
+    assert.is(r.status, 'completed', r.error_text);
+    assert.is(await valueIn(field.frame_id), `frame-secret-${index}`);
+    o = r.fresh_state!;
+  }
+  assert.not.equal(fields[0]!.frame_id, fields[1]!.frame_id);
+  assert.is(await evaluate(server, o.target_id, `document.getElementById('username').value`), 'alice-visible');
+});
+
 s('a ref the state never had is ref_not_found', async () => {
   const o = await open('/act.html');
   const r = await act({ state_id: o.state_id, action: 'click', ref: '@99999' });
@@ -178,6 +211,11 @@ s('nested open shadow roots, a closed root, a same-origin and a cross-site ifram
   r = await act({ state_id: o.state_id, action: 'type', ref: ref(o, 'Deep input'), text: 'hello' });
   assert.is(r.status, 'completed', r.error_text);
   assert.is(statusOf(r.fresh_state), 'typed 5 chars');
+  o = r.fresh_state!;
+  // fill settles in parallel with its insertion (perform.ts): the page's input handler has run.
+  r = await act({ state_id: o.state_id, action: 'fill', ref: ref(o, 'Deep input'), text: 'replaced' });
+  assert.is(r.status, 'completed', r.error_text);
+  assert.is(statusOf(r.fresh_state), 'typed 8 chars');
   o = r.fresh_state!;
   const [same, cross] = o.elements.filter((e) => e.name === 'Frame button 3');
   r = await act({ state_id: o.state_id, action: 'click', ref: same!.ref });
