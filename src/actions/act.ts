@@ -81,7 +81,7 @@ export interface ActEnv {
    * Lets the acted frame settle after an input and, in the same round trip, takes its changes for
    * the capture of `root` that follows. Without it the page is settled on its own.
    */
-  settleAndTake?(tab: Tab, root: FrameRecord, frame: FrameRecord, afterInput: boolean): Promise<PrefetchedChanges | undefined>;
+  settleAndTake?(tab: Tab, root: FrameRecord, frame: FrameRecord, acknowledged?: Promise<unknown>): Promise<PrefetchedChanges | undefined>;
   screenshot?(tab: Tab): Promise<{ mime: string; data: string }>;
   /** Aborted by cancel and session.close. */
   signal: AbortSignal;
@@ -238,8 +238,8 @@ class ActRun {
             if (found.sameDocument && !this.#env.browser.isFront(tab)) return { target: await this.#deadline.race(resolver.resolve(ref), 'node check') };
             return found;
           },
-          settleAlongWithInput: () => {
-            settling ??= this.#settle(tab, frame, actedFrame, take, true);
+          settleAlongWithInput: (acknowledged) => {
+            settling ??= this.#settle(tab, frame, actedFrame, take, acknowledged);
             settling.catch(() => {});
           },
           beginSideEffect: async () => {
@@ -282,12 +282,16 @@ class ActRun {
     }
   }
 
-  /** `afterInput`: sent along with an armed input (perform.ts: settleAlongWithInput). */
-  async #settle(tab: Tab, root: FrameRecord, frame: FrameRecord, take: boolean, afterInput = false): Promise<void> {
+  /**
+   * With `acknowledged`, the settle goes out along with an armed input, before that input's
+   * acknowledgement (perform.ts: settleAlongWithInput).
+   */
+  async #settle(tab: Tab, root: FrameRecord, frame: FrameRecord, take: boolean, acknowledged?: Promise<unknown>): Promise<void> {
     this.#prefetched = undefined;
+    const afterInput = acknowledged !== undefined;
     let settled: Promise<unknown>;
     if (take && this.#env.settleAndTake) {
-      settled = this.#env.settleAndTake(tab, root, frame, afterInput).then((prefetched) => (this.#prefetched = prefetched));
+      settled = this.#env.settleAndTake(tab, root, frame, acknowledged).then((prefetched) => (this.#prefetched = prefetched));
     } else {
       const context = await this.#env.worlds.contextFor(frame.session, frame.id, frame.loaderId).catch(() => undefined);
       if (context === undefined) return;

@@ -37,7 +37,7 @@ export interface ActionEnv {
    * Starts the settle that follows the input now, before the input is acknowledged. Only for an
    * input armed with armInputWait in the field's world (the settle waits for it there).
    */
-  settleAlongWithInput?(): void;
+  settleAlongWithInput?(acknowledged: Promise<unknown>): void;
 }
 
 export type PerformOutcome =
@@ -295,7 +295,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
         () => {
           const inserted = env.tab.session.send('Input.insertText', { text: action.text });
           // The settle waits in page for this insertion (armed above), so it can go out now.
-          if (parallelSettle) env.settleAlongWithInput!();
+          if (parallelSettle) env.settleAlongWithInput!(inserted);
           return inserted;
         },
       ]);

@@ -82,6 +82,10 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
     geometry: number;
     /** The last generation with a change that may move boxes (see FrameChanges.layout). */
     layout: number;
+    /** The same, counting only changes other than text (text can neither add elements nor restyle). */
+    layoutBeyondText: number;
+    /** Every element's box at generation `at`, for telling whether a text change moved any. */
+    boxes: { at: number; rects: Float64Array } | undefined;
     dirty: Map<Node, number>;
     controls: WeakMap<Element, string>;
     roots: Array<WeakRef<Document | ShadowRoot>>;
@@ -126,6 +130,8 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
       global: 0,
       geometry: 0,
       layout: 0,
+      layoutBeyondText: 0,
+      boxes: undefined,
       dirty: new Map<Node, number>(),
       controls: new WeakMap<Element, string>(),
       roots: [] as Array<WeakRef<Document | ShadowRoot>>,
@@ -147,7 +153,7 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
       }
     };
     const markGlobal = () => {
-      m.global = m.layout = ++m.generation;
+      m.global = m.layout = m.layoutBeyondText = ++m.generation;
     };
     // A changed node, as the element whose subtree must be read again.
     const mark = (node: Node | null) => {
@@ -177,8 +183,13 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
         // the whole page (a toast appended to <body>).
         const onlyElementsAdded =
           record.type === 'childList' && record.removedNodes.length === 0 && [...record.addedNodes].every((n) => n instanceof Element);
+        // Text changed in place (no element came or went, no attribute changed): the elements and
+        // their styles are the same, so only their boxes can tell whether anything moved.
+        const textOnly =
+          record.type === 'characterData' ||
+          (record.type === 'childList' && [...record.addedNodes, ...record.removedNodes].every((n) => !(n instanceof Element)));
         if (onlyElementsAdded) for (const added of record.addedNodes) markFor(added, 'mutation');
-        else markFor(record.target, 'mutation');
+        else markFor(record.target, textOnly ? 'text' : 'mutation');
       }
     };
     const observer = new MutationObserver((records) => m.record(records));
@@ -230,14 +241,16 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
     };
     // The element to read again for a change at `node`: its parent when a rule may reach its
     // siblings (or a state rule may: `:checked ~ .x`); everything when a `:has()` rule may.
-    const markFor = (node: Node | null, cause: 'mutation' | 'state' | 'focus') => {
+    const markFor = (node: Node | null, cause: 'mutation' | 'text' | 'state' | 'focus') => {
       const reach = cssReach();
       if (reach.has || (cause === 'focus' && reach.focusWithin)) return markGlobal();
-      const widen = reach.sibling || (cause !== 'mutation' && reach.state);
+      const structural = cause === 'mutation' || cause === 'text';
+      const widen = reach.sibling || (!structural && reach.state);
       const element = node instanceof Element ? node : node ? parentOf(node) : null;
       mark(widen && element instanceof Element ? (parentOf(element) ?? element) : node);
+      if (cause === 'text') m.layout = m.generation;
       // A state change moves nothing unless a show/hide rule reacts to it.
-      if (cause === 'mutation' || reach.state || reach.sibling || reach.focusWithin) m.layout = m.generation;
+      else if (cause === 'mutation' || reach.state || reach.sibling || reach.focusWithin) m.layout = m.layoutBeyondText = m.generation;
     };
     m.stateChanged = (control: Element) => markFor(control, 'state');
     // Hover moves between two elements: :hover changed on both branches below their common ancestor.
@@ -255,7 +268,7 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
         for (let cur: Node | null = n; cur && cur !== common; cur = parentOf(cur)) child = cur;
         return child;
       };
-      m.layout = ++m.generation;
+      m.layout = m.layoutBeyondText = ++m.generation;
       mark(branch(from));
       mark(branch(to));
     };
@@ -265,7 +278,7 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
       } else if (GLOBAL_EVENTS.includes(event.type)) {
         markGlobal();
       } else if (FRAGMENT_EVENTS.includes(event.type)) {
-        m.geometry = m.layout = ++m.generation;
+        m.geometry = m.layout = m.layoutBeyondText = ++m.generation;
         const target = document.querySelector(':target');
         mark(m.target?.deref() ?? null);
         mark(target);
@@ -280,7 +293,7 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
         if (target instanceof Node) markFor(target, event.type === 'focusin' || event.type === 'focusout' ? 'focus' : 'state');
         else markGlobal(); // the window (load, error): anything may have changed
         if (event.type === 'load' || event.type === 'error') m.geometry = m.generation;
-        if (LAYOUT_EVENTS.includes(event.type)) m.layout = m.generation;
+        if (LAYOUT_EVENTS.includes(event.type)) m.layout = m.layoutBeyondText = m.generation;
       }
     };
     const initialTarget = document.querySelector(':target');
@@ -301,10 +314,34 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
     return m;
   };
 
+  // Every element's box (shadow trees included) as the renderer lays it out now; undefined past
+  // MAX_BOXES elements: measuring costs about 3 µs an element (12 ms for the 4,500 elements of
+  // the large table fixture), which only small pages repay by skipping a snapshot.
+  const MAX_BOXES = 1_500;
+  const boxesNow = (): Float64Array | undefined => {
+    const elements: Element[] = [];
+    for (const ref of m.roots) {
+      const root = ref.deref();
+      if (root) for (const element of root.querySelectorAll('*')) elements.push(element);
+      if (elements.length > MAX_BOXES) return undefined;
+    }
+    const rects = new Float64Array(elements.length * 4);
+    elements.forEach((element, i) => {
+      const rect = element.getBoundingClientRect();
+      rects.set([rect.x, rect.y, rect.width, rect.height], i * 4);
+    });
+    return rects;
+  };
+  const sameBoxes = (a: Float64Array, b: Float64Array) => a.length === b.length && a.every((value, i) => value === b[i]);
+
   const existing = scope.__pagewireMonitor;
   const m = existing ?? install();
   const answer = (summary: Summary, elements: Element[] = []): TakenChanges => [JSON.stringify(summary), ...elements];
-  if (!existing) return answer({ monitor: m.id, generation: m.generation, full: true, geometry: true, layout: true, roots: 0 });
+  if (!existing) {
+    const rects = boxesNow();
+    m.boxes = rects ? { at: m.generation, rects } : undefined;
+    return answer({ monitor: m.id, generation: m.generation, full: true, geometry: true, layout: true, roots: 0 });
+  }
 
   // Records not yet delivered to the observer callback, and control state set by scripts.
   m.record(m.observer.takeRecords());
@@ -322,10 +359,28 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
     }
   }
 
+  // Whether boxes may have moved. When nothing but text changed since the last read, measuring
+  // says: the same elements with the same styles and the same boxes have the same layout facts,
+  // and the read keeps its snapshot (a status line updated in place, say). The boxes measured are
+  // kept for the next take, as those of this generation.
+  const layoutMoved = (): boolean => {
+    const kept = m.boxes?.at === since ? m.boxes : undefined;
+    if (m.layout <= since && m.geometry <= since) {
+      // Nothing moved (the reader keeps its geometry too): the boxes still hold.
+      m.boxes = kept ? { at: m.generation, rects: kept.rects } : undefined;
+      return false;
+    }
+    const now = boxesNow();
+    m.boxes = now ? { at: m.generation, rects: now } : undefined;
+    if (m.layoutBeyondText > since || m.geometry > since || !kept || !now) return m.layout > since;
+    return !sameBoxes(kept.rects, now);
+  };
   const summary = (full: boolean, roots: Element[] = [], pointers: Element[] = []): TakenChanges =>
-    answer({ monitor: m.id, generation: m.generation, full, geometry: m.geometry > since, layout: m.layout > since, roots: roots.length }, [...roots, ...pointers]);
+    answer({ monitor: m.id, generation: m.generation, full, geometry: m.geometry > since, layout: layoutMoved(), roots: roots.length }, [...roots, ...pointers]);
   if (monitorId !== m.id || since < m.floor || m.global > since) return summary(true);
-  if (m.generation === since) return summary(false);
+  if (m.generation === since) {
+    return answer({ monitor: m.id, generation: m.generation, full: false, geometry: false, layout: false, roots: 0 });
+  }
   // aria-owns moves nodes across the tree: a partial read could put them in the wrong place.
   if (document.querySelector('[aria-owns]')) return summary(true);
 

@@ -37,14 +37,18 @@ export interface ObserveInput {
   signal?: AbortSignal;
   /** With our isolated worlds, unchanged frames are not read again (see change-monitor.ts). */
   worlds?: IsolatedWorlds;
-  /** A frame's changes already taken (by act, as its input settled): not asked for again. */
+  /** Frames' changes already taken (by act, as its input settled): not asked for again. */
   prefetched?: PrefetchedChanges;
 }
 
-/** One frame's changes, taken before an observation of `rootId` began (see settleAndTakeChanges). */
+/** Frames' changes, taken before an observation of `rootId` began (see settleAndTakeChanges). */
 export interface PrefetchedChanges {
   rootId: string;
-  frameId: string;
+  /** By frame id. */
+  frames: Map<string, PrefetchedFrame>;
+}
+
+interface PrefetchedFrame {
   loaderId: string;
   /** The mark they were taken against: the observation must still stand there. */
   since: MonitorMark | undefined;
@@ -433,8 +437,8 @@ function cachedFrameOf(cached: CachedRead | undefined, frame: FrameRecord): Cach
 
 /** The prefetched changes of `frame`, when they were taken against where its last read stands. */
 function prefetchedFor(input: ObserveInput, frame: FrameRecord, mark: MonitorMark | undefined): FrameChanges | undefined {
-  const prefetched = input.prefetched;
-  if (!prefetched || prefetched.rootId !== input.root.id || prefetched.frameId !== frame.id || prefetched.loaderId !== frame.loaderId) return undefined;
+  const prefetched = input.prefetched?.rootId === input.root.id ? input.prefetched.frames.get(frame.id) : undefined;
+  if (!prefetched || prefetched.loaderId !== frame.loaderId) return undefined;
   const same = prefetched.since === undefined ? mark === undefined : mark !== undefined && mark.monitor === prefetched.since.monitor && mark.generation === prefetched.since.generation;
   if (!same) return undefined;
   readCounts.changesPrefetched++;
@@ -443,8 +447,11 @@ function prefetchedFor(input: ObserveInput, frame: FrameRecord, mark: MonitorMar
 
 /**
  * Lets `frame` settle after an input and takes its changes since the last observation of `root`,
- * in one round trip, for the observation that follows (ObserveInput.prefetched). Undefined when
- * the frame could not be asked (a navigation destroyed its context, say): settled all the same.
+ * in one round trip, for the observation that follows (ObserveInput.prefetched). The other frames
+ * of that observation that were read before are asked meanwhile, once `acknowledged` (the input's
+ * acknowledgement: whatever its handlers did at once to those frames is done): their changes are
+ * taken while the acted frame settles rather than after. Frames that could not be asked are left
+ * out (the observation asks them itself); settled all the same.
  */
 export async function settleAndTakeChanges(
   worlds: IsolatedWorlds,
@@ -452,12 +459,22 @@ export async function settleAndTakeChanges(
   root: FrameRecord,
   frame: FrameRecord,
   settle: SettleFirst,
+  acknowledged: Promise<unknown> = Promise.resolve(),
   timeoutMs = DEFAULT_BUDGET.perFrameMs,
-): Promise<PrefetchedChanges | undefined> {
-  const loaderId = frame.loaderId;
-  const since = cachedFrameOf(readCache.get(tab)?.get(root.id), frame)?.mark;
-  const changes = await readChanges(worlds, frame, since, timeoutMs, settle);
-  return changes ? { rootId: root.id, frameId: frame.id, loaderId, since, changes } : undefined;
+): Promise<PrefetchedChanges> {
+  const cached = readCache.get(tab)?.get(root.id);
+  const take = async (target: FrameRecord, settleFirst?: SettleFirst): Promise<[string, PrefetchedFrame] | undefined> => {
+    const loaderId = target.loaderId;
+    const since = cachedFrameOf(cached, target)?.mark;
+    const changes = await readChanges(worlds, target, since, timeoutMs, settleFirst);
+    return changes ? [target.id, { loaderId, since, changes }] : undefined;
+  };
+  const others = framesUnder(tab, root).filter((other) => other !== frame && cachedFrameOf(cached, other) !== undefined);
+  const taken = await Promise.all([
+    take(frame, settle),
+    ...others.map((other) => acknowledged.then(() => take(other), () => undefined)),
+  ]);
+  return { rootId: root.id, frames: new Map(taken.filter((entry) => entry !== undefined)) };
 }
 
 /** Forgets the tab's last reads: the next observation reads every frame in full. */

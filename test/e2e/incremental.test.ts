@@ -120,6 +120,29 @@ s('a typed value or a ticked box moves no box: the last geometry is kept', async
   assert.is(after.snapshots_light - before.snapshots_light, 0, 'no new snapshot for the patched read');
 });
 
+s('text changed in place keeps the last geometry only while every box stays where it was', async () => {
+  await open('/incremental.html');
+  await quiet();
+  // A block's text replaced by text of the same extent: no element came, went or moved.
+  let before = await counts();
+  let change = await changeAndCompare("document.querySelector('#status').textContent = 'busy'");
+  let after = await counts();
+  assert.ok(change.observation.tree.includes('"busy"'));
+  assert.is(change.patched, 1);
+  assert.is(after.snapshots_light - before.snapshots_light, 0, 'no snapshot for text that moved nothing');
+  assert.ok(after.snapshots_kept > before.snapshots_kept, 'the snapshot was kept');
+  // Text long enough to wrap onto many lines pushes everything below it out of the viewport:
+  // the boxes moved, so they are read again (and in_viewport follows, as in a full read).
+  await quiet();
+  before = await counts();
+  change = await changeAndCompare("document.querySelector('#status').textContent = 'busy '.repeat(4000)");
+  after = await counts();
+  assert.is(change.patched, 1);
+  assert.is(after.snapshots_light - before.snapshots_light, 1, 'moved boxes are read again');
+  const size = change.observation.elements.find((e) => e.name === 'Size');
+  assert.equal([size?.visible, size?.in_viewport], [true, false], 'the select was pushed below the viewport');
+});
+
 s('a stylesheet or title change reads the document again in full', async () => {
   await open('/incremental.html');
   const style = await changeAndCompare("document.head.insertAdjacentHTML('beforeend', '<style>#status { display: none }</style>')");
