@@ -11,8 +11,7 @@ import { redactSecrets, redactUrl } from '../util/redact.ts';
 import { checkExpectation, waitForCondition, type Verdict } from './conditions.ts';
 import { checkFrame, NodeResolver } from './identity.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
-import { pageFunction } from '../browser/page-function.ts';
-import { SETTLE_CAP_MS, SETTLE_QUIET_MS, settleInPage } from '../browser/page-settle.ts';
+import { SETTLE, SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../browser/page-settle.ts';
 import { NavigationWatch } from './navigation-watch.ts';
 import { ActionError, STALE_OBSERVATION, STALE_REFERENCE, type ActErrorType, type HitDescription } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
@@ -81,7 +80,13 @@ export interface ActEnv {
    * Lets the acted frame settle after an input and, in the same round trip, takes its changes for
    * the capture of `root` that follows. Without it the page is settled on its own.
    */
-  settleAndTake?(tab: Tab, root: FrameRecord, frame: FrameRecord, acknowledged?: Promise<unknown>): Promise<PrefetchedChanges | undefined>;
+  settleAndTake?(
+    tab: Tab,
+    root: FrameRecord,
+    frame: FrameRecord,
+    acknowledged?: Promise<unknown>,
+    likelyChanged?: readonly number[],
+  ): Promise<PrefetchedChanges | undefined>;
   screenshot?(tab: Tab): Promise<{ mime: string; data: string }>;
   /** Aborted by cancel and session.close. */
   signal: AbortSignal;
@@ -238,8 +243,8 @@ class ActRun {
             if (found.sameDocument && !this.#env.browser.isFront(tab)) return { target: await this.#deadline.race(resolver.resolve(ref), 'node check') };
             return found;
           },
-          settleAlongWithInput: (acknowledged) => {
-            settling ??= this.#settle(tab, frame, actedFrame, take, acknowledged);
+          settleAlongWithInput: (acknowledged, likelyChanged) => {
+            settling ??= this.#settle(tab, frame, actedFrame, take, acknowledged, likelyChanged);
             settling.catch(() => {});
           },
           beginSideEffect: async () => {
@@ -286,17 +291,24 @@ class ActRun {
    * With `acknowledged`, the settle goes out along with an armed input, before that input's
    * acknowledgement (perform.ts: settleAlongWithInput).
    */
-  async #settle(tab: Tab, root: FrameRecord, frame: FrameRecord, take: boolean, acknowledged?: Promise<unknown>): Promise<void> {
+  async #settle(
+    tab: Tab,
+    root: FrameRecord,
+    frame: FrameRecord,
+    take: boolean,
+    acknowledged?: Promise<unknown>,
+    likelyChanged: readonly number[] = [],
+  ): Promise<void> {
     this.#prefetched = undefined;
     const afterInput = acknowledged !== undefined;
     let settled: Promise<unknown>;
     if (take && this.#env.settleAndTake) {
-      settled = this.#env.settleAndTake(tab, root, frame, acknowledged).then((prefetched) => (this.#prefetched = prefetched));
+      settled = this.#env.settleAndTake(tab, root, frame, acknowledged, likelyChanged).then((prefetched) => (this.#prefetched = prefetched));
     } else {
       const context = await this.#env.worlds.contextFor(frame.session, frame.id, frame.loaderId).catch(() => undefined);
       if (context === undefined) return;
       settled = frame.session.sendWith({ timeoutMs: SETTLE_CAP_MS + 500 }, 'Runtime.callFunctionOn', {
-        functionDeclaration: pageFunction(settleInPage),
+        functionDeclaration: SETTLE,
         executionContextId: context,
         arguments: [{ value: SETTLE_QUIET_MS }, { value: SETTLE_CAP_MS }, { value: afterInput }],
         awaitPromise: true,

@@ -36,8 +36,9 @@ export interface ActionEnv {
   /**
    * Starts the settle that follows the input now, before the input is acknowledged. Only for an
    * input armed with armInputWait in the field's world (the settle waits for it there).
+   * `likelyChanged`: backendNodeIds of the frame's elements the input surely changed (read early).
    */
-  settleAlongWithInput?(acknowledged: Promise<unknown>): void;
+  settleAlongWithInput?(acknowledged: Promise<unknown>, likelyChanged: readonly number[]): void;
 }
 
 export type PerformOutcome =
@@ -295,7 +296,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
         () => {
           const inserted = env.tab.session.send('Input.insertText', { text: action.text });
           // The settle waits in page for this insertion (armed above), so it can go out now.
-          if (parallelSettle) env.settleAlongWithInput!(inserted);
+          if (parallelSettle) env.settleAlongWithInput!(inserted, [target.handle.backendNodeId]);
           return inserted;
         },
       ]);

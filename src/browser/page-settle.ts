@@ -1,5 +1,6 @@
 // Waiting, in the page, for what an input set off to be done: used after every act input, either
 // on its own or as the first half of the change monitor's read (one round trip for both).
+import { pageFunction } from './page-function.ts';
 
 /**
  * After input the page is taken as settled once one task turn has passed without a DOM mutation.
@@ -59,18 +60,18 @@ export function armInputWait(this: Node): void {
   scope.__pagewireInputWait = armed;
 }
 
-/**
- * In page: resolves once the page has settled (see SETTLE_QUIET_MS); with `afterInput`, counted
- * from when the armed input was handled (armInputWait), or from the cap at the latest.
- */
-export async function settleInPage(quietMs: number, capMs: number, afterInput = false): Promise<void> {
+/** In page: resolves once the input armed in this world was handled (armInputWait), or after `capMs`. */
+export async function armedInputHandled(capMs: number): Promise<void> {
   const armed = (globalThis as unknown as { __pagewireInputWait?: { seen: Promise<void>; disarm(): void } }).__pagewireInputWait;
-  if (afterInput && armed) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([armed.seen, new Promise<void>((resolve) => (timer = setTimeout(resolve, capMs)))]);
-    clearTimeout(timer);
-    armed.disarm();
-  }
+  if (!armed) return; // none armed, or its input was handled already
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([armed.seen, new Promise<void>((resolve) => (timer = setTimeout(resolve, capMs)))]);
+  clearTimeout(timer);
+  armed.disarm();
+}
+
+/** In page: resolves once the page has settled (see SETTLE_QUIET_MS). */
+export function settleInPage(quietMs: number, capMs: number): Promise<void> {
   return new Promise((resolve) => {
     let quiet: ReturnType<typeof setTimeout>;
     const done = () => {
@@ -90,3 +91,12 @@ export async function settleInPage(quietMs: number, capMs: number, afterInput = 
     const cap = setTimeout(done, capMs);
   });
 }
+
+/**
+ * In page, `(quietMs, capMs, afterInput)`: settleInPage, counted from when the armed input was
+ * handled when `afterInput` (the settle was sent along with that input).
+ */
+export const SETTLE = `async function (quietMs, capMs, afterInput) {
+  if (afterInput) await (${pageFunction(armedInputHandled)}).call(this, capMs);
+  await (${pageFunction(settleInPage)}).call(this, quietMs, capMs);
+}`;

@@ -8,7 +8,7 @@
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import { pageFunction } from '../browser/page-function.ts';
-import { settleInPage } from '../browser/page-settle.ts';
+import { armedInputHandled, settleInPage } from '../browser/page-settle.ts';
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 
 /** Beyond this many changed places, one full read is cheaper than many partial ones. */
@@ -33,6 +33,12 @@ export interface FrameChanges {
   roots: number[];
   /** backendNodeIds of the elements inside `roots` that set `cursor: pointer` themselves. */
   pointers: number[];
+  /**
+   * Taken after a settle: nothing the monitor records (a mutation, an event, a value set by
+   * script) happened between the input's handlers and this answer, so a read of the page made
+   * at any time in between saw what a read now would.
+   */
+  quiet: boolean;
 }
 
 /** Where the caller's last read of the frame stood. */
@@ -60,6 +66,7 @@ interface Summary {
   layout: boolean;
   /** How many of the answer's elements are changed roots; the rest are pointer elements. */
   roots: number;
+  quiet?: boolean;
 }
 
 /** What `takeChanges` answers: the summary as JSON, then the elements themselves. */
@@ -70,7 +77,7 @@ type TakenChanges = [summary: string, ...elements: Element[]];
  * this document has none. The changed elements (and the pointer elements inside them) follow the
  * summary in the answer, which CDP's deep serialization turns into backendNodeIds: one round trip.
  */
-function takeChanges(since: number, monitorId: string, limit: number): TakenChanges {
+function takeChanges(since: number, monitorId: string, limit: number, settledFrom = -1): TakenChanges {
   interface Monitor {
     id: string;
     generation: number;
@@ -290,6 +297,8 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
       } else {
         m.generation++;
         const target = event.composedPath()[0] ?? event.target;
+        // Its value is known changed from now: the next take need not find that out again.
+        if (target instanceof Element && m.controls.has(target)) m.controls.set(target, signature(target));
         if (target instanceof Node) markFor(target, event.type === 'focusin' || event.type === 'focusout' ? 'focus' : 'state');
         else markGlobal(); // the window (load, error): anything may have changed
         if (event.type === 'load' || event.type === 'error') m.geometry = m.generation;
@@ -336,7 +345,8 @@ function takeChanges(since: number, monitorId: string, limit: number): TakenChan
 
   const existing = scope.__pagewireMonitor;
   const m = existing ?? install();
-  const answer = (summary: Summary, elements: Element[] = []): TakenChanges => [JSON.stringify(summary), ...elements];
+  const answer = (summary: Summary, elements: Element[] = []): TakenChanges =>
+    [JSON.stringify({ ...summary, quiet: settledFrom >= 0 && m.generation === settledFrom }), ...elements];
   if (!existing) {
     const rects = boxesNow();
     m.boxes = rects ? { at: m.generation, rects } : undefined;
@@ -445,7 +455,17 @@ export interface SettleFirst {
 }
 
 const TAKE_CHANGES = pageFunction(takeChanges);
-const SETTLE_THEN_TAKE = `async function (quietMs, capMs, afterInput, ...args) { await (${pageFunction(settleInPage)}).call(this, quietMs, capMs, afterInput); return (${TAKE_CHANGES}).apply(this, args); }`;
+// The generation once the input was handled is passed on to the take, which tells whether
+// anything happened after it (FrameChanges.quiet); mutation records are flushed first so that
+// what the input's own handlers did counts before it.
+const SETTLE_THEN_TAKE = `async function (quietMs, capMs, afterInput, ...args) {
+  if (afterInput) await (${pageFunction(armedInputHandled)}).call(this, capMs);
+  const monitor = globalThis.__pagewireMonitor;
+  if (monitor) monitor.record(monitor.observer.takeRecords());
+  const settledFrom = monitor ? monitor.generation : -1;
+  await (${pageFunction(settleInPage)}).call(this, quietMs, capMs);
+  return (${TAKE_CHANGES}).call(this, ...args, settledFrom);
+}`;
 
 /**
  * What changed in the frame's document since `since` (its monitor is installed on first use, and
@@ -502,7 +522,7 @@ function parseTaken(value: Cdp.Runtime.DeepSerializedValue | undefined): FrameCh
 }
 
 function changesOf(summary: Summary): FrameChanges {
-  return { monitor: summary.monitor, generation: summary.generation, full: summary.full, geometry: summary.geometry, layout: summary.layout, roots: [], pointers: [] };
+  return { monitor: summary.monitor, generation: summary.generation, full: summary.full, geometry: summary.geometry, layout: summary.layout, roots: [], pointers: [], quiet: summary.quiet === true };
 }
 
 /** Hands closed shadow roots (which page JS cannot reach) to the frame's monitor. */

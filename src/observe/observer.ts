@@ -53,6 +53,24 @@ interface PrefetchedFrame {
   /** The mark they were taken against: the observation must still stand there. */
   since: MonitorMark | undefined;
   changes: FrameChanges;
+  /**
+   * Accessibility reads of elements likely to have changed (the field an act filled), made
+   * while the frame settled; kept only when the changes are `quiet`, so they are still true.
+   */
+  preread?: ReadonlyMap<number, AxPart>;
+}
+
+/** One element's accessibility subtree and relatives: what a patch needs of it. */
+interface AxPart {
+  subtree: Cdp.Accessibility.AXNode[];
+  relatives: Cdp.Accessibility.AXNode[];
+}
+
+function readAxPart(frame: FrameRecord, backendNodeId: number, options: { timeoutMs: number; signal?: AbortSignal }): Promise<AxPart> {
+  return Promise.all([
+    frame.session.sendWith(options, 'Accessibility.queryAXTree', { backendNodeId }),
+    frame.session.sendWith(options, 'Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true }),
+  ]).then(([subtree, relatives]) => ({ subtree: subtree.nodes, relatives: relatives.nodes }));
 }
 
 export interface Snapshot extends Rendered {
@@ -76,7 +94,7 @@ interface FrameRead {
 type FramePlan =
   | { kind: 'full' }
   | { kind: 'reuse'; read: FrameRead }
-  | { kind: 'patch'; ax: AxDocument; roots: number[] };
+  | { kind: 'patch'; ax: AxDocument; roots: number[]; preread?: ReadonlyMap<number, AxPart> };
 
 interface ReadPlan {
   frames: Map<string, FramePlan>;
@@ -273,7 +291,7 @@ async function readPage(
     }
     try {
       if (framePlan?.kind === 'patch') {
-        const patched = await readPatched(frame, framePlan.ax, framePlan.roots, (call) => send(frame === root, call));
+        const patched = await readPatched(frame, framePlan.ax, framePlan.roots, (call) => send(frame === root, call), framePlan.preread);
         if (patched) {
           readCounts.frameReadsPatched++;
           return { frame, tree: treeOf(patched), ax: patched };
@@ -356,19 +374,19 @@ async function readPatched(
   ax: AxDocument,
   roots: readonly number[],
   send: <T>(call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) => Promise<T>,
+  preread?: ReadonlyMap<number, AxPart>,
 ): Promise<AxDocument | undefined> {
   const readPart = async (backendNodeId: number, retry: boolean): Promise<AxPatch | undefined> => {
-    const [subtree, relatives] = await Promise.all([
-      send((o) => frame.session.sendWith(o, 'Accessibility.queryAXTree', { backendNodeId })),
-      send((o) => frame.session.sendWith(o, 'Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true })),
-    ]);
-    const own = subtree.nodes.find((node) => node.backendDOMNodeId === backendNodeId);
-    if (own) return { backendNodeId, subtree: subtree.nodes, relatives: relatives.nodes };
+    const early = preread?.get(backendNodeId);
+    if (early) readCounts.axPartsPrefetched++;
+    const { subtree, relatives } = early ?? (await send((o) => readAxPart(frame, backendNodeId, o)));
+    const own = subtree.find((node) => node.backendDOMNodeId === backendNodeId);
+    if (own) return { backendNodeId, subtree, relatives };
     // No accessibility node of its own (a <b> inside a button, whose content is the button's):
     // read the nearest ancestor that the last tree has instead.
     if (!retry) return undefined;
-    const byId = new Map(relatives.nodes.map((node) => [node.nodeId, node]));
-    let node = relatives.nodes.find((candidate) => candidate.backendDOMNodeId === backendNodeId);
+    const byId = new Map(relatives.map((node) => [node.nodeId, node]));
+    let node = relatives.find((candidate) => candidate.backendDOMNodeId === backendNodeId);
     while (node && (node.backendDOMNodeId === backendNodeId || !ax.nodes.has(node.nodeId))) {
       node = node.parentId === undefined ? undefined : byId.get(node.parentId);
     }
@@ -388,7 +406,17 @@ async function readPatched(
 
 // How frames were read since start, for server.info: the share of patched and reused reads is
 // what keeps observations of large pages fast (and prefetched changes save acts a round trip).
-const readCounts = { frameReadsFull: 0, frameReadsPatched: 0, frameReadsReused: 0, snapshotsFull: 0, snapshotsLight: 0, snapshotsKept: 0, changesPrefetched: 0 };
+const readCounts = {
+  frameReadsFull: 0,
+  frameReadsPatched: 0,
+  frameReadsReused: 0,
+  snapshotsFull: 0,
+  snapshotsLight: 0,
+  snapshotsKept: 0,
+  changesPrefetched: 0,
+  /** Accessibility reads made while an act's input settled (PrefetchedFrame.preread) and used. */
+  axPartsPrefetched: 0,
+};
 
 export function frameReadCounts(): Readonly<typeof readCounts> {
   return { ...readCounts };
@@ -436,13 +464,13 @@ function cachedFrameOf(cached: CachedRead | undefined, frame: FrameRecord): Cach
 }
 
 /** The prefetched changes of `frame`, when they were taken against where its last read stands. */
-function prefetchedFor(input: ObserveInput, frame: FrameRecord, mark: MonitorMark | undefined): FrameChanges | undefined {
+function prefetchedFor(input: ObserveInput, frame: FrameRecord, mark: MonitorMark | undefined): PrefetchedFrame | undefined {
   const prefetched = input.prefetched?.rootId === input.root.id ? input.prefetched.frames.get(frame.id) : undefined;
   if (!prefetched || prefetched.loaderId !== frame.loaderId) return undefined;
   const same = prefetched.since === undefined ? mark === undefined : mark !== undefined && mark.monitor === prefetched.since.monitor && mark.generation === prefetched.since.generation;
   if (!same) return undefined;
   readCounts.changesPrefetched++;
-  return prefetched.changes;
+  return prefetched;
 }
 
 /**
@@ -451,7 +479,10 @@ function prefetchedFor(input: ObserveInput, frame: FrameRecord, mark: MonitorMar
  * of that observation that were read before are asked meanwhile, once `acknowledged` (the input's
  * acknowledgement: whatever its handlers did at once to those frames is done): their changes are
  * taken while the acted frame settles rather than after. Frames that could not be asked are left
- * out (the observation asks them itself); settled all the same.
+ * out (the observation asks them itself); settled all the same. The elements of `frame` named in
+ * `likelyChanged` (the field an act filled) are read for the accessibility tree once the input is
+ * acknowledged, while the frame settles: the observation uses those reads if nothing happened
+ * after the input's handlers (FrameChanges.quiet), one round trip less.
  */
 export async function settleAndTakeChanges(
   worlds: IsolatedWorlds,
@@ -460,6 +491,7 @@ export async function settleAndTakeChanges(
   frame: FrameRecord,
   settle: SettleFirst,
   acknowledged: Promise<unknown> = Promise.resolve(),
+  likelyChanged: readonly number[] = [],
   timeoutMs = DEFAULT_BUDGET.perFrameMs,
 ): Promise<PrefetchedChanges> {
   const cached = readCache.get(tab)?.get(root.id);
@@ -470,10 +502,18 @@ export async function settleAndTakeChanges(
     return changes ? [target.id, { loaderId, since, changes }] : undefined;
   };
   const others = framesUnder(tab, root).filter((other) => other !== frame && cachedFrameOf(cached, other) !== undefined);
-  const taken = await Promise.all([
-    take(frame, settle),
-    ...others.map((other) => acknowledged.then(() => take(other), () => undefined)),
+  const reads =
+    likelyChanged.length > 0 && cachedFrameOf(cached, frame)
+      ? acknowledged
+          .then(() => Promise.all(likelyChanged.map(async (id) => [id, await readAxPart(frame, id, { timeoutMs })] as const)))
+          .catch(() => undefined)
+      : Promise.resolve(undefined);
+  const [taken, preread] = await Promise.all([
+    Promise.all([take(frame, settle), ...others.map((other) => acknowledged.then(() => take(other), () => undefined))]),
+    reads,
   ]);
+  const own = taken[0]?.[1];
+  if (own && preread && own.changes.quiet) own.preread = new Map(preread);
   return { rootId: root.id, frames: new Map(taken.filter((entry) => entry !== undefined)) };
 }
 
@@ -482,10 +522,10 @@ export function forgetReads(tab: Tab): void {
   readCache.delete(tab);
 }
 
-function planFor(cached: CachedFrame | undefined, frame: FrameRecord, changes: FrameChanges): FramePlan {
+function planFor(cached: CachedFrame | undefined, frame: FrameRecord, changes: FrameChanges, preread?: ReadonlyMap<number, AxPart>): FramePlan {
   if (!cached || cached.loaderId !== frame.loaderId || changes.full || !cached.read.tree) return { kind: 'full' };
   if (changes.roots.length === 0) return { kind: 'reuse', read: cached.read };
-  return cached.read.ax ? { kind: 'patch', ax: cached.read.ax, roots: changes.roots } : { kind: 'full' };
+  return cached.read.ax ? { kind: 'patch', ax: cached.read.ax, roots: changes.roots, ...(preread ? { preread } : {}) } : { kind: 'full' };
 }
 
 async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget: ObserveBudget): Promise<PageRead | { dialog: PendingDialog }> {
@@ -497,8 +537,9 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   const cached = perTab.get(root.id);
   const cachedFrame = (frame: FrameRecord) => cachedFrameOf(cached, frame);
   // Changes are taken before the page is read: a change during the read is seen next time.
+  const prefetched = frames.map((frame) => prefetchedFor(input, frame, cachedFrame(frame)?.mark));
   const changes = await Promise.all(
-    frames.map((frame) => prefetchedFor(input, frame, cachedFrame(frame)?.mark) ?? readChanges(worlds, frame, cachedFrame(frame)?.mark, budget.perFrameMs)),
+    frames.map((frame, i) => prefetched[i]?.changes ?? readChanges(worlds, frame, cachedFrame(frame)?.mark, budget.perFrameMs)),
   );
   const sameFrameSet = cached !== undefined && cached.frames.size === frames.length && frames.every((frame) => cached.frames.has(frame.id));
   const unchanged = (frame: FrameRecord, i: number) => {
@@ -514,7 +555,7 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   const plan: ReadPlan = { frames: new Map(), snapshots: new Map(), light: new Map() };
   frames.forEach((frame, i) => {
     const change = changes[i];
-    plan.frames.set(frame.id, change ? planFor(cachedFrame(frame), frame, change) : { kind: 'full' });
+    plan.frames.set(frame.id, change ? planFor(cachedFrame(frame), frame, change, prefetched[i]?.preread) : { kind: 'full' });
   });
   if (cached && sameFrameSet) {
     for (const snapshot of cached.read.sessionSnapshots) {

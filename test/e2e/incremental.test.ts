@@ -21,6 +21,7 @@ interface Counts {
   snapshots_light: number;
   snapshots_kept: number;
   changes_prefetched: number;
+  ax_parts_prefetched: number;
 }
 
 const s = suite('incremental observation');
@@ -228,7 +229,12 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
     const answer = await ctx.client.call<ActAnswer>('act', { session_id: ctx.sessionId, target_id: targetId, state_id: (state as Observation & { state_id: string }).state_id, ...params });
     const after = await counts();
     assert.ok(answer.status === 'completed' || answer.status === 'verified', answer.status);
-    return { answer, prefetched: after.changes_prefetched - before.changes_prefetched, full: after.frame_reads_full - before.frame_reads_full };
+    return {
+      answer,
+      prefetched: after.changes_prefetched - before.changes_prefetched,
+      preread: after.ax_parts_prefetched - before.ax_parts_prefetched,
+      full: after.frame_reads_full - before.frame_reads_full,
+    };
   };
   const ref = (name: string) => state.elements.find((e) => e.name === name)!.ref;
   const click = await act({ action: 'click', ref: ref('Count: 0') });
@@ -246,11 +252,28 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
   state = full;
   const fill = await act({ action: 'fill', ref: ref('Search orders'), text: 'abc' });
   assert.is(fill.prefetched, 1);
+  assert.is(fill.preread, 1, 'the field was read while the page settled');
   forgetReads(tabOf(ctx.server, targetId));
   full = await observeDefault();
   assert.is(fill.answer.fresh_state.tree, full.tree);
   assert.equal(fill.answer.fresh_state.elements, full.elements);
   assert.ok(fill.answer.fresh_state.elements.some((e) => e.name === 'Search orders' && e.has_value === true));
+
+  // A page that empties the field again from a timer after its input: that early read is stale,
+  // so the field is read again after the settle.
+  await evaluate(
+    ctx.server,
+    targetId,
+    "document.querySelector('#query').addEventListener('input', (event) => setTimeout(() => { event.target.value = ''; }, 0)); true",
+  );
+  state = full;
+  const emptied = await act({ action: 'fill', ref: ref('Search orders'), text: 'xyz' });
+  assert.is(emptied.preread, 0, 'the early read was not used');
+  forgetReads(tabOf(ctx.server, targetId));
+  full = await observeDefault();
+  assert.is(emptied.answer.fresh_state.tree, full.tree);
+  assert.equal(emptied.answer.fresh_state.elements, full.elements);
+  assert.ok(emptied.answer.fresh_state.elements.some((e) => e.name === 'Search orders' && e.has_value === false));
 
   // A batch takes the changes with its last input only; wait_for runs after it, so then none are.
   state = full;

@@ -221,8 +221,16 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
                 if (!frame) return Promise.reject(new Error('the frame is gone'));
                 return captureObservation(s, tab, frame, { signal: captureSignal, ...(prefetched ? { prefetched } : {}) });
               },
-              settleAndTake: (tab, root, frame, acknowledged) =>
-                settleAndTakeChanges(s.browser.worlds, tab, root, frame, { quietMs: SETTLE_QUIET_MS, capMs: SETTLE_CAP_MS, afterInput: acknowledged !== undefined }, acknowledged),
+              settleAndTake: (tab, root, frame, acknowledged, likelyChanged) =>
+                settleAndTakeChanges(
+                  s.browser.worlds,
+                  tab,
+                  root,
+                  frame,
+                  { quietMs: SETTLE_QUIET_MS, capMs: SETTLE_CAP_MS, afterInput: acknowledged !== undefined },
+                  acknowledged,
+                  likelyChanged,
+                ),
               ...(deps.screenshot ? { screenshot: (tab) => deps.screenshot!(s, tab) } : {}),
             },
             {
