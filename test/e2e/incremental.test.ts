@@ -242,21 +242,21 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
   assert.is(click.full, 0, 'and were patched in');
   assert.ok(click.answer.fresh_state.tree.includes('button "Count: 1"'), click.answer.fresh_state.tree);
   assert.ok(click.answer.fresh_state.tree.includes('Saved later'), `the timer's change is in: ${click.answer.fresh_state.tree}`);
-  // What act's fresh observation is: observe with its defaults.
-  const observeDefault = () => ctx.client.call<Observation>('observe', { session_id: ctx.sessionId, target_id: targetId });
-  forgetReads(tabOf(ctx.server, targetId));
-  let full = await observeDefault();
-  assert.is(click.answer.fresh_state.tree, full.tree);
-  assert.equal(click.answer.fresh_state.elements, full.elements);
+  // A full read, observed with act's defaults, that the fresh observation must equal.
+  const fullReadEquals = async (fresh: Observation): Promise<Observation> => {
+    forgetReads(tabOf(ctx.server, targetId));
+    const read = await ctx.client.call<Observation>('observe', { session_id: ctx.sessionId, target_id: targetId });
+    assert.is(fresh.tree, read.tree);
+    assert.equal(fresh.elements, read.elements);
+    return read;
+  };
+  let full = await fullReadEquals(click.answer.fresh_state);
 
   state = full;
   const fill = await act({ action: 'fill', ref: ref('Search orders'), text: 'abc' });
   assert.is(fill.prefetched, 1);
   assert.is(fill.preread, 1, 'the field was read while the page settled');
-  forgetReads(tabOf(ctx.server, targetId));
-  full = await observeDefault();
-  assert.is(fill.answer.fresh_state.tree, full.tree);
-  assert.equal(fill.answer.fresh_state.elements, full.elements);
+  full = await fullReadEquals(fill.answer.fresh_state);
   assert.ok(fill.answer.fresh_state.elements.some((e) => e.name === 'Search orders' && e.has_value === true));
 
   // A page that empties the field again from a timer after its input: that early read is stale,
@@ -269,10 +269,7 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
   state = full;
   const emptied = await act({ action: 'fill', ref: ref('Search orders'), text: 'xyz' });
   assert.is(emptied.preread, 0, 'the early read was not used');
-  forgetReads(tabOf(ctx.server, targetId));
-  full = await observeDefault();
-  assert.is(emptied.answer.fresh_state.tree, full.tree);
-  assert.equal(emptied.answer.fresh_state.elements, full.elements);
+  full = await fullReadEquals(emptied.answer.fresh_state);
   assert.ok(emptied.answer.fresh_state.elements.some((e) => e.name === 'Search orders' && e.has_value === false));
 
   // A batch takes the changes with its last input only; wait_for runs after it, so then none are.
