@@ -23,6 +23,8 @@ export interface FrameChanges {
   full: boolean;
   /** Layout may have moved (scrolling, resizing, fonts) even where no node changed. */
   geometry: boolean;
+  /** The document's scroll offset when the changes were taken (what a kept snapshot is read with). */
+  scroll?: [x: number, y: number];
   /**
    * Something changed that can move boxes or change what listens for clicks (a mutation, a
    * show/hide rule's state, an image load…). Without it and without `geometry` (a value typed,
@@ -64,6 +66,7 @@ interface Summary {
   full: boolean;
   geometry: boolean;
   layout: boolean;
+  scroll?: [number, number];
   /** How many of the answer's elements are changed roots; the rest are pointer elements. */
   roots: number;
   quiet?: boolean;
@@ -89,7 +92,11 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
     geometry: number;
     /** The last generation with a change that may move boxes (see FrameChanges.layout). */
     layout: number;
-    /** The same, counting only changes other than text (text can neither add elements nor restyle). */
+    /**
+     * The last generation with a change that may alter more than boxes: an element added or
+     * removed, an attribute, a state rule. Text changed in place, scrolling or a fragment
+     * navigation only move boxes, and measuring them tells whether they did.
+     */
     layoutBeyondText: number;
     /** Every element's box at generation `at`, for telling whether a text change moved any. */
     boxes: { at: number; rects: Float64Array } | undefined;
@@ -285,7 +292,7 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
       } else if (GLOBAL_EVENTS.includes(event.type)) {
         markGlobal();
       } else if (FRAGMENT_EVENTS.includes(event.type)) {
-        m.geometry = m.layout = m.layoutBeyondText = ++m.generation;
+        m.geometry = m.layout = ++m.generation;
         const target = document.querySelector(':target');
         mark(m.target?.deref() ?? null);
         mark(target);
@@ -334,10 +341,13 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
       if (root) for (const element of root.querySelectorAll('*')) elements.push(element);
       if (elements.length > MAX_BOXES) return undefined;
     }
+    // In the document's coordinates, as a snapshot has them: scrolling the document moves none.
+    // An empty box (no layout box, display: none) has no place: its viewport origin would move.
     const rects = new Float64Array(elements.length * 4);
     elements.forEach((element, i) => {
       const rect = element.getBoundingClientRect();
-      rects.set([rect.x, rect.y, rect.width, rect.height], i * 4);
+      const empty = rect.width === 0 && rect.height === 0;
+      rects.set(empty ? [-1, -1, 0, 0] : [rect.x + scrollX, rect.y + scrollY, rect.width, rect.height], i * 4);
     });
     return rects;
   };
@@ -373,20 +383,24 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
   // says: the same elements with the same styles and the same boxes have the same layout facts,
   // and the read keeps its snapshot (a status line updated in place, say). The boxes measured are
   // kept for the next take, as those of this generation.
-  const layoutMoved = (): boolean => {
+  const motion = (): { geometry: boolean; layout: boolean } => {
     const kept = m.boxes?.at === since ? m.boxes : undefined;
-    if (m.layout <= since && m.geometry <= since) {
+    const moved = { geometry: m.geometry > since, layout: m.layout > since };
+    if (!moved.geometry && !moved.layout) {
       // Nothing moved (the reader keeps its geometry too): the boxes still hold.
       m.boxes = kept ? { at: m.generation, rects: kept.rects } : undefined;
-      return false;
+      return moved;
     }
     const now = boxesNow();
     m.boxes = now ? { at: m.generation, rects: now } : undefined;
-    if (m.layoutBeyondText > since || m.geometry > since || !kept || !now) return m.layout > since;
-    return !sameBoxes(kept.rects, now);
+    if (m.layoutBeyondText > since || !kept || !now || !sameBoxes(kept.rects, now)) return moved;
+    return { geometry: false, layout: false };
   };
   const summary = (full: boolean, roots: Element[] = [], pointers: Element[] = []): TakenChanges =>
-    answer({ monitor: m.id, generation: m.generation, full, geometry: m.geometry > since, layout: layoutMoved(), roots: roots.length }, [...roots, ...pointers]);
+    answer(
+      { monitor: m.id, generation: m.generation, full, ...motion(), scroll: [scrollX, scrollY], roots: roots.length },
+      [...roots, ...pointers],
+    );
   if (monitorId !== m.id || since < m.floor || m.global > since) return summary(true);
   if (m.generation === since) {
     return answer({ monitor: m.id, generation: m.generation, full: false, geometry: false, layout: false, roots: 0 });
@@ -522,7 +536,17 @@ function parseTaken(value: Cdp.Runtime.DeepSerializedValue | undefined): FrameCh
 }
 
 function changesOf(summary: Summary): FrameChanges {
-  return { monitor: summary.monitor, generation: summary.generation, full: summary.full, geometry: summary.geometry, layout: summary.layout, roots: [], pointers: [], quiet: summary.quiet === true };
+  return {
+    monitor: summary.monitor,
+    generation: summary.generation,
+    full: summary.full,
+    geometry: summary.geometry,
+    layout: summary.layout,
+    ...(summary.scroll ? { scroll: summary.scroll } : {}),
+    roots: [],
+    pointers: [],
+    quiet: summary.quiet === true,
+  };
 }
 
 /** Hands closed shadow roots (which page JS cannot reach) to the frame's monitor. */

@@ -457,6 +457,26 @@ function pointerSource(previous: SessionRead, changes: FrameChanges[]): PointerS
   };
 }
 
+/**
+ * A kept snapshot with each document's scroll offset as its monitor last saw it: the document
+ * may have scrolled with every box where it was in the document (what in_viewport is read from).
+ */
+function scrolledTo(snapshot: SessionRead, scrolls: ReadonlyMap<string, readonly [number, number] | undefined>): SessionRead {
+  const moved = (document: DocumentFacts) => {
+    const scroll = scrolls.get(document.frameId);
+    return scroll !== undefined && (scroll[0] !== document.scrollX || scroll[1] !== document.scrollY);
+  };
+  if (!snapshot.documents.some(moved)) return snapshot;
+  return {
+    ...snapshot,
+    documents: snapshot.documents.map((document) => {
+      if (!moved(document)) return document;
+      const [scrollX, scrollY] = scrolls.get(document.frameId)!;
+      return { ...document, scrollX, scrollY };
+    }),
+  };
+}
+
 /** The last read of `frame` in `cached`, while the frame still shows that document. */
 function cachedFrameOf(cached: CachedRead | undefined, frame: FrameRecord): CachedFrame | undefined {
   const entry = cached?.frames.get(frame.id);
@@ -568,7 +588,7 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
         return unchanged(frame, i) || (change !== undefined && !change.full && !change.geometry && !change.layout);
       };
       if (hosted.every(([frame, i]) => boxesHold(frame, i))) {
-        plan.snapshots.set(snapshot.session, snapshot);
+        plan.snapshots.set(snapshot.session, scrolledTo(snapshot, new Map(hosted.map(([frame, i]) => [frame.id, changes[i]?.scroll]))));
         continue;
       }
       // …and one whose frames changed in known places is read again without computed styles.

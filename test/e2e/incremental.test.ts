@@ -144,6 +144,20 @@ s('text changed in place keeps the last geometry only while every box stays wher
   assert.equal([size?.visible, size?.in_viewport], [true, false], 'the select was pushed below the viewport');
 });
 
+s('scrolling the document moves no box in it: the snapshot is kept and in_viewport follows', async () => {
+  await open('/article.html');
+  await quiet();
+  const first = (o: Observation) => o.elements.find((e) => e.role === 'link');
+  const before = await counts();
+  const scrolled = await changeAndCompare("new Promise((resolve) => { addEventListener('scroll', () => resolve(true), { once: true }); scrollTo(0, 3000); })");
+  const after = await counts();
+  assert.is(scrolled.full, 0);
+  assert.is(after.snapshots_light - before.snapshots_light, 0, 'no snapshot for a scroll');
+  assert.ok(after.snapshots_kept > before.snapshots_kept, 'the snapshot was kept');
+  assert.is(first(scrolled.observation)?.in_viewport, false, 'the first link scrolled out of view');
+  assert.ok(scrolled.observation.elements.some((e) => e.in_viewport === true), 'others scrolled into view');
+});
+
 s('a stylesheet or title change reads the document again in full', async () => {
   await open('/incremental.html');
   const style = await changeAndCompare("document.head.insertAdjacentHTML('beforeend', '<style>#status { display: none }</style>')");
