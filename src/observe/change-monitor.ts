@@ -493,12 +493,14 @@ export async function readChanges(
   since: MonitorMark | undefined,
   timeoutMs: number,
   settle?: SettleFirst,
+  /** Called as soon as the question is sent: what the caller sends then reaches the page after it. */
+  sent?: () => void,
 ): Promise<FrameChanges | undefined> {
   try {
     const session = frame.session;
     const contextId = await worlds.contextFor(session, frame.id, frame.loaderId);
     const take = [{ value: since?.generation ?? -1 }, { value: since?.monitor ?? '' }, { value: MAX_CHANGED_ROOTS }];
-    const { result, exceptionDetails } = await session.sendWith({ timeoutMs: timeoutMs + (settle?.capMs ?? 0) }, 'Runtime.callFunctionOn', {
+    const answer = session.sendWith({ timeoutMs: timeoutMs + (settle?.capMs ?? 0) }, 'Runtime.callFunctionOn', {
       functionDeclaration: settle ? SETTLE_THEN_TAKE : TAKE_CHANGES,
       executionContextId: contextId,
       arguments: settle ? [{ value: settle.quietMs }, { value: settle.capMs }, { value: settle.afterInput === true }, ...take] : take,
@@ -507,6 +509,8 @@ export async function readChanges(
       // object handles, no describeNode per element and nothing to release.
       serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
     });
+    sent?.();
+    const { result, exceptionDetails } = await answer;
     if (exceptionDetails) return undefined;
     return parseTaken(result.deepSerializedValue);
   } catch {

@@ -57,7 +57,7 @@ interface PrefetchedFrame {
    * Accessibility reads of elements likely to have changed (the field an act filled), made
    * while the frame settled; kept only when the changes are `quiet`, so they are still true.
    */
-  preread?: ReadonlyMap<number, AxPart>;
+  preread?: ReadonlyMap<number, Promise<AxPart | undefined>>;
 }
 
 /** One element's accessibility subtree and relatives: what a patch needs of it. */
@@ -94,7 +94,7 @@ interface FrameRead {
 type FramePlan =
   | { kind: 'full' }
   | { kind: 'reuse'; read: FrameRead }
-  | { kind: 'patch'; ax: AxDocument; roots: number[]; preread?: ReadonlyMap<number, AxPart> };
+  | { kind: 'patch'; ax: AxDocument; roots: number[]; preread?: ReadonlyMap<number, Promise<AxPart | undefined>> };
 
 interface ReadPlan {
   frames: Map<string, FramePlan>;
@@ -374,10 +374,10 @@ async function readPatched(
   ax: AxDocument,
   roots: readonly number[],
   send: <T>(call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) => Promise<T>,
-  preread?: ReadonlyMap<number, AxPart>,
+  preread?: ReadonlyMap<number, Promise<AxPart | undefined>>,
 ): Promise<AxDocument | undefined> {
   const readPart = async (backendNodeId: number, retry: boolean): Promise<AxPatch | undefined> => {
-    const early = preread?.get(backendNodeId);
+    const early = await preread?.get(backendNodeId);
     if (early) readCounts.axPartsPrefetched++;
     const { subtree, relatives } = early ?? (await send((o) => readAxPart(frame, backendNodeId, o)));
     const own = subtree.find((node) => node.backendDOMNodeId === backendNodeId);
@@ -436,7 +436,12 @@ interface CachedFrame {
   /** Where the frame's monitor stood when this read began. */
   mark: MonitorMark;
   read: FrameRead;
+  /** The few elements that had changed for this read: the likeliest to change again. */
+  lastChanged: readonly number[];
 }
+
+/** At most this many of a read's changed elements are read early on the next observation. */
+const MAX_READ_EARLY = 4;
 
 interface CachedRead {
   frames: Map<string, CachedFrame>;
@@ -533,7 +538,7 @@ export async function settleAndTakeChanges(
     reads,
   ]);
   const own = taken[0]?.[1];
-  if (own && preread && own.changes.quiet) own.preread = new Map(preread);
+  if (own && preread && own.changes.quiet) own.preread = new Map(preread.map(([id, part]) => [id, Promise.resolve(part)]));
   return { rootId: root.id, frames: new Map(taken.filter((entry) => entry !== undefined)) };
 }
 
@@ -542,7 +547,12 @@ export function forgetReads(tab: Tab): void {
   readCache.delete(tab);
 }
 
-function planFor(cached: CachedFrame | undefined, frame: FrameRecord, changes: FrameChanges, preread?: ReadonlyMap<number, AxPart>): FramePlan {
+function planFor(
+  cached: CachedFrame | undefined,
+  frame: FrameRecord,
+  changes: FrameChanges,
+  preread?: ReadonlyMap<number, Promise<AxPart | undefined>>,
+): FramePlan {
   if (!cached || cached.loaderId !== frame.loaderId || changes.full || !cached.read.tree) return { kind: 'full' };
   if (changes.roots.length === 0) return { kind: 'reuse', read: cached.read };
   return cached.read.ax ? { kind: 'patch', ax: cached.read.ax, roots: changes.roots, ...(preread ? { preread } : {}) } : { kind: 'full' };
@@ -558,8 +568,24 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   const cachedFrame = (frame: FrameRecord) => cachedFrameOf(cached, frame);
   // Changes are taken before the page is read: a change during the read is seen next time.
   const prefetched = frames.map((frame) => prefetchedFor(input, frame, cachedFrame(frame)?.mark));
+  // What changed last time is read again for the accessibility tree right behind the question
+  // (a status line, a counter, a live region changes again and again): when it did change, its
+  // read is there with the answer, a round trip sooner. It reaches the page after the question,
+  // so it sees the page as the answer does, or later, as any read after the answer would.
+  const readEarly: Array<ReadonlyMap<number, Promise<AxPart | undefined>> | undefined> = frames.map((frame, i) =>
+    prefetched[i]?.preread,
+  );
   const changes = await Promise.all(
-    frames.map((frame, i) => prefetched[i]?.changes ?? readChanges(worlds, frame, cachedFrame(frame)?.mark, budget.perFrameMs)),
+    frames.map(
+      (frame, i) =>
+        prefetched[i]?.changes ??
+        readChanges(worlds, frame, cachedFrame(frame)?.mark, budget.perFrameMs, undefined, () => {
+          const likely = cachedFrame(frame)?.lastChanged ?? [];
+          if (likely.length === 0) return;
+          const options = { timeoutMs: budget.perFrameMs, ...(input.signal ? { signal: input.signal } : {}) };
+          readEarly[i] = new Map(likely.map((id) => [id, readAxPart(frame, id, options).catch(() => undefined)]));
+        }),
+    ),
   );
   const sameFrameSet = cached !== undefined && cached.frames.size === frames.length && frames.every((frame) => cached.frames.has(frame.id));
   const unchanged = (frame: FrameRecord, i: number) => {
@@ -575,7 +601,7 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   const plan: ReadPlan = { frames: new Map(), snapshots: new Map(), light: new Map() };
   frames.forEach((frame, i) => {
     const change = changes[i];
-    plan.frames.set(frame.id, change ? planFor(cachedFrame(frame), frame, change, prefetched[i]?.preread) : { kind: 'full' });
+    plan.frames.set(frame.id, change ? planFor(cachedFrame(frame), frame, change, readEarly[i]) : { kind: 'full' });
   });
   if (cached && sameFrameSet) {
     for (const snapshot of cached.read.sessionSnapshots) {
@@ -605,7 +631,12 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
     const entries = new Map<string, CachedFrame>();
     read.frameReads.forEach((frameRead, i) => {
       const change = changes[i]!;
-      entries.set(frameRead.frame.id, { loaderId: frameRead.loaderId, mark: { monitor: change.monitor, generation: change.generation }, read: frameRead });
+      entries.set(frameRead.frame.id, {
+        loaderId: frameRead.loaderId,
+        mark: { monitor: change.monitor, generation: change.generation },
+        read: frameRead,
+        lastChanged: change.roots.length <= MAX_READ_EARLY ? change.roots : [],
+      });
     });
     perTab.set(root.id, { frames: entries, read });
   } else {

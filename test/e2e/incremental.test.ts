@@ -158,6 +158,30 @@ s('scrolling the document moves no box in it: the snapshot is kept and in_viewpo
   assert.ok(scrolled.observation.elements.some((e) => e.in_viewport === true), 'others scrolled into view');
 });
 
+s('what changed last time is read right behind the question, and used when it changed again', async () => {
+  await open('/incremental.html');
+  await quiet();
+  const change = async (script: string) => {
+    await evaluate(ctx.server, targetId, script);
+    const before = await counts();
+    const observation = await observe();
+    const after = await counts();
+    return { observation, early: after.ax_parts_prefetched - before.ax_parts_prefetched, patched: after.frame_reads_patched - before.frame_reads_patched };
+  };
+  await change("document.querySelector('#status').textContent = 'saving'");
+  const again = await change("document.querySelector('#status').textContent = 'saved'");
+  assert.is(again.patched, 1);
+  assert.is(again.early, 1, 'the status line was read early');
+  assert.ok(again.observation.tree.includes('"saved"'));
+  const elsewhere = await change("document.querySelector('#counter b').textContent = '5'");
+  assert.is(elsewhere.early, 0, 'an early read of something that did not change is not used');
+  assert.ok(elsewhere.observation.tree.includes('button "Count: 5"'));
+  forgetReads(tabOf(ctx.server, targetId));
+  const full = await observe();
+  assert.is(elsewhere.observation.tree, full.tree);
+  assert.equal(elsewhere.observation.elements, full.elements);
+});
+
 s('a stylesheet or title change reads the document again in full', async () => {
   await open('/incremental.html');
   const style = await changeAndCompare("document.head.insertAdjacentHTML('beforeend', '<style>#status { display: none }</style>')");
