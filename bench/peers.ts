@@ -26,6 +26,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
 import { CdpFloor } from './peers/cdp-floor.ts';
+import { waitForQuietMachine } from './peers/quiet.ts';
 import type { Contender } from './peers/contender.ts';
 import { AgentBrowserContender, ChromeDevtoolsMcpContender, installedVersion, PlaywrightMcpContender } from './peers/mcp-contenders.ts';
 import { PagewireContender } from './peers/pagewire.ts';
@@ -220,7 +221,13 @@ async function main(): Promise<number> {
 
     for (const page of pages) {
       log(`page ${page.id}`);
-      const result = await runPage(page, fixtures.url(page.path), running, { runs: options.runs, actRuns: options.actRuns, warmups: options.warmups, log });
+      const result = await runPage(page, fixtures.url(page.path), running, {
+        runs: options.runs,
+        actRuns: options.actRuns,
+        warmups: options.warmups,
+        log,
+        quiet: waitForQuietMachine,
+      });
       pageResults.push(result);
       log(`  ${page.id}: ${result.seconds} s`);
     }

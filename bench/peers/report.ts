@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Contender } from './contender.ts';
 import type { MemoryReport } from './procs.ts';
 import type { PageResult, SeriesName, SeriesResult } from './run.ts';
+import { QUIET_CAP_MS, QUIET_MAX_BUSY_CORES, QUIET_WINDOW_MS } from './quiet.ts';
 
 export interface ContenderReport {
   id: string;
@@ -342,6 +343,8 @@ export function renderResults(report: BenchReport): string {
     `- Runs: ${report.runs} timed observations and ${report.act_runs} timed clicks, fills and navigations per series and contender, ` +
       `each series after ${report.warmups} untimed warm-up round${report.warmups === 1 ? '' : 's'}; ` +
       `contenders interleaved call by call (A B C D E, A B C D E, …). Whole run: ${report.seconds} s.`,
+    `- Before each call the runner waits until the machine is quiet (below ${QUIET_MAX_BUSY_CORES} busy cores over ${QUIET_WINDOW_MS} ms, ` +
+      `${QUIET_CAP_MS} ms at most), as between an agent's calls: each call is timed without another tool's leftover work.`,
     `- Load average (1/5/15 min) before: ${report.load_average.before.join(' / ')}, after: ${report.load_average.after.join(' / ')}.`,
     '',
     '## Summary',

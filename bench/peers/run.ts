@@ -106,6 +106,8 @@ export interface RunOptions {
   actRuns: number;
   warmups: number;
   log: (line: string) => void;
+  /** Waits before each call until the machine is quiet (quiet.ts); the time waited, in ms. */
+  quiet?: () => Promise<number>;
 }
 
 interface SeriesSpec {
@@ -145,6 +147,7 @@ async function runSeries(
           await before(c, i);
           state.setup.push(performance.now() - t0);
         }
+        if (options.quiet) await options.quiet();
         sample = await call(c, i);
       } catch (error) {
         sample = { ms: 0, ok: false, bytes: 0, error: `set-up failed: ${errorText(error)}` };
