@@ -11,7 +11,8 @@ import { callOn, release, resolveNode, type NodeHandle } from './node-handle.ts'
 import { ActionError } from './outcome.ts';
 import type { PointTarget } from './pointer.ts';
 
-function isSameConnectedNode(this: Node, document: Document): boolean {
+/** In page: the node is still connected to the observed document (also run by the focusing call). */
+export function isSameConnectedNode(this: Node, document: Document): boolean {
   return this.isConnected && this.ownerDocument === document;
 }
 

@@ -9,7 +9,7 @@ import { pageFunction } from '../browser/page-function.ts';
 import { isServerError } from '../errors.ts';
 import type { Deadline } from '../util/deadline.ts';
 import { clickSteps, keySteps, modifierMask, mouseMove, sendInput, type InputOutcome, type KeyEventParams } from './input.ts';
-import type { FocusTarget } from './identity.ts';
+import { isSameConnectedNode, type FocusTarget } from './identity.ts';
 import { charKeyEvents, keyEventsFor } from './keys.ts';
 import { callOn } from './node-handle.ts';
 import { ActionError } from './outcome.ts';
@@ -60,11 +60,9 @@ interface Focused {
 
 /**
  * Focuses the node, confirms focus is on it and only then prepares it, so nothing is selected in
- * a field that did not keep the focus. With `sameDocument` it first checks the node is still the
- * observed one (identity.ts), and touches nothing when it is not: 'detached'.
+ * a field that did not keep the focus.
  */
-function focusAndPrepare(this: Element, preparation: Preparation, sameDocument: Document | null): Focused | 'detached' {
-  if (sameDocument && !(this.isConnected && this.ownerDocument === sameDocument)) return 'detached';
+function focusAndPrepare(this: Element, preparation: Preparation): Focused {
   // In the isolated world: the page cannot have patched focus(). Same as DOM.focus (both run
   // Element::focus), one message less.
   (this as HTMLElement).focus();
@@ -113,10 +111,14 @@ function focusAndPrepare(this: Element, preparation: Preparation, sameDocument: 
   return { focused, password, contents: 'other' };
 }
 
-/** focusAndPrepare, then, when `armInput` and focus took, armInputWait (page-settle.ts). */
+/**
+ * With `sameDocument`, first the node check of identity.ts, touching nothing when it fails
+ * ('detached'); then focusAndPrepare; then, when `armInput` and focus took, armInputWait.
+ */
 const FOCUS_AND_PREPARE = `function (preparation, sameDocument, armInput) {
-  const focused = (${pageFunction(focusAndPrepare)}).call(this, preparation, sameDocument);
-  if (armInput && focused !== 'detached' && focused.focused) (${pageFunction(armInputWait)}).call(this);
+  if (sameDocument && !(${pageFunction(isSameConnectedNode)}).call(this, sameDocument)) return 'detached';
+  const focused = (${pageFunction(focusAndPrepare)}).call(this, preparation);
+  if (armInput && focused.focused) (${pageFunction(armInputWait)}).call(this);
   return focused;
 }`;
 
