@@ -11,6 +11,7 @@ import { redactSecrets, redactUrl } from '../util/redact.ts';
 import { checkExpectation, waitForCondition, type Verdict } from './conditions.ts';
 import { checkFrame, NodeResolver } from './identity.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { callInWorld } from '../browser/page-function.ts';
 import { SETTLE, SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../browser/page-settle.ts';
 import { NavigationWatch } from './navigation-watch.ts';
 import { ActionError, STALE_OBSERVATION, STALE_REFERENCE, type ActErrorType, type HitDescription } from './outcome.ts';
@@ -307,12 +308,13 @@ class ActRun {
     } else {
       const context = await this.#env.worlds.contextFor(frame.session, frame.id, frame.loaderId).catch(() => undefined);
       if (context === undefined) return;
-      settled = frame.session.sendWith({ timeoutMs: SETTLE_CAP_MS + 500 }, 'Runtime.callFunctionOn', {
-        functionDeclaration: SETTLE,
-        executionContextId: context,
-        arguments: [{ value: SETTLE_QUIET_MS }, { value: SETTLE_CAP_MS }, { value: afterInput }],
-        awaitPromise: true,
-      });
+      settled = callInWorld(
+        frame.session,
+        context,
+        SETTLE,
+        { arguments: [{ value: SETTLE_QUIET_MS }, { value: SETTLE_CAP_MS }, { value: afterInput }], awaitPromise: true },
+        { timeoutMs: SETTLE_CAP_MS + 500 },
+      );
     }
     const opened = tab.dialogs.whenOpened();
     try {

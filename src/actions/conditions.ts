@@ -7,7 +7,7 @@ import { isCdpError } from '../cdp/errors.ts';
 import { AbortedError, DeadlineExceededError, type Deadline } from '../util/deadline.ts';
 import { urlMatches } from '../util/url-glob.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
-import { pageFunction } from '../browser/page-function.ts';
+import { callInWorld, pageFunction } from '../browser/page-function.ts';
 import type { Expectation, WaitFor } from './types.ts';
 
 export type Verdict = 'met' | 'unmet' | 'unknown';
@@ -52,16 +52,12 @@ function waitInPage(kind: string, argument: string, state: string, timeoutMs: nu
 
 async function evaluateIn<T>(tab: Tab, frame: FrameRecord, worlds: IsolatedWorlds, fn: (...args: never[]) => unknown, args: unknown[], timeoutMs?: number): Promise<T> {
   const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
-  const { result, exceptionDetails } = await frame.session.sendWith(
+  const { result, exceptionDetails } = await callInWorld(
+    frame.session,
+    contextId,
+    pageFunction(fn),
+    { arguments: args.map((value) => ({ value })), returnByValue: true, awaitPromise: true },
     timeoutMs === undefined ? {} : { timeoutMs: timeoutMs + 1_000 },
-    'Runtime.callFunctionOn',
-    {
-      functionDeclaration: pageFunction(fn),
-      executionContextId: contextId,
-      arguments: args.map((value) => ({ value })),
-      returnByValue: true,
-      awaitPromise: true,
-    },
   );
   if (exceptionDetails) throw new Error(exceptionDetails.exception?.description ?? exceptionDetails.text);
   void tab;

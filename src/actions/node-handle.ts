@@ -1,12 +1,14 @@
 // Reaching a DOM node by backendNodeId in an isolated world of its frame, so that page scripts
 // that patch prototypes (Node.prototype.contains, focus…) cannot fake our checks.
 import type { CdpSession } from '../cdp/session.ts';
-import { pageFunction } from '../browser/page-function.ts';
+import { callInWorld, pageFunction } from '../browser/page-function.ts';
 
 export interface NodeHandle {
   session: CdpSession;
   objectId: string;
   backendNodeId: number;
+  /** The isolated world's context the node was resolved in. */
+  executionContextId: number;
 }
 
 export async function resolveNode(
@@ -16,7 +18,7 @@ export async function resolveNode(
 ): Promise<NodeHandle> {
   const { object } = await session.send('DOM.resolveNode', { backendNodeId, executionContextId });
   if (!object.objectId) throw new Error(`node ${backendNodeId} has no object`);
-  return { session, objectId: object.objectId, backendNodeId };
+  return { session, objectId: object.objectId, backendNodeId, executionContextId };
 }
 
 /**
@@ -28,9 +30,8 @@ export async function callOn<T>(
   fn: ((this: never, ...args: never[]) => unknown) | string,
   args: Array<{ value?: unknown; objectId?: string }> = [],
 ): Promise<T> {
-  const { result, exceptionDetails } = await handle.session.send('Runtime.callFunctionOn', {
+  const { result, exceptionDetails } = await callInWorld(handle.session, handle.executionContextId, typeof fn === 'string' ? fn : pageFunction(fn), {
     objectId: handle.objectId,
-    functionDeclaration: typeof fn === 'string' ? fn : pageFunction(fn),
     arguments: args,
     returnByValue: true,
     awaitPromise: true,

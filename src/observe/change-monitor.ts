@@ -7,7 +7,7 @@
 // is safe (a change it cannot place: a stylesheet, the title, aria-owns, too many places at once).
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
-import { pageFunction } from '../browser/page-function.ts';
+import { callInWorld, pageFunction } from '../browser/page-function.ts';
 import { armedInputHandled, settleInPage } from '../browser/page-settle.ts';
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 
@@ -500,15 +500,21 @@ export async function readChanges(
     const session = frame.session;
     const contextId = await worlds.contextFor(session, frame.id, frame.loaderId);
     const take = [{ value: since?.generation ?? -1 }, { value: since?.monitor ?? '' }, { value: MAX_CHANGED_ROOTS }];
-    const answer = session.sendWith({ timeoutMs: timeoutMs + (settle?.capMs ?? 0) }, 'Runtime.callFunctionOn', {
-      functionDeclaration: settle ? SETTLE_THEN_TAKE : TAKE_CHANGES,
-      executionContextId: contextId,
-      arguments: settle ? [{ value: settle.quietMs }, { value: settle.capMs }, { value: settle.afterInput === true }, ...take] : take,
-      awaitPromise: settle !== undefined,
-      // Deep serialization names each element by its backendNodeId, so the answer needs no
-      // object handles, no describeNode per element and nothing to release.
-      serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
-    });
+    // No second attempt when the context lacks the function: what the caller sent behind the
+    // question would then reach the page before the answer is taken.
+    const answer = callInWorld(
+      session,
+      contextId,
+      settle ? SETTLE_THEN_TAKE : TAKE_CHANGES,
+      {
+        arguments: settle ? [{ value: settle.quietMs }, { value: settle.capMs }, { value: settle.afterInput === true }, ...take] : take,
+        awaitPromise: settle !== undefined,
+        // Deep serialization names each element by its backendNodeId, so the answer needs no
+        // object handles, no describeNode per element and nothing to release.
+        serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
+      },
+      { timeoutMs: timeoutMs + (settle?.capMs ?? 0), retry: false },
+    );
     sent?.();
     const { result, exceptionDetails } = await answer;
     if (exceptionDetails) return undefined;
@@ -561,7 +567,7 @@ export async function watchClosedRoots(worlds: IsolatedWorlds, frame: FrameRecor
       backendNodeIds.map(async (backendNodeId) => {
         const { object } = await frame.session.sendWith({ timeoutMs }, 'DOM.resolveNode', { backendNodeId, executionContextId: contextId });
         if (!object.objectId) throw new Error('no object');
-        await frame.session.sendWith({ timeoutMs }, 'Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: pageFunction(watchRoot) });
+        await callInWorld(frame.session, contextId, pageFunction(watchRoot), { objectId: object.objectId }, { timeoutMs });
         frame.session.send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => {});
       }),
     );
