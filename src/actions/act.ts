@@ -171,7 +171,6 @@ class ActRun {
     const navigationOnly = request.actions.every((action) => NAVIGATING_ACTIONS.has(action.action));
     const frame = checkFrame(tab, record, record.frameId, { readable: !navigationOnly });
     const resolver = new NodeResolver(tab, record, this.#env.worlds);
-    this.#disposables.defer(() => resolver.dispose());
     for (const action of request.actions) for (const ref of refsOf(action)) resolver.targetOf(ref);
     for (const action of request.actions) for (const ref of refsOf(action)) resolver.frameOf(ref);
     // 6 before the node checks: a dialog pauses the renderer, so a node check would only hang.

@@ -7,7 +7,7 @@ import type { Tab } from '../browser/tab.ts';
 import type { StateRecord } from '../observe/state-store.ts';
 import type { RefTarget } from '../observe/render.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
-import { callOn, release, resolveNode, type NodeHandle } from './node-handle.ts';
+import { callOn, resolveKept, type NodeHandle } from './node-handle.ts';
 import { ActionError } from './outcome.ts';
 import type { PointTarget } from './pointer.ts';
 
@@ -47,13 +47,11 @@ export interface FocusTarget {
   confirm?: () => void;
 }
 
-/** Resolves refs to live node handles in an isolated world; caches per act. */
+/** Resolves refs to live node handles in an isolated world; checks once per act until `invalidate`. */
 export class NodeResolver {
   readonly #tab: Tab;
   readonly #record: StateRecord;
   readonly #worlds: IsolatedWorlds;
-  readonly #documents = new Map<string, Promise<NodeHandle>>();
-  readonly #handles: NodeHandle[] = [];
   /** Refs checked since the last `invalidate` (the page has not been touched in between). */
   readonly #checked = new Map<string, Promise<PointTarget>>();
 
@@ -123,8 +121,11 @@ export class NodeResolver {
     const executionContextId = await this.#worlds.contextFor(frame.session, frame.id, frame.loaderId);
     const observed = this.#record.frames.get(frame.id)!;
     // Both lookups at once: they are independent round trips.
-    const documentLookup = this.#document(frame, observed.documentBackendNodeId, executionContextId);
-    const nodeLookup = resolveNode(frame.session, target.backendNodeId, executionContextId);
+    const documentLookup =
+      observed.documentBackendNodeId === undefined
+        ? Promise.reject(new Error('no document node was recorded'))
+        : resolveKept(frame.session, observed.documentBackendNodeId, executionContextId);
+    const nodeLookup = resolveKept(frame.session, target.backendNodeId, executionContextId);
     nodeLookup.catch(() => {});
     let handle: NodeHandle;
     let documentHandle: NodeHandle;
@@ -138,25 +139,6 @@ export class NodeResolver {
     } catch (error) {
       throw new ActionError('node_detached', `the node of ${ref} no longer exists`, { cause: error });
     }
-    this.#handles.push(handle);
     return { target: { tab: this.#tab, frame, handle, executionContextId }, document: documentHandle };
-  }
-
-  dispose(): void {
-    for (const handle of this.#handles) release(handle);
-    for (const handle of this.#documents.values()) handle.then(release, () => {});
-  }
-
-  #document(frame: FrameRecord, backendNodeId: number | undefined, executionContextId: number): Promise<NodeHandle> {
-    let handle = this.#documents.get(frame.id);
-    if (!handle) {
-      handle =
-        backendNodeId === undefined
-          ? Promise.reject(new Error('no document node was recorded'))
-          : resolveNode(frame.session, backendNodeId, executionContextId);
-      handle.catch(() => {});
-      this.#documents.set(frame.id, handle);
-    }
-    return handle;
   }
 }

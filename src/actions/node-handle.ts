@@ -21,6 +21,44 @@ export async function resolveNode(
   return { session, objectId: object.objectId, backendNodeId, executionContextId };
 }
 
+/** Nodes kept resolved per context of our world, most recently used last. */
+const KEPT_PER_CONTEXT = 32;
+const kept = new WeakMap<CdpSession, Map<number, Map<number, Promise<NodeHandle>>>>();
+
+/**
+ * resolveNode, remembered across acts: an agent often acts on an element it acted on just before
+ * (the same field, a "next" button), and the lookup is a round trip before anything else can
+ * happen. The handle stays the same node as long as it is held (a backendNodeId is never given to
+ * another node meanwhile); whether that node is still connected to the observed document is
+ * checked in page on every use, as for a fresh one. At most KEPT_PER_CONTEXT nodes per context
+ * are held; the least recently used one is released. A context's objects go away with it.
+ */
+export function resolveKept(session: CdpSession, backendNodeId: number, executionContextId: number): Promise<NodeHandle> {
+  let contexts = kept.get(session);
+  if (!contexts) kept.set(session, (contexts = new Map()));
+  let nodes = contexts.get(executionContextId);
+  if (!nodes) {
+    contexts.set(executionContextId, (nodes = new Map()));
+    // Contexts of documents long gone: their objects are gone too.
+    if (contexts.size > 64) contexts.delete(contexts.keys().next().value!);
+  }
+  const held = nodes.get(backendNodeId);
+  if (held) {
+    nodes.delete(backendNodeId);
+    nodes.set(backendNodeId, held);
+    return held;
+  }
+  const handle = resolveNode(session, backendNodeId, executionContextId);
+  nodes.set(backendNodeId, handle);
+  handle.catch(() => nodes.get(backendNodeId) === handle && nodes.delete(backendNodeId));
+  if (nodes.size > KEPT_PER_CONTEXT) {
+    const [oldest, evicted] = nodes.entries().next().value!;
+    nodes.delete(oldest);
+    evicted.then(release, () => {});
+  }
+  return handle;
+}
+
 /**
  * Calls `fn` with `this` = the node and returns its JSON result. `fn` is serialised with
  * toString(), so it must not close over anything; a string is an already serialised function.

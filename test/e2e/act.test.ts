@@ -148,6 +148,42 @@ s('a field replaced by an identical twin is node_detached for fill: nothing focu
   assert.equal(await evaluate(server, o.target_id, `[document.getElementById('name').value, document.activeElement === document.body]`), ['', true]);
 });
 
+s('a field acted on before, then replaced by a twin, is node_detached: the kept handle is still checked', async () => {
+  const o = await open('/act.html');
+  const first = await act({ state_id: o.state_id, action: 'fill', ref: ref(o, 'Name'), text: 'first' });
+  assert.is(first.status, 'completed');
+  const fresh = first.fresh_state!;
+  await evaluate(server, o.target_id, `const old = document.getElementById('name'); const twin = old.cloneNode(); twin.id = 'twin'; old.replaceWith(twin); document.activeElement.blur()`);
+  const r = await act({ state_id: fresh.state_id, action: 'fill', ref: ref(fresh, 'Name'), text: 'never' });
+  assert.is(r.error_type, 'node_detached');
+  assert.is(r.execution, 'not_dispatched');
+  // The clone copied the value the first fill typed; the second typed nothing anywhere.
+  assert.equal(await evaluate(server, o.target_id, `[document.getElementById('twin').value, document.activeElement === document.body]`), ['first', true]);
+});
+
+s('a second act on the same element needs no node lookup', async () => {
+  const o = await open('/act.html');
+  const session = tabOf(server, o.target_id).session;
+  const lookups: unknown[] = [];
+  const original = session.sendRaw;
+  session.sendRaw = function (method, params, options) {
+    if (method === 'DOM.resolveNode') lookups.push((params as { backendNodeId: number }).backendNodeId);
+    return original.call(this, method, params, options);
+  };
+  try {
+    const first = await act({ state_id: o.state_id, action: 'fill', ref: ref(o, 'Name'), text: 'one' });
+    assert.is(first.status, 'completed');
+    const afterFirst = lookups.length;
+    assert.ok(afterFirst > 0, 'the first act looks the node up');
+    const second = await act({ state_id: first.fresh_state!.state_id, action: 'fill', ref: ref(first.fresh_state!, 'Name'), text: 'two' });
+    assert.is(second.status, 'completed');
+    assert.is(lookups.length, afterFirst, 'the second act looks nothing up');
+  } finally {
+    session.sendRaw = original;
+  }
+  assert.is(await evaluate(server, o.target_id, `document.getElementById('name').value`), 'two');
+});
+
 s('fill reaches fields in a same-origin and a cross-site iframe', async () => {
   let o = await open('/login.html?cross=1');
   for (let i = 0; i < 100 && o.elements.filter((e) => e.name === 'Frame password').length < 2; i++) o = await observe();
