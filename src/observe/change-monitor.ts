@@ -117,7 +117,8 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
     observer: MutationObserver;
   }
   const scope = globalThis as unknown as { __pagewireMonitor?: Monitor };
-  const LOCAL_EVENTS = ['input', 'change', 'focusin', 'focusout', 'toggle', 'transitionend', 'animationend', 'animationstart', 'click', 'pointerup', 'keyup', 'select', 'reset', 'submit', 'load', 'error'];
+  // Not `select`: selecting a field's text (as a fill does first) changes nothing a read shows.
+  const LOCAL_EVENTS = ['input', 'change', 'focusin', 'focusout', 'toggle', 'transitionend', 'animationend', 'animationstart', 'click', 'pointerup', 'keyup', 'reset', 'submit', 'load', 'error'];
   const GEOMETRY_EVENTS = ['scroll'];
   const GLOBAL_EVENTS = ['resize', 'fullscreenchange', 'pageshow'];
   // Events whose target may have changed size or shape with no mutation (an image loaded, an

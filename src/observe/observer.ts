@@ -60,6 +60,9 @@ interface PrefetchedFrame {
   preread?: ReadonlyMap<number, Promise<AxPart | undefined>>;
 }
 
+/** The element owning each out-of-process frame, as its parent document had it (readPage). */
+const frameOwners = new WeakMap<FrameRecord, { parentLoaderId: string; backendNodeId: number }>();
+
 /** One element's accessibility subtree and relatives: what a patch needs of it. */
 interface AxPart {
   subtree: Cdp.Accessibility.AXNode[];
@@ -342,17 +345,21 @@ async function readPage(
       }
     }),
   );
-  // Out-of-process frames are not in their parent's snapshot: ask the parent who owns them.
+  // Out-of-process frames are not in their parent's snapshot: ask the parent who owns them, once
+  // per parent document (a frame keeps its owner element; a new element makes a new frame).
   const owners = Promise.all(
     frames
       .filter((frame) => frame.crossProcess && frame.parentId !== undefined && frame !== root)
       .map(async (frame) => {
         const parent = tab.frames.get(frame.parentId!);
         if (!parent) return undefined;
+        const known = frameOwners.get(frame);
+        if (known?.parentLoaderId === parent.loaderId) return [known.backendNodeId, frame.id] as const;
         try {
           const { backendNodeId } = await send(false, (o) =>
             parent.session.sendWith(o, 'DOM.getFrameOwner', { frameId: frame.id }),
           );
+          frameOwners.set(frame, { parentLoaderId: parent.loaderId, backendNodeId });
           return [backendNodeId, frame.id] as const;
         } catch {
           return undefined;
@@ -505,9 +512,10 @@ function prefetchedFor(input: ObserveInput, frame: FrameRecord, mark: MonitorMar
  * acknowledgement: whatever its handlers did at once to those frames is done): their changes are
  * taken while the acted frame settles rather than after. Frames that could not be asked are left
  * out (the observation asks them itself); settled all the same. The elements of `frame` named in
- * `likelyChanged` (the field an act filled) are read for the accessibility tree once the input is
- * acknowledged, while the frame settles: the observation uses those reads if nothing happened
- * after the input's handlers (FrameChanges.quiet), one round trip less.
+ * `likelyChanged` (the field an act filled), and those that changed in it for the last
+ * observation, are read for the accessibility tree once the input is acknowledged, while the frame
+ * settles: the observation uses those reads if nothing happened after the input's handlers
+ * (FrameChanges.quiet), one round trip less.
  */
 export async function settleAndTakeChanges(
   worlds: IsolatedWorlds,
@@ -527,18 +535,22 @@ export async function settleAndTakeChanges(
     return changes ? [target.id, { loaderId, since, changes }] : undefined;
   };
   const others = framesUnder(tab, root).filter((other) => other !== frame && cachedFrameOf(cached, other) !== undefined);
+  const own = cachedFrameOf(cached, frame);
+  // What changed in the frame last time is read as well: a field's input handler that updates a
+  // status line or a counter next to it does so again.
+  const toRead = own && likelyChanged.length > 0 ? [...new Set([...likelyChanged, ...own.lastChanged])] : [];
   const reads =
-    likelyChanged.length > 0 && cachedFrameOf(cached, frame)
+    toRead.length > 0
       ? acknowledged
-          .then(() => Promise.all(likelyChanged.map(async (id) => [id, await readAxPart(frame, id, { timeoutMs })] as const)))
+          .then(() => Promise.all(toRead.map(async (id) => [id, await readAxPart(frame, id, { timeoutMs })] as const)))
           .catch(() => undefined)
       : Promise.resolve(undefined);
   const [taken, preread] = await Promise.all([
     Promise.all([take(frame, settle), ...others.map((other) => acknowledged.then(() => take(other), () => undefined))]),
     reads,
   ]);
-  const own = taken[0]?.[1];
-  if (own && preread && own.changes.quiet) own.preread = new Map(preread.map(([id, part]) => [id, Promise.resolve(part)]));
+  const acted = taken[0]?.[1];
+  if (acted && preread && acted.changes.quiet) acted.preread = new Map(preread.map(([id, part]) => [id, Promise.resolve(part)]));
   return { rootId: root.id, frames: new Map(taken.filter((entry) => entry !== undefined)) };
 }
 

@@ -198,6 +198,14 @@ s('changes inside open and closed shadow roots and inside iframes are patched to
     const o = await observe();
     if (o.frames.length === 3 && o.frames.every((f) => f.status === 'observed') && o.elements.filter((e) => /^Frame button/.test(String(e.name))).length === 20) break;
   }
+  // The cross-site frame's owner element was asked for once: the same parent document keeps it.
+  const page = tabOf(ctx.server, targetId).session;
+  const ownerQuestions: unknown[] = [];
+  const original = page.sendRaw;
+  page.sendRaw = function (method, params, options) {
+    if (method === 'DOM.getFrameOwner') ownerQuestions.push(params);
+    return original.call(this, method, params, options);
+  };
   const deep = await changeAndCompare("document.querySelector('#outer').shadowRoot.querySelector('inner-box').shadowRoot.querySelector('button').textContent = 'Deeper button'");
   assert.ok(deep.observation.tree.includes('Deeper button'));
   assert.is(deep.full, 0);
@@ -208,6 +216,8 @@ s('changes inside open and closed shadow roots and inside iframes are patched to
   assert.ok(framed.observation.tree.includes('Framed change'));
   assert.is(framed.full, 0);
   assert.is(framed.patched, 1);
+  page.sendRaw = original;
+  assert.equal(ownerQuestions, [], 'full reads and patched ones alike placed the frame without asking again');
 });
 
 s('a fragment navigation reads only the old and new :target elements', async () => {
@@ -318,6 +328,44 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
   state = batch.answer.fresh_state;
   const waited = await act({ action: 'check', ref: ref('Paid 3'), checked: true, wait_for: { text: 'Orders' } });
   assert.is(waited.prefetched, 0);
+});
+
+s('a fill whose handler updates a status line again has that line read while the page settles', async () => {
+  await open('/incremental.html');
+  await evaluate(
+    ctx.server,
+    targetId,
+    "document.querySelector('#query').addEventListener('input', (event) => { document.querySelector('#status').textContent = 'typed ' + event.target.value; }); true",
+  );
+  await quiet();
+  let state = (await observe()) as Observation & { state_id: string };
+  const fill = async (text: string) => {
+    const before = await counts();
+    const ref = state.elements.find((e) => e.name === 'Search orders')!.ref;
+    const answer = await ctx.client.call<{ status: string; fresh_state: Observation & { state_id: string } }>('act', {
+      session_id: ctx.sessionId,
+      target_id: targetId,
+      state_id: state.state_id,
+      action: 'fill',
+      ref,
+      text,
+    });
+    const after = await counts();
+    assert.is(answer.status, 'completed');
+    state = answer.fresh_state;
+    return { tree: answer.fresh_state.tree, preread: after.ax_parts_prefetched - before.ax_parts_prefetched, full: after.frame_reads_full - before.frame_reads_full };
+  };
+  const first = await fill('one');
+  assert.is(first.preread, 1, 'the first time, only the field is known to change');
+  assert.match(first.tree, /typed one/);
+  const second = await fill('two');
+  assert.is(second.preread, 2, 'the second time, the status line that changed last time is read early too');
+  assert.is(second.full, 0);
+  assert.match(second.tree, /typed two/);
+  // The fresh observation equals a full read made with act's defaults.
+  forgetReads(tabOf(ctx.server, targetId));
+  const read = await ctx.client.call<Observation>('observe', { session_id: ctx.sessionId, target_id: targetId });
+  assert.is(second.tree, read.tree);
 });
 
 s('an unchanged page is not read again', async () => {
