@@ -41,6 +41,21 @@ async function counts(): Promise<Counts> {
   return (await ctx.client.call<{ counts: Counts }>('server.info')).counts;
 }
 
+type ActAnswer = { status: string; fresh_state: Observation & { state_id: string } };
+
+/** Acts on the tab and says how its fresh observation was read (server.info counts, before and after). */
+async function actCounted(stateId: string, params: Record<string, unknown>) {
+  const before = await counts();
+  const answer = await ctx.client.call<ActAnswer>('act', { session_id: ctx.sessionId, target_id: targetId, state_id: stateId, ...params });
+  const after = await counts();
+  return {
+    answer,
+    prefetched: after.changes_prefetched - before.changes_prefetched,
+    preread: after.ax_parts_prefetched - before.ax_parts_prefetched,
+    full: after.frame_reads_full - before.frame_reads_full,
+  };
+}
+
 /**
  * Changes the page with `script`, observes, and checks the answer against a full read. Returns
  * how the frames were read in the first observation.
@@ -271,18 +286,10 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
   );
   await quiet();
   let state = await observe();
-  type ActAnswer = { status: string; fresh_state: Observation & { state_id: string } };
   const act = async (params: Record<string, unknown>) => {
-    const before = await counts();
-    const answer = await ctx.client.call<ActAnswer>('act', { session_id: ctx.sessionId, target_id: targetId, state_id: (state as Observation & { state_id: string }).state_id, ...params });
-    const after = await counts();
-    assert.ok(answer.status === 'completed' || answer.status === 'verified', answer.status);
-    return {
-      answer,
-      prefetched: after.changes_prefetched - before.changes_prefetched,
-      preread: after.ax_parts_prefetched - before.ax_parts_prefetched,
-      full: after.frame_reads_full - before.frame_reads_full,
-    };
+    const counted = await actCounted((state as Observation & { state_id: string }).state_id, params);
+    assert.ok(counted.answer.status === 'completed' || counted.answer.status === 'verified', counted.answer.status);
+    return counted;
   };
   const ref = (name: string) => state.elements.find((e) => e.name === name)!.ref;
   const click = await act({ action: 'click', ref: ref('Count: 0') });
@@ -340,20 +347,11 @@ s('a fill whose handler updates a status line again has that line read while the
   await quiet();
   let state = (await observe()) as Observation & { state_id: string };
   const fill = async (text: string) => {
-    const before = await counts();
     const ref = state.elements.find((e) => e.name === 'Search orders')!.ref;
-    const answer = await ctx.client.call<{ status: string; fresh_state: Observation & { state_id: string } }>('act', {
-      session_id: ctx.sessionId,
-      target_id: targetId,
-      state_id: state.state_id,
-      action: 'fill',
-      ref,
-      text,
-    });
-    const after = await counts();
+    const { answer, preread, full } = await actCounted(state.state_id, { action: 'fill', ref, text });
     assert.is(answer.status, 'completed');
     state = answer.fresh_state;
-    return { tree: answer.fresh_state.tree, preread: after.ax_parts_prefetched - before.ax_parts_prefetched, full: after.frame_reads_full - before.frame_reads_full };
+    return { tree: answer.fresh_state.tree, preread, full };
   };
   const first = await fill('one');
   assert.is(first.preread, 1, 'the first time, only the field is known to change');
