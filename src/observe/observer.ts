@@ -70,6 +70,9 @@ interface AxPart {
 }
 
 function readAxPart(frame: FrameRecord, backendNodeId: number, options: { timeoutMs: number; signal?: AbortSignal }): Promise<AxPart> {
+  // In this order: after a change, queryAXTree alone answers only at the renderer's next lifecycle
+  // update (16 ms after an insertion, against 5 ms for both); the getPartialAXTree behind it brings
+  // that update about at once.
   return Promise.all([
     frame.session.sendWith(options, 'Accessibility.queryAXTree', { backendNodeId }),
     frame.session.sendWith(options, 'Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true }),
