@@ -41,6 +41,14 @@ async function counts(): Promise<Counts> {
   return (await ctx.client.call<{ counts: Counts }>('server.info')).counts;
 }
 
+/** Opens the incremental fixture, runs `script` in it, and observes once the page is quiet. */
+async function openWithScript(script: string): Promise<Observation & { state_id: string }> {
+  await open('/incremental.html');
+  await evaluate(ctx.server, targetId, script);
+  await quiet();
+  return (await observe()) as Observation & { state_id: string };
+}
+
 type ActAnswer = { status: string; fresh_state: Observation & { state_id: string } };
 
 /** Acts on the tab and says how its fresh observation was read (server.info counts, before and after). */
@@ -276,16 +284,11 @@ s('rules that show or hide other elements on a state, a sibling or focus within 
 });
 
 s("an act's fresh observation takes the changes as the page settles, and equals a full read", async () => {
-  await open('/incremental.html');
   // A click handler that changes the page at once and again from a zero-delay timer: the settle
   // waits for the timer, and the changes taken with it must include both.
-  await evaluate(
-    ctx.server,
-    targetId,
+  let state: Observation = await openWithScript(
     "document.querySelector('#counter').addEventListener('click', () => { document.querySelector('#counter b').textContent = '1'; setTimeout(() => document.body.append(Object.assign(document.createElement('p'), { textContent: 'Saved later' })), 0); }); true",
   );
-  await quiet();
-  let state = await observe();
   const act = async (params: Record<string, unknown>) => {
     const counted = await actCounted((state as Observation & { state_id: string }).state_id, params);
     assert.ok(counted.answer.status === 'completed' || counted.answer.status === 'verified', counted.answer.status);
@@ -338,14 +341,9 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
 });
 
 s('a fill whose handler updates a status line again has that line read while the page settles', async () => {
-  await open('/incremental.html');
-  await evaluate(
-    ctx.server,
-    targetId,
+  let state = await openWithScript(
     "document.querySelector('#query').addEventListener('input', (event) => { document.querySelector('#status').textContent = 'typed ' + event.target.value; }); true",
   );
-  await quiet();
-  let state = (await observe()) as Observation & { state_id: string };
   const fill = async (text: string) => {
     const ref = state.elements.find((e) => e.name === 'Search orders')!.ref;
     const { answer, preread, full } = await actCounted(state.state_id, { action: 'fill', ref, text });
