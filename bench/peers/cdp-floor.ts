@@ -4,6 +4,9 @@
 //   observe  = one Accessibility.getFullAXTree of the main frame (raw JSON, nothing a model reads)
 //   click    = Input.dispatchMouseEvent mouseMoved + mousePressed + mouseReleased at the element's
 //              centre (found, scrolled into view, untimed beforehand)
+//   fill     = Runtime.callFunctionOn on the field (focus, select its text) + Input.insertText, then
+//              one Accessibility.getFullAXTree (the field is found untimed beforehand): the fewest
+//              calls that type into a field and read the page after it, with no check and no wait
 //   navigate = Page.navigate until Page.domContentEventFired
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -38,7 +41,7 @@ export class CdpFloor implements Contender {
     observe: '`Accessibility.getFullAXTree` (raw JSON)',
     click: '`Input.dispatchMouseEvent` ×3 (moved, pressed, released)',
     click_observed: 'not a call of its own: the click, then `Accessibility.getFullAXTree`',
-    fill: '—',
+    fill: '`Runtime.callFunctionOn` (focus, select) + `Input.insertText`, then `Accessibility.getFullAXTree` (raw JSON)',
     navigate: '`Page.navigate` until `Page.domContentEventFired`',
   };
   readonly clickObservation = 'second-call' as const;
@@ -219,6 +222,29 @@ export class CdpFloor implements Contender {
     }
   }
 
+  /**
+   * Times the focusing call, the insertion and one full read of the main frame; finding the field
+   * is set-up. Nothing checks where focus went or waits for the page's handlers: what a safe fill
+   * adds to this is the cost of its guarantees.
+   */
+  async fill(page: PageSpec, text: string): Promise<ActOutcome> {
+    if (!page.fill) return { ok: false, observation: false, text_bytes: 0, error: 'the page has no field' };
+    let objectId: string | undefined;
+    try {
+      const found = await this.#send('Runtime.evaluate', { expression: page.fill.js }, true);
+      objectId = (found.result as { objectId?: string } | undefined)?.objectId;
+      if (!objectId) throw new Error(`no element for ${page.fill.js}`);
+      const started = performance.now();
+      await this.#send('Runtime.callFunctionOn', { objectId, functionDeclaration: 'function () { this.focus(); this.select(); }' }, true);
+      await this.#send('Input.insertText', { text }, true);
+      await this.#send('Accessibility.getFullAXTree', {}, true);
+      return { ok: true, observation: true, text_bytes: 0, ms: performance.now() - started };
+    } catch (error) {
+      return { ok: false, observation: false, text_bytes: 0, error: errorText(error) };
+    } finally {
+      if (objectId) this.#send('Runtime.releaseObject', { objectId }, true).catch(() => {});
+    }
+  }
 
   async navigate(url: string): Promise<NavOutcome> {
     const loaded = this.#event('Page.domContentEventFired');

@@ -189,6 +189,7 @@ function pageSection(report: BenchReport, page: PageResult): string {
   const floorObs = median(page, FLOOR, 'observe_changed');
   const floorClick = median(page, FLOOR, 'click');
   const floorNav = median(page, FLOOR, 'navigate');
+  const floorFill = median(page, FLOOR, 'fill');
   const pwOf = (name: SeriesName) => median(page, PW, name);
   const rows: string[][] = [];
   const row = (label: string, f: (c: ContenderReport) => string) => rows.push([label, ...cs.map(f)]);
@@ -229,7 +230,8 @@ function pageSection(report: BenchReport, page: PageResult): string {
   row('click → fresh observation: median / p90 ms', (c) => (notRun(c) ? 'not run' : cell(page, c.id, 'click_observed')));
   row('… pagewire ÷ this', (c) => (c.id === FLOOR ? '—' : ratio(pwOf('click'), median(page, c.id, 'click_observed'))));
   row('fill: median / p90 ms', (c) => (notRun(c) ? 'not run' : cell(page, c.id, 'fill')));
-  row('… answer carries a fresh observation', (c) => carries(page, c.id, 'fill'));
+  row('… answer carries a fresh observation', (c) => (c.id === FLOOR ? '(raw JSON)' : carries(page, c.id, 'fill')));
+  row('… × raw CDP floor', (c) => ratio(median(page, c.id, 'fill'), floorFill));
   row('… pagewire ÷ this', (c) => (c.id === FLOOR ? '—' : ratio(pwOf('fill'), median(page, c.id, 'fill'))));
   row('navigate: median / p90 ms', (c) => (notRun(c) ? 'not run' : cell(page, c.id, 'navigate')));
   row('… answer carries a fresh observation', (c) => carries(page, c.id, 'navigate'));
@@ -414,7 +416,9 @@ export function renderResults(report: BenchReport): string {
       'agent-browser\'s MCP snapshot lists interactive elements only, Playwright MCP waits 500 ms after an action for the page ' +
       'to settle (`--timeout-settle`), and Playwright MCP\'s action answers link the fresh snapshot as a .yml file instead of including it.',
     '- Refs for a click or fill are taken from each tool\'s latest snapshot by role and accessible name; the raw CDP floor ' +
-      'aims at the element\'s centre (untimed) and times only its three Input.dispatchMouseEvent calls.',
+      'aims at the element\'s centre (untimed) and times only its three Input.dispatchMouseEvent calls; its fill finds the field ' +
+      '(untimed), then times one call that focuses it and selects its text, `Input.insertText` and one `Accessibility.getFullAXTree` ' +
+      'of the main frame, with no focus check and no wait for the page\'s handlers.',
     '- A call that fails is counted and reported; after 3 consecutive failures a contender is left out of that series. ' +
       'Medians and p90 are over successful calls (nearest rank).',
     '- agent-browser\'s npm package declares Node ≥ 24 (npm warns EBADENGINE on Node 20); the bench starts its native Linux ' +
