@@ -238,7 +238,11 @@ export class CdpFloor implements Contender {
       await this.#send('Runtime.callFunctionOn', { objectId, functionDeclaration: 'function () { this.focus(); this.select(); }' }, true);
       await this.#send('Input.insertText', { text }, true);
       await this.#send('Accessibility.getFullAXTree', {}, true);
-      return { ok: true, observation: true, text_bytes: 0, ms: performance.now() - started };
+      const ms = performance.now() - started;
+      // Untimed: a floor that typed nothing would be no floor.
+      const value = await this.#evaluate(`(${page.fill.js}).value`);
+      if (value !== text) throw new Error(`the field holds ${JSON.stringify(value)}, not the text typed`);
+      return { ok: true, observation: true, text_bytes: 0, ms };
     } catch (error) {
       return { ok: false, observation: false, text_bytes: 0, error: errorText(error) };
     } finally {
