@@ -2,6 +2,7 @@
 // that patch prototypes (Node.prototype.contains, focus…) cannot fake our checks.
 import type { CdpSession } from '../cdp/session.ts';
 import { callInWorld, pageFunction } from '../browser/page-function.ts';
+import { PerContext } from '../browser/per-context.ts';
 
 export interface NodeHandle {
   session: CdpSession;
@@ -23,7 +24,8 @@ export async function resolveNode(
 
 /** Nodes kept resolved per context of our world, most recently used last. */
 const KEPT_PER_CONTEXT = 32;
-const kept = new WeakMap<CdpSession, Map<number, Map<number, Promise<NodeHandle>>>>();
+/** By backendNodeId. Contexts of documents long gone are forgotten: their objects are gone too. */
+const kept = new PerContext<Map<number, Promise<NodeHandle>>>(() => new Map(), 64);
 
 /**
  * resolveNode, remembered across acts: an agent often acts on an element it acted on just before
@@ -34,14 +36,7 @@ const kept = new WeakMap<CdpSession, Map<number, Map<number, Promise<NodeHandle>
  * are held; the least recently used one is released. A context's objects go away with it.
  */
 export function resolveKept(session: CdpSession, backendNodeId: number, executionContextId: number): Promise<NodeHandle> {
-  let contexts = kept.get(session);
-  if (!contexts) kept.set(session, (contexts = new Map()));
-  let nodes = contexts.get(executionContextId);
-  if (!nodes) {
-    contexts.set(executionContextId, (nodes = new Map()));
-    // Contexts of documents long gone: their objects are gone too.
-    if (contexts.size > 64) contexts.delete(contexts.keys().next().value!);
-  }
+  const nodes = kept.get(session, executionContextId);
   const held = nodes.get(backendNodeId);
   if (held) {
     nodes.delete(backendNodeId);

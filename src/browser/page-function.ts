@@ -2,6 +2,7 @@
 // our isolated world only once.
 import type { CdpSession, SendOptions } from '../cdp/session.ts';
 import type { Cdp } from '../../protocol/generated/cdp.ts';
+import { PerContext } from './per-context.ts';
 
 /**
  * The source of an in-page function for Runtime.callFunctionOn. Transpilers that keep function
@@ -27,7 +28,8 @@ const NOT_INSTALLED = 'pagewire: in-page function not installed';
 const MAX_CONTEXTS = 256;
 
 const keys = new Map<string, string>();
-const installed = new WeakMap<CdpSession, Map<number, Set<string>>>();
+/** The keys of the functions each context of our world has. */
+const installed = new PerContext<Set<string>>(() => new Set(), MAX_CONTEXTS);
 
 function keyOf(declaration: string): string {
   let key = keys.get(declaration);
@@ -36,17 +38,6 @@ function keyOf(declaration: string): string {
     keys.set(declaration, key);
   }
   return key;
-}
-
-function keysIn(session: CdpSession, contextId: number): Set<string> {
-  let contexts = installed.get(session);
-  if (!contexts) installed.set(session, (contexts = new Map()));
-  let set = contexts.get(contextId);
-  if (!set) {
-    contexts.set(contextId, (set = new Set()));
-    if (contexts.size > MAX_CONTEXTS) contexts.delete(contexts.keys().next().value!);
-  }
-  return set;
 }
 
 const installAndCall = (key: string, declaration: string) =>
@@ -76,7 +67,7 @@ export async function callInWorld(
   options: SendOptions & { retry?: boolean } = {},
 ): Promise<Cdp.Runtime.CallFunctionOnResult> {
   const key = keyOf(declaration);
-  const here = keysIn(session, contextId);
+  const here = installed.get(session, contextId);
   const named = here.has(key);
   // Calls into one context run in the order they were sent: one sent behind this may name it.
   here.add(key);
