@@ -1,11 +1,12 @@
 // The raw CDP floor: the bench launches the same Chromium itself (--remote-debugging-pipe, the
 // transport pagewire uses) and sends single commands from this process, with no server, no
 // validation and no rendering in between. It is the reference point, not a contender:
-//   observe  = one Accessibility.getFullAXTree of the main frame (raw JSON, nothing a model reads)
+//   observe  = one Accessibility.getFullAXTree per frame of the page, sent together (raw JSON,
+//              nothing a model reads); a cross-site frame is read on its own session
 //   click    = Input.dispatchMouseEvent mouseMoved + mousePressed + mouseReleased at the element's
 //              centre (found, scrolled into view, untimed beforehand)
 //   fill     = Runtime.callFunctionOn on the field (focus, select its text) + Input.insertText, then
-//              one Accessibility.getFullAXTree (the field is found untimed beforehand): the fewest
+//              the same reads as observe (the field is found untimed beforehand): the fewest
 //              calls that type into a field and read the page after it, with no check and no wait
 //   navigate = Page.navigate until Page.domContentEventFired
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -38,10 +39,10 @@ export class CdpFloor implements Contender {
   version = 'unknown';
   command = '';
   readonly calls = {
-    observe: '`Accessibility.getFullAXTree` (raw JSON)',
+    observe: '`Accessibility.getFullAXTree` per frame, sent together (raw JSON)',
     click: '`Input.dispatchMouseEvent` ×3 (moved, pressed, released)',
-    click_observed: 'not a call of its own: the click, then `Accessibility.getFullAXTree`',
-    fill: '`Runtime.callFunctionOn` (focus, select) + `Input.insertText`, then `Accessibility.getFullAXTree` (raw JSON)',
+    click_observed: 'not a call of its own: the click, then `Accessibility.getFullAXTree` per frame',
+    fill: '`Runtime.callFunctionOn` (focus, select) + `Input.insertText`, then `Accessibility.getFullAXTree` per frame (raw JSON)',
     navigate: '`Page.navigate` until `Page.domContentEventFired`',
   };
   readonly clickObservation = 'second-call' as const;
@@ -53,6 +54,10 @@ export class CdpFloor implements Contender {
   readonly #pending = new Map<number, { method: string; resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
   readonly #listeners = new Set<(message: CdpMessage) => void>();
   #sessionId = '';
+  /** Sessions of the page's cross-site frames (auto-attached), by target id, which is their frame id. */
+  readonly #frameSessions = new Map<string, string>();
+  /** What one full read asks for: every frame of the page, each on the session that hosts it. */
+  #reads: Array<{ sessionId: string; frameId?: string }> = [];
 
   constructor(tag: string, browser: string) {
     this.tag = tag;
@@ -113,6 +118,16 @@ export class CdpFloor implements Contender {
     this.#sessionId = String(sessionId);
     await this.#send('Page.enable', {}, true);
     await this.#send('Runtime.enable', {}, true);
+    // Cross-site frames run in processes of their own; their trees are read on their sessions.
+    this.#listeners.add((message) => {
+      const params = message.params as { sessionId?: string; targetId?: string; targetInfo?: { targetId: string; type: string } } | undefined;
+      if (message.method === 'Target.attachedToTarget' && params?.targetInfo?.type === 'iframe') {
+        this.#frameSessions.set(params.targetInfo.targetId, String(params.sessionId));
+      } else if (message.method === 'Target.detachedFromTarget') {
+        for (const [frameId, sessionId] of this.#frameSessions) if (sessionId === params?.sessionId) this.#frameSessions.delete(frameId);
+      }
+    });
+    await this.#send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }, true);
     // Close the tab the browser opened by itself, so the floor holds one page like the others.
     const { targetInfos } = (await this.#send('Target.getTargets', {})) as { targetInfos: Array<{ targetId: string; type: string }> };
     for (const info of targetInfos) {
@@ -132,13 +147,14 @@ export class CdpFloor implements Contender {
     for (const listener of this.#listeners) listener(message);
   }
 
-  #send(method: string, params: Record<string, unknown>, onPage = false): Promise<Record<string, unknown>> {
+  /** `on`: true for the page's session, or another session's id; the browser's when absent. */
+  #send(method: string, params: Record<string, unknown>, on: boolean | string = false): Promise<Record<string, unknown>> {
     const output = this.#child?.stdio[3] as Writable | undefined;
     if (!output) return Promise.reject(new Error('the floor browser is not running'));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { method, resolve, reject });
-      output.write(JSON.stringify({ id, method, params, ...(onPage ? { sessionId: this.#sessionId } : {}) }) + '\0');
+      output.write(JSON.stringify({ id, method, params, ...(on ? { sessionId: on === true ? this.#sessionId : on } : {}) }) + '\0');
     });
   }
 
@@ -176,14 +192,42 @@ export class CdpFloor implements Contender {
     const outcome = await this.navigate(url);
     if (!outcome.ok) throw new Error(outcome.error);
     await this.#evaluate(WAIT_FOR_LOAD_JS);
+    await this.#listFrames();
+  }
+
+  /**
+   * Untimed: the frames a full read covers. Frames in the page's own process are read on its
+   * session by frame id; each cross-site frame is the main frame of its own session. The pages
+   * change no frames after load, so the list holds for the page's series.
+   */
+  async #listFrames(): Promise<void> {
+    type FrameTree = { frame: { id: string }; childFrames?: FrameTree[] };
+    const local = (tree: FrameTree, sessionId: string, reads: Array<{ sessionId: string; frameId?: string }>) => {
+      if (this.#frameSessions.has(tree.frame.id) && sessionId === this.#sessionId) return;
+      reads.push({ sessionId, frameId: tree.frame.id });
+      for (const child of tree.childFrames ?? []) local(child, sessionId, reads);
+    };
+    const reads: Array<{ sessionId: string; frameId?: string }> = [];
+    const { frameTree } = (await this.#send('Page.getFrameTree', {}, true)) as { frameTree: FrameTree };
+    local(frameTree, this.#sessionId, reads);
+    for (const sessionId of this.#frameSessions.values()) reads.push({ sessionId });
+    this.#reads = reads;
+  }
+
+  /** One full accessibility read of every frame, all sent at once. */
+  async #readAll(): Promise<AxNode[]> {
+    const reads = this.#reads.length ? this.#reads : [{ sessionId: this.#sessionId }];
+    const replies = await Promise.all(
+      reads.map(({ sessionId, frameId }) => this.#send('Accessibility.getFullAXTree', frameId ? { frameId } : {}, sessionId)),
+    );
+    return replies.flatMap((reply) => (reply.nodes as AxNode[] | undefined) ?? []);
   }
 
   async observe(): Promise<ObserveOutcome> {
-    const reply = await this.#send('Accessibility.getFullAXTree', {}, true);
-    const nodes = (reply.nodes as AxNode[] | undefined) ?? [];
+    const nodes = await this.#readAll();
     const interactive = nodes.filter((node) => !node.ignored && INTERACTIVE_ROLES.has(String(node.role?.value ?? ''))).length;
     // Nothing here is for a model: the size reported for the floor is the raw reply, for reference.
-    return { text: '', interactive, wire_bytes: utf8(JSON.stringify(reply)) };
+    return { text: '', interactive, wire_bytes: utf8(JSON.stringify(nodes)) };
   }
 
   async mutate(i: number): Promise<void> {
@@ -223,7 +267,7 @@ export class CdpFloor implements Contender {
   }
 
   /**
-   * Times the focusing call, the insertion and one full read of the main frame; finding the field
+   * Times the focusing call, the insertion and one full read of every frame; finding the field
    * is set-up. Nothing checks where focus went or waits for the page's handlers: what a safe fill
    * adds to this is the cost of its guarantees.
    */
@@ -237,7 +281,7 @@ export class CdpFloor implements Contender {
       const started = performance.now();
       await this.#send('Runtime.callFunctionOn', { objectId, functionDeclaration: 'function () { this.focus(); this.select(); }' }, true);
       await this.#send('Input.insertText', { text }, true);
-      await this.#send('Accessibility.getFullAXTree', {}, true);
+      await this.#readAll();
       const ms = performance.now() - started;
       // Untimed: a floor that typed nothing would be no floor.
       const value = await this.#evaluate(`(${page.fill.js}).value`);

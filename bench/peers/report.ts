@@ -406,8 +406,8 @@ export function renderResults(report: BenchReport): string {
       'click; click with a fresh observation (only where that is one call: chrome-devtools-mcp\'s `includeSnapshot`); fill; ' +
       'navigation to the same URL (a new document each time). Clicks and fills go to the same element every time ' +
       '(see bench/peers/pages.ts): a button, a checkbox, a button inside two shadow roots, an in-page link.',
-    '- The raw CDP floor reads the main frame only (`Accessibility.getFullAXTree` without a frame id), so on the iframe page ' +
-      'it sees fewer elements than the tools that walk frames.',
+    '- The raw CDP floor reads every frame of the page, as pagewire does: one `Accessibility.getFullAXTree` per frame, all sent ' +
+      'at once, the cross-site frame on its own session (auto-attached). Which frames there are is listed untimed after the page loads.',
     '- Model-facing size is the UTF-8 size of what a model reads from one observation: pagewire\'s default `observe {}` ' +
       '(its `tree`, which carries the page text clipped; the full `text` is opt-in and not counted), and the whole text of the MCP tools\' results (headers included). Interactive elements ' +
       'are counted in that text with one role list for all (button, link, textbox, searchbox, checkbox, radio, combobox, listbox, ' +
@@ -417,8 +417,8 @@ export function renderResults(report: BenchReport): string {
       'to settle (`--timeout-settle`), and Playwright MCP\'s action answers link the fresh snapshot as a .yml file instead of including it.',
     '- Refs for a click or fill are taken from each tool\'s latest snapshot by role and accessible name; the raw CDP floor ' +
       'aims at the element\'s centre (untimed) and times only its three Input.dispatchMouseEvent calls; its fill finds the field ' +
-      '(untimed), then times one call that focuses it and selects its text, `Input.insertText` and one `Accessibility.getFullAXTree` ' +
-      'of the main frame, with no focus check and no wait for the page\'s handlers.',
+      '(untimed), then times one call that focuses it and selects its text, `Input.insertText` and the same full read as its observe ' +
+      '(every frame), with no focus check and no wait for the page\'s handlers.',
     '- A call that fails is counted and reported; after 3 consecutive failures a contender is left out of that series. ' +
       'Medians and p90 are over successful calls (nearest rank).',
     '- agent-browser\'s npm package declares Node ≥ 24 (npm warns EBADENGINE on Node 20); the bench starts its native Linux ' +
