@@ -116,6 +116,7 @@ export class CdpFloor implements Contender {
     const { targetId } = await this.#send('Target.createTarget', { url: 'about:blank' });
     const { sessionId } = await this.#send('Target.attachToTarget', { targetId, flatten: true });
     this.#sessionId = String(sessionId);
+    this.#reads = [{ sessionId: this.#sessionId }];
     await this.#send('Page.enable', {}, true);
     await this.#send('Runtime.enable', {}, true);
     // Cross-site frames run in processes of their own; their trees are read on their sessions.
@@ -196,29 +197,31 @@ export class CdpFloor implements Contender {
   }
 
   /**
-   * Untimed: the frames a full read covers. Frames in the page's own process are read on its
-   * session by frame id; each cross-site frame is the main frame of its own session. The pages
-   * change no frames after load, so the list holds for the page's series.
+   * Untimed: the frames a full read covers. The main frame is read without a frame id, as the
+   * floor always read it; child frames in the page's own process are read on its session by id;
+   * each cross-site frame is the main frame of its own session. The pages change no frames after
+   * load, so the list holds for the page's series.
    */
   async #listFrames(): Promise<void> {
     type FrameTree = { frame: { id: string }; childFrames?: FrameTree[] };
-    const local = (tree: FrameTree, sessionId: string, reads: Array<{ sessionId: string; frameId?: string }>) => {
-      if (this.#frameSessions.has(tree.frame.id) && sessionId === this.#sessionId) return;
-      reads.push({ sessionId, frameId: tree.frame.id });
-      for (const child of tree.childFrames ?? []) local(child, sessionId, reads);
+    const reads: Array<{ sessionId: string; frameId?: string }> = [{ sessionId: this.#sessionId }];
+    const local = (tree: FrameTree) => {
+      for (const child of tree.childFrames ?? []) {
+        if (this.#frameSessions.has(child.frame.id)) continue;
+        reads.push({ sessionId: this.#sessionId, frameId: child.frame.id });
+        local(child);
+      }
     };
-    const reads: Array<{ sessionId: string; frameId?: string }> = [];
     const { frameTree } = (await this.#send('Page.getFrameTree', {}, true)) as { frameTree: FrameTree };
-    local(frameTree, this.#sessionId, reads);
+    local(frameTree);
     for (const sessionId of this.#frameSessions.values()) reads.push({ sessionId });
     this.#reads = reads;
   }
 
   /** One full accessibility read of every frame, all sent at once. */
   async #readAll(): Promise<AxNode[]> {
-    const reads = this.#reads.length ? this.#reads : [{ sessionId: this.#sessionId }];
     const replies = await Promise.all(
-      reads.map(({ sessionId, frameId }) => this.#send('Accessibility.getFullAXTree', frameId ? { frameId } : {}, sessionId)),
+      this.#reads.map(({ sessionId, frameId }) => this.#send('Accessibility.getFullAXTree', frameId ? { frameId } : {}, sessionId)),
     );
     return replies.flatMap((reply) => (reply.nodes as AxNode[] | undefined) ?? []);
   }
