@@ -121,7 +121,7 @@ export class CdpFloor implements Contender {
     await this.#send('Runtime.enable', {}, true);
     // Cross-site frames run in processes of their own; their trees are read on their sessions.
     this.#listeners.add((message) => {
-      const params = message.params as { sessionId?: string; targetId?: string; targetInfo?: { targetId: string; type: string } } | undefined;
+      const params = message.params as { sessionId?: string; targetInfo?: { targetId: string; type: string } } | undefined;
       if (message.method === 'Target.attachedToTarget' && params?.targetInfo?.type === 'iframe') {
         this.#frameSessions.set(params.targetInfo.targetId, String(params.sessionId));
       } else if (message.method === 'Target.detachedFromTarget') {
@@ -229,7 +229,7 @@ export class CdpFloor implements Contender {
   async observe(): Promise<ObserveOutcome> {
     const nodes = await this.#readAll();
     const interactive = nodes.filter((node) => !node.ignored && INTERACTIVE_ROLES.has(String(node.role?.value ?? ''))).length;
-    // Nothing here is for a model: the size reported for the floor is the raw reply, for reference.
+    // Nothing here is for a model: the size reported for the floor is the raw nodes read, for reference.
     return { text: '', interactive, wire_bytes: utf8(JSON.stringify(nodes)) };
   }
 
