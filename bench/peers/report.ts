@@ -1,4 +1,4 @@
-// bench/RESULTS.md and the README summary, written from one run's data (bench/RESULTS.json).
+// bench/RESULTS.md and the summary block of bench/README.md, written from one run's data (bench/RESULTS.json).
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Contender } from './contender.ts';
 import type { MemoryReport } from './procs.ts';
@@ -438,7 +438,7 @@ export function renderReadmeBlock(report: BenchReport): string {
   return [
     README_START,
     `Measured ${report.date.slice(0, 10)} on ${report.machine.cores} cores (${report.machine.cpu}), ${report.browser.version}, ` +
-      `${report.runs} interleaved observations and ${report.act_runs} actions per series and tool; full tables, versions and method in [bench/RESULTS.md](bench/RESULTS.md).`,
+      `${report.runs} interleaved observations and ${report.act_runs} actions per series and tool; full tables, versions and method in [RESULTS.md](RESULTS.md).`,
     '',
     summaryTable(report),
     '',
@@ -456,7 +456,7 @@ export function renderReadmeBlock(report: BenchReport): string {
   ].join('\n');
 }
 
-/** Replaces the block between the markers in README.md; returns false when there are no markers. */
+/** Replaces the block between the markers in `path` (bench/README.md); returns false when there are no markers. */
 export function updateReadme(path: string, block: string): boolean {
   const text = readFileSync(path, 'utf8');
   const start = text.indexOf(README_START);
