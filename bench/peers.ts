@@ -2,7 +2,7 @@
 // and agent-browser, in one run, on the same fixture pages and the same Chromium, interleaved
 // call by call, with the raw CDP floor as the reference point. Writes bench/RESULTS.md (the
 // report), bench/RESULTS.json (every sample of that run), bench/results/peers-<date>.json (a
-// copy kept per run, git-ignored) and the summary block at the end of bench/README.md.
+// copy kept per run; both git-ignored) and the summary block at the end of bench/README.md.
 //
 //   --runs N          timed observations per series and contender (default 30)
 //   --act-runs N      timed clicks, fills and navigations per series and contender (default 15;
@@ -127,6 +127,8 @@ function writeReport(report: BenchReport, log: (line: string) => void): void {
 async function main(): Promise<number> {
   const options = parseArgs(process.argv.slice(2));
   if (options.render) {
+    // The samples are not committed: a clone has none until a run writes them.
+    if (!existsSync(options.render)) fail(`no saved run at ${options.render}: \`npm run bench\` writes bench/RESULTS.json`);
     writeReport(JSON.parse(readFileSync(options.render, 'utf8')) as BenchReport, console.log);
     return 0;
   }
