@@ -1,7 +1,7 @@
 // PURE: a stitched accessibility tree (frames joined at their iframe nodes) → what a model reads:
 // the indented tree text, the `elements` list, the visible page text, and the table of which ref
 // names which DOM node. Refs go on interactive nodes in document order; values are never shown.
-// The tree's format is described in the README ("observe `tree`"); each rule below says why.
+// The tree's format is described in docs/tree-format.md; each rule below says why.
 import { redactSecrets, redactUrl } from '../util/redact.ts';
 import type { AxViewNode } from './ax-tree.ts';
 import type { Box, NodeFacts } from './page-facts.ts';

@@ -1,4 +1,4 @@
-// The tree text that render() writes (README "The tree"), on hand-built stitched trees: which lines
+// The tree text that render() writes (docs/tree-format.md), on hand-built stitched trees: which lines
 // are left out or folded, which siblings share a line, what state words say, how selects, frames
 // and long text are written, and that no value reaches the tree or the text.
 import fc from 'fast-check';
@@ -231,7 +231,7 @@ interface ParsedNode {
   ref: string | undefined;
 }
 
-/** Reads the tree back (README "observe `tree`"): every node of every line, text lines left out. */
+/** Reads the tree back (docs/tree-format.md, "Reading a tree back"): every node of every line, text lines left out. */
 function parseTree(tree: string): ParsedNode[] {
   const nodes: ParsedNode[] = [];
   for (const line of tree === '' ? [] : tree.split('\n')) {

@@ -1,4 +1,4 @@
-// Each security property of the README's "Security" section and PROTOCOL.md §2, §8, §11 as its own
+// Each security property of the README's "Guarantees" and docs/PROTOCOL.md §2, §8, §11 as its own
 // test, against real servers (and real Chromium where a page is needed): loopback bind, --no-auth
 // only on loopback, constant-time token checks, Origin and Host checks, principals isolated on
 // every method, upload paths confined, cdp.send off by default, and secrets kept out of
