@@ -1,9 +1,11 @@
 // Where to click a node and whether a click there would land on it (CDP-NOTES §4): scroll it into
 // view (which also forces layout, so quads are fresh), take the visible part of its content quads,
-// hit-test that point (page coordinates) and accept only the node itself or a node inside it,
-// across shadow roots and slots. Out-of-process iframes are checked link by link up to the page.
+// hit-test that point (page coordinates) and accept only a hit the browser routes to the node: the
+// node itself, a node inside it across shadow roots and slots, a pseudo-element of either, or its
+// label (PROTOCOL.md §7 step 7). Out-of-process iframes are checked link by link up to the page.
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
+import { callInWorld, pageFunction } from '../browser/page-function.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import { unbufferedInput } from './input.ts';
@@ -28,14 +30,43 @@ export interface PointTarget {
   executionContextId: number;
 }
 
-/** Walks from `hit` up the flat tree (slots, parents, shadow hosts) looking for the node. */
-function containsComposed(this: Node, hit: Node): boolean {
-  let node: Node | null = hit;
-  while (node) {
-    if (node === this) return true;
-    node = (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
+/**
+ * Where a click on a hit node goes: to the target (`target`), forwarded to it by its label
+ * (`label`), or elsewhere: to an element, or to an element whose pseudo-element was hit.
+ */
+type Reach = 'target' | 'label' | 'covered' | 'covered_by_pseudo';
+
+/**
+ * In page, `this` = the target. A pseudo-element is never an event target: its originating
+ * element is. The target or a node inside it (up the flat tree: slots, parents, shadow hosts) is
+ * the target. Otherwise the nearest <label> above the hit decides, unless interactive content of
+ * its own (a link, a button…) comes first: a label forwards a click to its labelled control, but
+ * not a click on such content, and an outer label forwards nothing from an inner one.
+ */
+function clickReaches(this: Element, hit: object): Reach {
+  const up = (node: Node): Node | null => (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
+  // The HTML spec's interactive content, as Chromium's label activation tests it.
+  const interactive = (element: Element): boolean => {
+    if (element instanceof HTMLAnchorElement) return element.hasAttribute('href');
+    if (element instanceof HTMLInputElement) return element.type !== 'hidden';
+    if (element instanceof HTMLImageElement || element instanceof HTMLObjectElement) return element.hasAttribute('usemap');
+    if (element instanceof HTMLMediaElement) return element.controls;
+    return [HTMLButtonElement, HTMLDetailsElement, HTMLEmbedElement, HTMLIFrameElement, HTMLSelectElement, HTMLTextAreaElement].some((type) => element instanceof type);
+  };
+  const pseudo = !(hit instanceof Node);
+  // A CSSPseudoElement (resolved from a pseudo-element's backendNodeId) names its element.
+  const start: Node | null = pseudo ? ((hit as { element?: Element }).element ?? null) : hit;
+  for (let node = start; node; node = up(node)) if (node === this) return 'target';
+  for (let node = start; node; node = up(node)) {
+    if (node instanceof HTMLLabelElement) return node.control === this ? 'label' : 'covered';
+    if (node instanceof Element && interactive(node)) break;
   }
-  return false;
+  return pseudo ? 'covered_by_pseudo' : 'covered';
+}
+
+/** In page: the element a CSSPseudoElement belongs to. */
+function originatingElement(this: { element?: Element }): Element | null {
+  return this.element ?? null;
 }
 
 function scrollIntoCenter(this: Element): void {
@@ -90,19 +121,43 @@ function visibleOf([{ quads }, viewport]: [{ quads: number[][] }, { rect: Rect; 
   return { part: best, scroll: viewport.scroll };
 }
 
-export async function describeHit(session: CdpSession, backendNodeId: number): Promise<HitDescription> {
+/** Role, name and tag of a node, given by backendNodeId or as an object of a context. */
+async function describeHit(session: CdpSession, node: { backendNodeId: number } | { objectId: string }): Promise<HitDescription> {
   const [ax, described] = await Promise.all([
-    session.send('Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true }).catch(() => ({ nodes: [] })),
-    session.send('DOM.describeNode', { backendNodeId }).catch(() => undefined),
+    session.send('Accessibility.getPartialAXTree', { ...node, fetchRelatives: true }).catch(() => ({ nodes: [] })),
+    session.send('DOM.describeNode', node).catch(() => undefined),
   ]);
-  // The node itself may be ignored (a bare div); then its nearest named ancestor says what it is.
-  const own = ax.nodes.find((n) => n.backendDOMNodeId === backendNodeId && !n.ignored);
-  const named = own ?? [...ax.nodes].reverse().find((n) => !n.ignored && n.role?.value !== 'RootWebArea');
+  const backendNodeId = described?.node.backendNodeId;
+  const byId = new Map(ax.nodes.map((n) => [n.nodeId, n]));
+  // The node itself may be ignored (a bare div, a label whose text names its control); then its
+  // nearest ancestor that is not says what it is (the page itself says nothing).
+  let named = ax.nodes.find((n) => n.backendDOMNodeId === backendNodeId);
+  while (named?.ignored) named = named.parentId === undefined ? undefined : byId.get(named.parentId);
+  if (named?.role?.value === 'RootWebArea') named = undefined;
+  let name = String(named?.name?.value ?? '');
+  // A label has no name of its own: its text (the name it gives its control) says which it is.
+  if (named?.role?.value === 'LabelText' && !name) {
+    name = ax.nodes
+      .filter((n) => n.parentId === named!.nodeId && n.role?.value === 'StaticText')
+      .map((n) => String(n.name?.value ?? ''))
+      .join(' ');
+  }
   return {
     role: String(named?.role?.value ?? 'generic'),
-    name: String(named?.name?.value ?? ''),
+    name,
     tag: (described?.node.localName || described?.node.nodeName || '').toLowerCase(),
   };
+}
+
+/** A hit pseudo-element (a handle in our world) described as the element it belongs to. */
+async function describeOriginating(pseudo: NodeHandle): Promise<HitDescription | undefined> {
+  const { result } = await callInWorld(pseudo.session, pseudo.executionContextId, pageFunction(originatingElement), { objectId: pseudo.objectId });
+  if (!result.objectId) return undefined;
+  try {
+    return await describeHit(pseudo.session, { objectId: result.objectId });
+  } finally {
+    pseudo.session.send('Runtime.releaseObject', { objectId: result.objectId }).catch(() => {});
+  }
 }
 
 /**
@@ -187,10 +242,15 @@ async function assertHits(target: PointTarget, point: Point): Promise<void> {
   }
   if (hit === target.handle.backendNodeId) return;
   const hitHandle = await resolveNode(point.session, hit, target.executionContextId).catch(() => undefined);
-  const inside = hitHandle ? await callOn<boolean>(target.handle, containsComposed, [{ objectId: hitHandle.objectId }]) : false;
-  if (hitHandle) release(hitHandle);
-  if (inside) return;
-  const description = await describeHit(point.session, hit);
+  let description: HitDescription | undefined;
+  try {
+    const reach = hitHandle ? await callOn<Reach>(target.handle, clickReaches, [{ objectId: hitHandle.objectId }]) : 'covered';
+    if (reach === 'target' || reach === 'label') return;
+    if (reach === 'covered_by_pseudo') description = await describeOriginating(hitHandle!).catch(() => undefined);
+  } finally {
+    if (hitHandle) release(hitHandle);
+  }
+  description ??= await describeHit(point.session, { backendNodeId: hit });
   throw new ActionError(
     'click_intercepted',
     `another element is on top of the target at (${Math.round(point.x)}, ${Math.round(point.y)}): ${description.tag}${description.name ? ` "${description.name}"` : ''}`,
@@ -214,7 +274,7 @@ async function assertFrameChainVisible(tab: Tab, frame: FrameRecord, x: number, 
     }
     const hit = await hitAt(owner.parent.session, px, py);
     if (hit !== owner.owner) {
-      const description = hit === undefined ? { role: 'none', name: '', tag: '' } : await describeHit(owner.parent.session, hit);
+      const description = hit === undefined ? { role: 'none', name: '', tag: '' } : await describeHit(owner.parent.session, { backendNodeId: hit });
       throw new ActionError('click_intercepted', `another element covers the element's frame: ${description.tag}`, {
         sideEffect: true,
         hit: description,
