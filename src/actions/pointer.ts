@@ -4,10 +4,11 @@
 // node itself, a node inside it across shadow roots and slots, a pseudo-element of either, or its
 // label (PROTOCOL.md §7 step 7). Out-of-process iframes are checked link by link up to the page.
 import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { Tab } from '../browser/tab.ts';
-import { callInWorld, pageFunction } from '../browser/page-function.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
+import { clickReaches, describeHit, describeInFrame, describeOriginating, type Reach } from './hit.ts';
 import { unbufferedInput } from './input.ts';
 import { callOn, release, resolveNode, type NodeHandle } from './node-handle.ts';
 import { ActionError, type HitDescription } from './outcome.ts';
@@ -28,45 +29,8 @@ export interface PointTarget {
   frame: FrameRecord;
   handle: NodeHandle;
   executionContextId: number;
-}
-
-/**
- * Where a click on a hit node goes: to the target (`target`), forwarded to it by its label
- * (`label`), or elsewhere: to an element, or to an element whose pseudo-element was hit.
- */
-type Reach = 'target' | 'label' | 'covered' | 'covered_by_pseudo';
-
-/**
- * In page, `this` = the target. A pseudo-element is never an event target: its originating
- * element is. The target or a node inside it (up the flat tree: slots, parents, shadow hosts) is
- * the target. Otherwise the nearest <label> above the hit decides, unless interactive content of
- * its own (a link, a button…) comes first: a label forwards a click to its labelled control, but
- * not a click on such content, and an outer label forwards nothing from an inner one.
- */
-function clickReaches(this: Element, hit: object): Reach {
-  const up = (node: Node): Node | null => (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
-  // The HTML spec's interactive content, as Chromium's label activation tests it.
-  const interactive = (element: Element): boolean => {
-    if (element instanceof HTMLAnchorElement) return element.hasAttribute('href');
-    if (element instanceof HTMLInputElement) return element.type !== 'hidden';
-    if (element instanceof HTMLImageElement || element instanceof HTMLObjectElement) return element.hasAttribute('usemap');
-    if (element instanceof HTMLMediaElement) return element.controls;
-    return [HTMLButtonElement, HTMLDetailsElement, HTMLEmbedElement, HTMLIFrameElement, HTMLSelectElement, HTMLTextAreaElement].some((type) => element instanceof type);
-  };
-  const pseudo = !(hit instanceof Node);
-  // A CSSPseudoElement (resolved from a pseudo-element's backendNodeId) names its element.
-  const start: Node | null = pseudo ? ((hit as { element?: Element }).element ?? null) : hit;
-  for (let node = start; node; node = up(node)) if (node === this) return 'target';
-  for (let node = start; node; node = up(node)) {
-    if (node instanceof HTMLLabelElement) return node.control === this ? 'label' : 'covered';
-    if (node instanceof Element && interactive(node)) break;
-  }
-  return pseudo ? 'covered_by_pseudo' : 'covered';
-}
-
-/** In page: the element a CSSPseudoElement belongs to. */
-function originatingElement(this: { element?: Element }): Element | null {
-  return this.element ?? null;
+  /** Our world's contexts, for naming what covers an out-of-process frame in its parent. */
+  worlds: IsolatedWorlds;
 }
 
 function scrollIntoCenter(this: Element): void {
@@ -121,45 +85,6 @@ function visibleOf([{ quads }, viewport]: [{ quads: number[][] }, { rect: Rect; 
   return { part: best, scroll: viewport.scroll };
 }
 
-/** Role, name and tag of a node, given by backendNodeId or as an object of a context. */
-async function describeHit(session: CdpSession, node: { backendNodeId: number } | { objectId: string }): Promise<HitDescription> {
-  const [ax, described] = await Promise.all([
-    session.send('Accessibility.getPartialAXTree', { ...node, fetchRelatives: true }).catch(() => ({ nodes: [] })),
-    session.send('DOM.describeNode', node).catch(() => undefined),
-  ]);
-  const backendNodeId = described?.node.backendNodeId;
-  const byId = new Map(ax.nodes.map((n) => [n.nodeId, n]));
-  // The node itself may be ignored (a bare div, a label whose text names its control); then its
-  // nearest ancestor that is not says what it is (the page itself says nothing).
-  let named = ax.nodes.find((n) => n.backendDOMNodeId === backendNodeId);
-  while (named?.ignored) named = named.parentId === undefined ? undefined : byId.get(named.parentId);
-  if (named?.role?.value === 'RootWebArea') named = undefined;
-  let name = String(named?.name?.value ?? '');
-  // A label has no name of its own: its text (the name it gives its control) says which it is.
-  if (named?.role?.value === 'LabelText' && !name) {
-    name = ax.nodes
-      .filter((n) => n.parentId === named!.nodeId && n.role?.value === 'StaticText')
-      .map((n) => String(n.name?.value ?? ''))
-      .join(' ');
-  }
-  return {
-    role: String(named?.role?.value ?? 'generic'),
-    name,
-    tag: (described?.node.localName || described?.node.nodeName || '').toLowerCase(),
-  };
-}
-
-/** A hit pseudo-element (a handle in our world) described as the element it belongs to. */
-async function describeOriginating(pseudo: NodeHandle): Promise<HitDescription | undefined> {
-  const { result } = await callInWorld(pseudo.session, pseudo.executionContextId, pageFunction(originatingElement), { objectId: pseudo.objectId });
-  if (!result.objectId) return undefined;
-  try {
-    return await describeHit(pseudo.session, { objectId: result.objectId });
-  } finally {
-    pseudo.session.send('Runtime.releaseObject', { objectId: result.objectId }).catch(() => {});
-  }
-}
-
 /**
  * Hit-tests `point` (viewport coordinates of `session`); returns the hit node's backendNodeId.
  * `scroll` is the session's scroll offset when the caller already knows it.
@@ -210,7 +135,7 @@ export async function clickablePoint(target: PointTarget): Promise<Point> {
   if (!part) throw new ActionError('not_visible', 'no part of the element is inside the viewport', { sideEffect: true });
   const point: Point = { session, x: part.x + part.width / 2, y: part.y + part.height / 2, scroll: visible.scroll };
   await assertHits(target, point);
-  await assertFrameChainVisible(target.tab, target.frame, point.x, point.y);
+  await assertFrameChainVisible(target, point.x, point.y);
   return point;
 }
 
@@ -250,7 +175,7 @@ async function assertHits(target: PointTarget, point: Point): Promise<void> {
   } finally {
     if (hitHandle) release(hitHandle);
   }
-  description ??= await describeHit(point.session, { backendNodeId: hit });
+  description ??= (await describeHit(point.session, { backendNodeId: hit })).hit;
   throw new ActionError(
     'click_intercepted',
     `another element is on top of the target at (${Math.round(point.x)}, ${Math.round(point.y)}): ${description.tag}${description.name ? ` "${description.name}"` : ''}`,
@@ -259,7 +184,7 @@ async function assertHits(target: PointTarget, point: Point): Promise<void> {
 }
 
 /** For a node in an OOPIF: each <iframe> on the way up must itself be hit at the translated point. */
-async function assertFrameChainVisible(tab: Tab, frame: FrameRecord, x: number, y: number): Promise<void> {
+async function assertFrameChainVisible({ tab, frame, worlds }: PointTarget, x: number, y: number): Promise<void> {
   let current = frame;
   let px = x;
   let py = y;
@@ -274,7 +199,7 @@ async function assertFrameChainVisible(tab: Tab, frame: FrameRecord, x: number, 
     }
     const hit = await hitAt(owner.parent.session, px, py);
     if (hit !== owner.owner) {
-      const description = hit === undefined ? { role: 'none', name: '', tag: '' } : await describeHit(owner.parent.session, { backendNodeId: hit });
+      const description = hit === undefined ? { role: 'none', name: '', tag: '' } : await describeInFrame(worlds, owner.parent, hit);
       throw new ActionError('click_intercepted', `another element covers the element's frame: ${description.tag}`, {
         sideEffect: true,
         hit: description,

@@ -193,4 +193,14 @@ s('Bootstrap 5 button radios in a group: the second one sits under the first but
   await assertCheckRefused('/ui-kit.html', 'radio', 'Yearly', { role: 'group', name: 'Billing period', tag: 'label' });
 });
 
+s("a pseudo-element over a cross-site iframe: click_intercepted naming the element it belongs to", async () => {
+  let o = await open('/payment.html');
+  for (let i = 0; i < 100 && !o.elements.some((e) => e.name === 'Pay $20.00'); i++) o = await client.call<Observation>('observe', { session_id: sessionId });
+  const r = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'button', 'Pay $20.00') });
+  assert.is(r.status, 'action_failed', r.error_text);
+  assert.is(r.error_type, 'click_intercepted');
+  assert.equal(r.hit, { role: 'note', name: 'Why we ask', tag: 'span' });
+  assert.ok(r.fresh_state!.tree.includes('"not paid"'), r.fresh_state!.tree);
+});
+
 s.run();
