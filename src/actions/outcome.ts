@@ -78,8 +78,8 @@ export interface ActEnding {
    */
   readonly acknowledged: boolean;
   /**
-   * What stopped the batch before its end (§8: a dialog, a popup, a navigation). The input that
-   * opened a dialog is never acknowledged.
+   * What stopped the batch before its end (§7 `interrupted`: a dialog, a popup, a navigation).
+   * The input that opened a dialog is never acknowledged.
    */
   readonly interruption?: 'dialog' | 'popup' | 'navigation';
   /**
