@@ -2,6 +2,7 @@
 // result, never a JSON-RPC error.
 import { z } from 'zod';
 import { runAct, type ActResult } from '../../actions/act.ts';
+import { summarize } from '../../actions/outcome.ts';
 import { parseKeyCombo } from '../../actions/keys.ts';
 import type { PathPolicy } from '../../actions/paths.ts';
 import { canonicalJson, RequestLog } from '../../actions/request-log.ts';
@@ -168,16 +169,14 @@ export interface ActMethodDeps {
   screenshot?: (session: Session, tab: Tab) => Promise<{ mime: string; data: string }>;
 }
 
-function conflict(requestId: string): ActResult {
+/** A result for an act refused before it ran: a request_id conflict, or cancelled while queued. */
+function refused(type: 'request_id_conflict' | 'operation_cancelled', params: ActParams, errorText: string): ActResult {
+  const requested = params.expect !== undefined || params.wait_for !== undefined;
   return {
-    status: 'request_id_conflict',
-    execution: 'not_dispatched',
-    observation: 'unavailable',
-    postcondition: 'not_requested',
+    ...summarize({ began: false, acknowledged: true, failure: { type, check: false }, requested, captured: false }),
     completed: [],
     events: [],
-    error_type: 'request_id_conflict',
-    error_text: `request_id ${requestId} was used before with other params`,
+    error_text: errorText,
   };
 }
 
@@ -203,7 +202,7 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
         const fingerprint = canonicalJson({ ...params, session_id: session.id });
         if (requestId !== undefined) {
           const found = log.lookup(requestId, fingerprint);
-          if (found.kind === 'conflict') return conflict(requestId);
+          if (found.kind === 'conflict') return refused('request_id_conflict', params, `request_id ${requestId} was used before with other params`);
           if (found.kind === 'replay') return { ...(await found.result), replayed: true as const };
         }
         const running = onSession(deps.registry, call, session.id, (s, signal) =>
@@ -246,16 +245,7 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
         ).catch((error: unknown): ActResult => {
           // Cancelled while still queued, or the session closed under it.
           if (!isServerError(error, 'operation_cancelled')) throw error;
-          return {
-            status: 'outcome_unknown',
-            execution: 'not_dispatched',
-            observation: 'unavailable',
-            postcondition: params.expect || params.wait_for ? 'unknown' : 'not_requested',
-            completed: [],
-            events: [],
-            error_type: 'operation_cancelled',
-            error_text: (error as Error).message,
-          };
+          return refused('operation_cancelled', params, (error as Error).message);
         });
         if (requestId !== undefined) log.record(requestId, fingerprint, running);
         return running;
