@@ -18,42 +18,30 @@ import { ActionError, STALE_OBSERVATION, STALE_REFERENCE, type ActErrorType, typ
 import type { PathPolicy } from './paths.ts';
 import { perform, type PerformOutcome } from './perform.ts';
 import { FOCUSING_ACTIONS, NAVIGATING_ACTIONS, refsOf, type Action, type Expectation, type WaitFor } from './types.ts';
+import type { Screenshot } from '../observe/screenshot.ts';
+import { ACT_EVENT_KINDS, type ActStatus, type EventKind, type Execution, type Postcondition, type SessionEvent } from '../rpc/wire/index.ts';
 
-export type ActStatus =
-  | 'completed'
-  | 'verified'
-  | 'condition_not_met'
-  | 'interrupted'
-  | 'stale_observation'
-  | 'stale_reference'
-  | 'action_failed'
-  | 'request_id_conflict'
-  | 'outcome_unknown';
-export type Execution = 'not_dispatched' | 'dispatched_unknown' | 'completed';
-export type Postcondition = 'not_requested' | 'unknown' | 'unmet' | 'met';
+export type { ActStatus, Execution, Postcondition };
 
-export interface ActEvent {
-  kind: string;
-  seq: number;
-  target_id?: string;
-  frame_id?: string;
-  time: number;
-  data: Record<string, unknown>;
-}
+/** A session event of a kind an act reports (dialogs, popups, downloads, navigations, file choosers). */
+export type ActSessionEvent = SessionEvent<(typeof ACT_EVENT_KINDS)[number]>;
 
-export interface ActResult {
+/** The error words an outcome reports (a failed navigation is reported as action_failed). */
+export type ReportedErrorType = Exclude<ActErrorType, 'navigation_failed'>;
+
+/** What an act did, in the act layer's terms; the RPC layer words it for the wire. */
+export interface ActOutcome<O> {
   status: ActStatus;
   execution: Execution;
   observation: 'captured' | 'unavailable';
   postcondition: Postcondition;
   completed: number[];
-  events: ActEvent[];
-  fresh_state?: Record<string, unknown>;
-  error_type?: string;
-  error_text?: string;
+  events: ActSessionEvent[];
+  freshState?: O;
+  errorType?: ReportedErrorType;
+  errorText?: string;
   hit?: HitDescription;
-  replayed?: true;
-  screenshot?: { mime: string; data: string };
+  screenshot?: Pick<Screenshot, 'mime' | 'data'>;
 }
 
 export interface ActRequest {
@@ -66,17 +54,18 @@ export interface ActRequest {
   screenshot: 'never' | 'on_error' | 'always';
 }
 
-export interface ActEnv {
+/** `O` is the observation `capture` makes: the act layer only hands it on. */
+export interface ActEnv<O> {
   states: StateStore;
   browser: Browser;
   worlds: IsolatedWorlds;
   secrets: Set<string>;
   uploads: PathPolicy;
   /**
-   * Observes `frameId` of the tab as `observe` would and returns the wire observation; changes
+   * Observes `frameId` of the tab as `observe` would and returns that observation; changes
    * already taken as the last input settled are not asked for again.
    */
-  capture(tab: Tab, frameId: string, signal: AbortSignal, prefetched?: PrefetchedChanges): Promise<Record<string, unknown>>;
+  capture(tab: Tab, frameId: string, signal: AbortSignal, prefetched?: PrefetchedChanges): Promise<O>;
   /**
    * Lets the acted frame settle after an input and, in the same round trip, takes its changes for
    * the capture of `root` that follows. Without it the page is settled on its own.
@@ -88,30 +77,27 @@ export interface ActEnv {
     acknowledged?: Promise<unknown>,
     likelyChanged?: readonly number[],
   ): Promise<PrefetchedChanges | undefined>;
-  screenshot?(tab: Tab): Promise<{ mime: string; data: string }>;
+  screenshot?(tab: Tab): Promise<Pick<Screenshot, 'mime' | 'data'>>;
   /** Aborted by cancel and session.close. */
   signal: AbortSignal;
   /** The session's event stream (dialogs, popups, downloads… as the session publishes them). */
   events: { subscribe(listener: (event: SessionEventLike) => void): Disposable };
 }
 
-export interface SessionEventLike {
-  seq: number;
-  kind: string;
-  target_id?: string;
-  frame_id?: string;
-  time: number;
-  data: Record<string, unknown>;
-}
+export type SessionEventLike = SessionEvent;
 
 /** PROTOCOL.md §7: "dialogs, popups, downloads, navigations seen meanwhile" (file choosers too). */
-const ACT_EVENT_KINDS = new Set(['dialog', 'popup', 'download', 'navigation', 'file_chooser']);
+const REPORTED_KINDS: ReadonlySet<EventKind> = new Set(ACT_EVENT_KINDS);
 
-class ActRun {
-  readonly #env: ActEnv;
+function isReported(event: SessionEventLike): event is ActSessionEvent {
+  return REPORTED_KINDS.has(event.kind);
+}
+
+class ActRun<O> {
+  readonly #env: ActEnv<O>;
   readonly #request: ActRequest;
   readonly #deadline: Deadline;
-  readonly #events: ActEvent[] = [];
+  readonly #events: ActSessionEvent[] = [];
   readonly #completed: number[] = [];
   readonly #disposables = new DisposableStack();
   #sideEffect = false;
@@ -122,13 +108,13 @@ class ActRun {
   #acknowledged = false;
   #tab: Tab | undefined;
 
-  constructor(env: ActEnv, request: ActRequest) {
+  constructor(env: ActEnv<O>, request: ActRequest) {
     this.#env = env;
     this.#request = request;
     this.#deadline = new Deadline(request.timeoutMs, { signal: env.signal });
   }
 
-  async run(): Promise<ActResult> {
+  async run(): Promise<ActOutcome<O>> {
     try {
       return await this.#run();
     } catch (error) {
@@ -138,7 +124,7 @@ class ActRun {
     }
   }
 
-  async #run(): Promise<ActResult> {
+  async #run(): Promise<ActOutcome<O>> {
     const { states } = this.#env;
     const request = this.#request;
     // 2. A state this server never issued: refused, and the tab's current state is untouched.
@@ -350,7 +336,7 @@ class ActRun {
     }
   }
 
-  async #finish(tab: Tab, record: StateRecord, interruption: string | undefined): Promise<ActResult> {
+  async #finish(tab: Tab, record: StateRecord, interruption: string | undefined): Promise<ActOutcome<O>> {
     const request = this.#request;
     let postcondition: Postcondition = request.expect || request.waitFor ? 'unknown' : 'not_requested';
     const frameOf = () => tab.frames.get(record.frameId) ?? tab.frames.get(tab.mainFrameId);
@@ -374,7 +360,7 @@ class ActRun {
         : postcondition === 'met'
           ? 'verified'
           : 'condition_not_met';
-    const result: ActResult = {
+    const result: ActOutcome<O> = {
       status,
       execution: this.#acknowledged && interruption !== 'dialog' ? 'completed' : this.#sideEffect ? 'dispatched_unknown' : 'not_dispatched',
       observation: fresh ? 'captured' : 'unavailable',
@@ -382,19 +368,19 @@ class ActRun {
       completed: [...this.#completed],
       events: this.#events,
     };
-    if (fresh) result.fresh_state = fresh;
+    if (fresh) result.freshState = fresh;
     if (interruption) {
-      result.error_text =
+      result.errorText =
         interruption === 'dialog'
           ? 'a dialog opened; it stays open for dialog.handle'
           : interruption === 'popup'
             ? 'a popup opened; the remaining actions did not run'
             : 'the page navigated; the remaining actions did not run';
     }
-    if (postcondition === 'unmet') result.error_text = 'the postcondition does not hold';
-    if (!result.error_text && this.#notes.length > 0) {
+    if (postcondition === 'unmet') result.errorText = 'the postcondition does not hold';
+    if (!result.errorText && this.#notes.length > 0) {
       const downloaded = this.#events.some((e) => e.kind === 'download' && e.data.state === 'started');
-      result.error_text = downloaded
+      result.errorText = downloaded
         ? 'the navigation became a download; the page stays as it was'
         : `${this.#notes.join('; ')} (no content, cancelled, or a download)`;
     }
@@ -402,7 +388,7 @@ class ActRun {
     return result;
   }
 
-  async #capture(tab: Tab, record: StateRecord): Promise<Record<string, unknown> | undefined> {
+  async #capture(tab: Tab, record: StateRecord): Promise<O | undefined> {
     if (tab.closed) return undefined;
     const frameId = tab.frames.get(record.frameId) ? record.frameId : tab.mainFrameId;
     const prefetched = this.#prefetched;
@@ -414,7 +400,7 @@ class ActRun {
     }
   }
 
-  async #attachScreenshot(result: ActResult, tab: Tab): Promise<void> {
+  async #attachScreenshot(result: ActOutcome<O>, tab: Tab): Promise<void> {
     if (!this.#env.screenshot || tab.closed || tab.dialogs.pending) return;
     try {
       result.screenshot = await this.#env.screenshot(tab);
@@ -427,21 +413,14 @@ class ActRun {
   #watchEvents(tab: Tab): void {
     this.#disposables.add(
       this.#env.events.subscribe((event) => {
-        const concerns = event.target_id === tab.targetId || event.data.opener_id === tab.targetId;
-        if (!concerns || !ACT_EVENT_KINDS.has(event.kind)) return;
-        this.#events.push({
-          kind: event.kind,
-          seq: event.seq,
-          ...(event.target_id ? { target_id: event.target_id } : {}),
-          ...(event.frame_id ? { frame_id: event.frame_id } : {}),
-          time: event.time,
-          data: event.data,
-        });
+        const concerns = event.target_id === tab.targetId || (event.kind === 'popup' && event.data.opener_id === tab.targetId);
+        if (!concerns || !isReported(event)) return;
+        this.#events.push(event);
       }),
     );
   }
 
-  async #failure(error: unknown): Promise<ActResult> {
+  async #failure(error: unknown): Promise<ActOutcome<O>> {
     if (error instanceof AbortedError || this.#env.signal.aborted) {
       return { ...(await this.#result({ type: 'operation_cancelled', text: 'the act was cancelled; its outcome is unknown' })), status: 'outcome_unknown' };
     }
@@ -455,7 +434,7 @@ class ActRun {
   }
 
   /** A result for an act that stopped on an error (before or during dispatch). */
-  async #result(failure: { type: ActErrorType; text: string; hit?: HitDescription }, sideEffect = false): Promise<ActResult> {
+  async #result(failure: { type: ActErrorType; text: string; hit?: HitDescription }, sideEffect = false): Promise<ActOutcome<O>> {
     const type = failure.type;
     const dispatched = this.#sideEffect || sideEffect;
     const status: ActStatus = STALE_OBSERVATION.has(type)
@@ -465,15 +444,15 @@ class ActRun {
         : type === 'operation_cancelled'
           ? 'outcome_unknown'
           : 'action_failed';
-    const result: ActResult = {
+    const result: ActOutcome<O> = {
       status,
       execution: dispatched ? 'dispatched_unknown' : this.#completed.length > 0 ? 'completed' : 'not_dispatched',
       observation: 'unavailable',
       postcondition: this.#request.expect || this.#request.waitFor ? 'unknown' : 'not_requested',
       completed: [...this.#completed],
       events: this.#events,
-      error_type: type === 'navigation_failed' ? 'action_failed' : type,
-      error_text: redactSecrets(failure.text, this.#env.secrets),
+      errorType: type === 'navigation_failed' ? 'action_failed' : type,
+      errorText: redactSecrets(failure.text, this.#env.secrets),
     };
     if (failure.hit) result.hit = failure.hit;
     // After input began, the page may have changed: a fresh observation lets the caller go on.
@@ -483,7 +462,7 @@ class ActRun {
       if (record) {
         const fresh = await this.#capture(tab, record);
         if (fresh) {
-          result.fresh_state = fresh;
+          result.freshState = fresh;
           result.observation = 'captured';
         }
       }
@@ -493,6 +472,6 @@ class ActRun {
   }
 }
 
-export function runAct(env: ActEnv, request: ActRequest): Promise<ActResult> {
+export function runAct<O>(env: ActEnv<O>, request: ActRequest): Promise<ActOutcome<O>> {
   return new ActRun(env, request).run();
 }

@@ -19,8 +19,6 @@ const TreeNode: z.ZodType<TreeNode> = z.object({
   },
 });
 
-const withResult = (method: AnyMethodDef, result: z.ZodType): DescribedMethod => ({ ...method, result });
-
 const sample: AnyMethodDef[] = [
   defineMethod({
     name: 'session.create',
@@ -30,17 +28,16 @@ const sample: AnyMethodDef[] = [
       viewport: z.object({ width: z.number().int().min(1), height: z.number().int().min(1) }).optional(),
       dialogs: z.enum(['hold', 'accept', 'dismiss']).default('hold'),
     }),
+    result: z.object({}),
     handler: noop,
   }),
-  withResult(
-    defineMethod({
-      name: 'observe',
-      summary: 'Observes a tab',
-      params: z.object({ max_elements: z.number().int().min(1).max(500).optional(), since: z.string().optional() }).strict(),
-      handler: noop,
-    }),
-    z.object({ state_id: z.string(), tree: z.string() }),
-  ),
+  defineMethod({
+    name: 'observe',
+    summary: 'Observes a tab',
+    params: z.object({ max_elements: z.number().int().min(1).max(500).optional(), since: z.string().optional() }).strict(),
+    result: z.object({ state_id: z.string(), tree: z.string() }),
+    handler: () => Promise.resolve({ state_id: 's1', tree: '' }),
+  }),
   defineMethod({
     name: 'act',
     summary: 'Acts on a state',
@@ -48,15 +45,17 @@ const sample: AnyMethodDef[] = [
       z.object({ state_id: z.string(), action: z.literal('click'), ref: z.string() }),
       z.object({ state_id: z.string(), actions: z.array(z.object({ action: z.string() })).min(1).max(20) }),
     ]),
+    result: z.object({}),
     handler: noop,
   }),
   defineMethod({
     name: 'tree.echo',
     summary: 'Recursive params',
     params: z.object({ root: TreeNode, when: z.date().optional(), n: z.string().transform((v) => v.length) }),
+    result: z.object({}),
     handler: noop,
   }),
-  defineMethod({ name: 'server.info', summary: 'No params', params: z.object({}), handler: noop }),
+  defineMethod({ name: 'server.info', summary: 'No params', params: z.object({}), result: z.object({}), handler: noop }),
 ];
 
 function assertSchemaObject(value: unknown, where: string): void {
