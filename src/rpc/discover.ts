@@ -2,14 +2,12 @@
 // validate params and describe results, so the description cannot drift from the server.
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.ts';
-import type { OpenRpcDocument, WireMethod } from './wire/index.ts';
-import { OPENRPC_VERSION, type openRpcContentDescriptor, type openRpcMethod } from './wire/server.ts';
+import type { OpenRpcContentDescriptor, OpenRpcDocument, OpenRpcMethod, WireMethod } from './wire/index.ts';
+import { OPENRPC_VERSION } from './wire/server.ts';
 
-export { OPENRPC_VERSION, type OpenRpcDocument };
+export { OPENRPC_VERSION, type OpenRpcContentDescriptor, type OpenRpcDocument, type OpenRpcMethod };
 
 type JsonSchema = Record<string, unknown>;
-export type OpenRpcContentDescriptor = z.infer<typeof openRpcContentDescriptor>;
-export type OpenRpcMethod = z.infer<typeof openRpcMethod>;
 
 /** What the document needs of a method: its wire description (a handler may come with it). */
 export type DescribedMethod = WireMethod;

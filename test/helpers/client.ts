@@ -1,11 +1,9 @@
 // A small JSON-RPC client over a WebSocket for tests: calls, raw frames, notifications.
 import WebSocket from 'ws';
+import type { MethodName, ResultOf, RpcError } from './wire.ts';
 
-export interface RpcErrorShape {
-  code: number;
-  message: string;
-  data?: { error_type?: string; [key: string]: unknown };
-}
+/** A JSON-RPC error as the server sends it. */
+export type RpcErrorShape = RpcError;
 
 export class RpcCallError extends Error {
   readonly error: RpcErrorShape;
@@ -58,10 +56,14 @@ export class TestClient {
     });
   }
 
-  async call<T = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+  /** A method's result, typed by its wire schema; throws RpcCallError on an error reply. */
+  call<M extends MethodName>(method: M, params?: Record<string, unknown>): Promise<ResultOf<M>>;
+  /** Any other name (or a result read as another type). */
+  call<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>): Promise<T>;
+  async call(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
     const reply = await this.request(method, params);
     if (reply.error) throw new RpcCallError(method, reply.error as RpcErrorShape);
-    return reply.result as T;
+    return reply.result;
   }
 
   /** The error a call fails with; fails the test if it succeeds. */

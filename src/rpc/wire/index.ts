@@ -6,7 +6,7 @@ import type { errorData, paramIssue, rpcError } from './errors.ts';
 import type { downloadData, EVENT_DATA, eventNotification, EventKind } from './events.ts';
 import type { ParamsOf, ResultOf } from './methods.ts';
 import type { element, observation, observationDiff, observedFrame, pendingDialog } from './observation.ts';
-import type { serverCounts, serverLimits, openRpcDocument } from './server.ts';
+import type { openRpcContentDescriptor, openRpcDocument, openRpcMethod, serverCounts, serverLimits } from './server.ts';
 import type { sessionSummary } from './sessions.ts';
 import type { frameSummary, tabSummary } from './tabs.ts';
 
@@ -58,6 +58,8 @@ export type FrameSummary = z.infer<typeof frameSummary>;
 export type ServerLimits = z.infer<typeof serverLimits>;
 export type ServerCounts = z.infer<typeof serverCounts>;
 export type OpenRpcDocument = z.infer<typeof openRpcDocument>;
+export type OpenRpcMethod = z.infer<typeof openRpcMethod>;
+export type OpenRpcContentDescriptor = z.infer<typeof openRpcContentDescriptor>;
 
 export type SessionCreateParams = ParamsOf<'session.create'>;
 export type SessionCreateResult = ResultOf<'session.create'>;
