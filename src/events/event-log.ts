@@ -77,7 +77,8 @@ export class EventLog {
    */
   publish(init: EventInit): SessionEvent {
     const { target_id, frame_id, ...kindAndData } = init;
-    // Assigned, not spread, so that `data` comes last (the order the protocol lists).
+    // kind and data travel as one (TypeScript checks a pair only when it stays together), and
+    // are assigned last rather than spread first, so that data ends the record as §9 lists it.
     const event: SessionEvent = Object.assign(
       {
         seq: ++this.#lastSeq,

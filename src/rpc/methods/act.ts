@@ -29,7 +29,7 @@ const { params: actParams, actionsOf } = actSchemas(
   }),
 );
 
-/** An event as act reports it: the session's record without its session_id, kind first. */
+/** An event as act reports it: the session's record without its session_id, kind and seq first as before. */
 function wireEvent(event: ActSessionEvent): ActEvent {
   const { session_id: _session, ...rest } = event;
   return Object.assign({ kind: event.kind, seq: event.seq }, rest);
