@@ -33,7 +33,7 @@ export const screenshot = wireMethod({
   result: z.object({
     mime: imageMime,
     data: z.string().describe('The image, base64'),
-    width: z.number().int().describe('CSS px'),
-    height: z.number().int().describe('CSS px'),
+    width: z.number().describe('px: the image\'s own size (the clip\'s, if the image could not be read)'),
+    height: z.number().describe('px, likewise'),
   }),
 });
