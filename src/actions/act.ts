@@ -19,40 +19,36 @@ import {
   summarize,
   type ActEnding,
   type ActErrorType,
-  type ActStatus,
-  type Execution,
   type HitDescription,
   type Observation,
-  type Postcondition,
+  type ReportedErrorType,
 } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
 import { perform, type PerformOutcome } from './perform.ts';
 import { FOCUSING_ACTIONS, NAVIGATING_ACTIONS, refsOf, type Action, type Expectation, type WaitFor } from './types.ts';
+import type { Screenshot } from '../observe/screenshot.ts';
+import { ACT_EVENT_KINDS, type ActStatus, type EventKind, type Execution, type Postcondition, type SessionEvent } from '../rpc/wire/index.ts';
 
-export type { ActStatus, Execution, Postcondition } from './outcome.ts';
+export type { ActStatus, Execution, Postcondition };
 
-export interface ActEvent {
-  kind: string;
-  seq: number;
-  target_id?: string;
-  frame_id?: string;
-  time: number;
-  data: Record<string, unknown>;
-}
+/** A session event of a kind an act reports (dialogs, popups, downloads, navigations, file choosers). */
+export type ActSessionEvent = SessionEvent<(typeof ACT_EVENT_KINDS)[number]>;
 
-export interface ActResult {
+export type { ReportedErrorType };
+
+/** What an act did, in the act layer's terms; the RPC layer words it for the wire. */
+export interface ActOutcome<O> {
   status: ActStatus;
   execution: Execution;
   observation: Observation;
   postcondition: Postcondition;
   completed: number[];
-  events: ActEvent[];
-  fresh_state?: Record<string, unknown>;
-  error_type?: string;
-  error_text?: string;
+  events: ActSessionEvent[];
+  freshState?: O;
+  errorType?: ReportedErrorType;
+  errorText?: string;
   hit?: HitDescription;
-  replayed?: true;
-  screenshot?: { mime: string; data: string };
+  screenshot?: Pick<Screenshot, 'mime' | 'data'>;
 }
 
 export interface ActRequest {
@@ -65,17 +61,18 @@ export interface ActRequest {
   screenshot: 'never' | 'on_error' | 'always';
 }
 
-export interface ActEnv {
+/** `O` is the observation `capture` makes: the act layer only hands it on. */
+export interface ActEnv<O> {
   states: StateStore;
   browser: Browser;
   worlds: IsolatedWorlds;
   secrets: Set<string>;
   uploads: PathPolicy;
   /**
-   * Observes `frameId` of the tab as `observe` would and returns the wire observation; changes
+   * Observes `frameId` of the tab as `observe` would and returns that observation; changes
    * already taken as the last input settled are not asked for again.
    */
-  capture(tab: Tab, frameId: string, signal: AbortSignal, prefetched?: PrefetchedChanges): Promise<Record<string, unknown>>;
+  capture(tab: Tab, frameId: string, signal: AbortSignal, prefetched?: PrefetchedChanges): Promise<O>;
   /**
    * Lets the acted frame settle after an input and, in the same round trip, takes its changes for
    * the capture of `root` that follows. Without it the page is settled on its own.
@@ -87,21 +84,14 @@ export interface ActEnv {
     acknowledged?: Promise<unknown>,
     likelyChanged?: readonly number[],
   ): Promise<PrefetchedChanges | undefined>;
-  screenshot?(tab: Tab): Promise<{ mime: string; data: string }>;
+  screenshot?(tab: Tab): Promise<Pick<Screenshot, 'mime' | 'data'>>;
   /** Aborted by cancel and session.close. */
   signal: AbortSignal;
   /** The session's event stream (dialogs, popups, downloads… as the session publishes them). */
   events: { subscribe(listener: (event: SessionEventLike) => void): Disposable };
 }
 
-export interface SessionEventLike {
-  seq: number;
-  kind: string;
-  target_id?: string;
-  frame_id?: string;
-  time: number;
-  data: Record<string, unknown>;
-}
+export type SessionEventLike = SessionEvent;
 
 /** What stopped a batch before its end (PROTOCOL.md §7 `interrupted`). */
 type Interruption = 'dialog' | 'popup' | 'navigation';
@@ -125,13 +115,17 @@ interface Failure {
 }
 
 /** PROTOCOL.md §7: "dialogs, popups, downloads, navigations seen meanwhile" (file choosers too). */
-const ACT_EVENT_KINDS = new Set(['dialog', 'popup', 'download', 'navigation', 'file_chooser']);
+const REPORTED_KINDS: ReadonlySet<EventKind> = new Set(ACT_EVENT_KINDS);
 
-class ActRun {
-  readonly #env: ActEnv;
+function isReported(event: SessionEventLike): event is ActSessionEvent {
+  return REPORTED_KINDS.has(event.kind);
+}
+
+class ActRun<O> {
+  readonly #env: ActEnv<O>;
   readonly #request: ActRequest;
   readonly #deadline: Deadline;
-  readonly #events: ActEvent[] = [];
+  readonly #events: ActSessionEvent[] = [];
   readonly #completed: number[] = [];
   readonly #disposables = new DisposableStack();
   #sideEffect = false;
@@ -148,13 +142,13 @@ class ActRun {
   /** Rejects once the acted tab is lost (closed, crashed, the browser gone). */
   #lost: Promise<never> = new Promise<never>(() => {});
 
-  constructor(env: ActEnv, request: ActRequest) {
+  constructor(env: ActEnv<O>, request: ActRequest) {
     this.#env = env;
     this.#request = request;
     this.#deadline = new Deadline(request.timeoutMs, { signal: env.signal });
   }
 
-  async run(): Promise<ActResult> {
+  async run(): Promise<ActOutcome<O>> {
     try {
       return await this.#run();
     } catch (error) {
@@ -164,7 +158,7 @@ class ActRun {
     }
   }
 
-  async #run(): Promise<ActResult> {
+  async #run(): Promise<ActOutcome<O>> {
     const { states } = this.#env;
     const request = this.#request;
     // 2. A state this server never issued: refused, and the tab's current state is untouched.
@@ -391,7 +385,7 @@ class ActRun {
     }
   }
 
-  async #finish(tab: Tab, record: StateRecord, interruption: Interruption | undefined): Promise<ActResult> {
+  async #finish(tab: Tab, record: StateRecord, interruption: Interruption | undefined): Promise<ActOutcome<O>> {
     const request = this.#request;
     const requested = request.expect !== undefined || request.waitFor !== undefined;
     const evaluated = requested && !interruption;
@@ -434,33 +428,33 @@ class ActRun {
       },
       fresh,
     );
-    if (failure) result.error_text = redactSecrets(failure.text, this.#env.secrets);
-    else if (interruption) result.error_text = INTERRUPTION_TEXT[interruption];
-    else if (result.postcondition === 'unmet') result.error_text = 'the postcondition does not hold';
-    if (!result.error_text && this.#notes.length > 0) {
+    if (failure) result.errorText = redactSecrets(failure.text, this.#env.secrets);
+    else if (interruption) result.errorText = INTERRUPTION_TEXT[interruption];
+    else if (result.postcondition === 'unmet') result.errorText = 'the postcondition does not hold';
+    if (!result.errorText && this.#notes.length > 0) {
       const downloaded = this.#events.some((e) => e.kind === 'download' && e.data.state === 'started');
-      result.error_text = downloaded
+      result.errorText = downloaded
         ? 'the navigation became a download; the page stays as it was'
         : `${this.#notes.join('; ')} (no content, cancelled, or a download)`;
     }
-    if (!result.error_text && !fresh && result.error_type) result.error_text = this.#lossFailure()?.text;
+    if (!result.errorText && !fresh && result.errorType) result.errorText = this.#lossFailure()?.text;
     if (request.screenshot === 'always' || (request.screenshot === 'on_error' && failure)) await this.#attachScreenshot(result, tab);
     return result;
   }
 
   /** The result's words from how the act ended (outcome.ts: summarize), with what it ran and saw. */
-  #assemble(ending: Omit<ActEnding, 'captureLost'>, fresh: Record<string, unknown> | undefined): ActResult {
+  #assemble(ending: Omit<ActEnding, 'captureLost'>, fresh: O | undefined): ActOutcome<O> {
     const lost = fresh ? undefined : this.#lossFailure()?.type;
-    const result: ActResult = {
+    const result: ActOutcome<O> = {
       ...summarize({ ...ending, ...(lost ? { captureLost: lost } : {}) }),
       completed: [...this.#completed],
       events: this.#events,
     };
-    if (fresh) result.fresh_state = fresh;
+    if (fresh) result.freshState = fresh;
     return result;
   }
 
-  async #capture(tab: Tab, record: StateRecord): Promise<Record<string, unknown> | undefined> {
+  async #capture(tab: Tab, record: StateRecord): Promise<O | undefined> {
     if (tab.closed) return undefined;
     const frameId = tab.frames.get(record.frameId) ? record.frameId : tab.mainFrameId;
     const prefetched = this.#prefetched;
@@ -472,7 +466,7 @@ class ActRun {
     }
   }
 
-  async #attachScreenshot(result: ActResult, tab: Tab): Promise<void> {
+  async #attachScreenshot(result: ActOutcome<O>, tab: Tab): Promise<void> {
     if (!this.#env.screenshot || tab.closed || tab.dialogs.pending) return;
     try {
       result.screenshot = await this.#env.screenshot(tab);
@@ -485,16 +479,9 @@ class ActRun {
   #watchEvents(tab: Tab): void {
     this.#disposables.add(
       this.#env.events.subscribe((event) => {
-        const concerns = event.target_id === tab.targetId || event.data.opener_id === tab.targetId;
-        if (!concerns || !ACT_EVENT_KINDS.has(event.kind)) return;
-        this.#events.push({
-          kind: event.kind,
-          seq: event.seq,
-          ...(event.target_id ? { target_id: event.target_id } : {}),
-          ...(event.frame_id ? { frame_id: event.frame_id } : {}),
-          time: event.time,
-          data: event.data,
-        });
+        const concerns = event.target_id === tab.targetId || (event.kind === 'popup' && event.data.opener_id === tab.targetId);
+        if (!concerns || !isReported(event)) return;
+        this.#events.push(event);
       }),
     );
   }
@@ -541,16 +528,16 @@ class ActRun {
     this.#lost.catch(() => {});
   }
 
-  async #failure(error: unknown): Promise<ActResult> {
+  async #failure(error: unknown): Promise<ActOutcome<O>> {
     return this.#result(this.#classify(error));
   }
 
   /** A result for an act that stopped on an error before or while dispatching its actions. */
-  async #result(failure: Failure): Promise<ActResult> {
+  async #result(failure: Failure): Promise<ActOutcome<O>> {
     const began = this.#sideEffect || failure.sideEffect === true;
     // After input began, the page may have changed: a fresh observation lets the caller go on.
     const tab = this.#tab;
-    let fresh: Record<string, unknown> | undefined;
+    let fresh: O | undefined;
     if (tab && began && failure.type !== 'operation_cancelled') {
       const record = this.#env.states.get(this.#request.stateId);
       if (record) fresh = await this.#capture(tab, record);
@@ -565,7 +552,7 @@ class ActRun {
       },
       fresh,
     );
-    result.error_text = redactSecrets(failure.text, this.#env.secrets);
+    result.errorText = redactSecrets(failure.text, this.#env.secrets);
     // The covering element's name is page text, which may show a typed secret.
     if (failure.hit) result.hit = { ...failure.hit, name: redactSecrets(failure.hit.name, this.#env.secrets) };
     if (tab && (this.#request.screenshot === 'always' || this.#request.screenshot === 'on_error')) await this.#attachScreenshot(result, tab);
@@ -573,6 +560,6 @@ class ActRun {
   }
 }
 
-export function runAct(env: ActEnv, request: ActRequest): Promise<ActResult> {
+export function runAct<O>(env: ActEnv<O>, request: ActRequest): Promise<ActOutcome<O>> {
   return new ActRun(env, request).run();
 }

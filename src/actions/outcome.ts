@@ -2,6 +2,8 @@
 // effect had begun when it did, and the one place where how an act ended becomes the result's
 // status, execution, observation, postcondition and error_type.
 
+import type { ActResult, ActStatus, Execution, Postcondition } from '../rpc/wire/index.ts';
+
 export type ActErrorType =
   | 'unknown_state'
   | 'stale_state'
@@ -54,19 +56,12 @@ export class ActionError extends Error {
   }
 }
 
-export type ActStatus =
-  | 'completed'
-  | 'verified'
-  | 'condition_not_met'
-  | 'interrupted'
-  | 'stale_observation'
-  | 'stale_reference'
-  | 'action_failed'
-  | 'request_id_conflict'
-  | 'outcome_unknown';
-export type Execution = 'not_dispatched' | 'dispatched_unknown' | 'completed';
-export type Observation = 'captured' | 'unavailable';
-export type Postcondition = 'not_requested' | 'unknown' | 'unmet' | 'met';
+export type { ActStatus, Execution, Postcondition };
+/** Whether a fresh observation came with the result. */
+export type Observation = ActResult['observation'];
+
+/** The error words an outcome reports (a failed navigation is reported as action_failed). */
+export type ReportedErrorType = Exclude<ActErrorType, 'navigation_failed'>;
 
 /** How an act ended, as the act layer saw it. */
 export interface ActEnding {
@@ -103,7 +98,7 @@ export interface ActSummary {
   execution: Execution;
   observation: Observation;
   postcondition: Postcondition;
-  error_type?: ActErrorType;
+  errorType?: ReportedErrorType;
 }
 
 /**
@@ -129,7 +124,7 @@ export function summarize(ending: ActEnding): ActSummary {
   };
   const unevaluated = requested && !failure && !interruption && !verdict;
   const why = failure?.type ?? (unevaluated ? 'action_failed' : ending.captured ? undefined : ending.captureLost);
-  if (why !== undefined) summary.error_type = wireWord(why);
+  if (why !== undefined) summary.errorType = wireWord(why);
   return summary;
 }
 
@@ -151,6 +146,6 @@ function statusOf({ failure, began, interruption, requested, verdict }: ActEndin
 }
 
 /** A navigation error has no word of its own on the wire (§7 lists it under action_failed). */
-function wireWord(type: ActErrorType): ActErrorType {
+function wireWord(type: ActErrorType): ReportedErrorType {
   return type === 'navigation_failed' ? 'action_failed' : type;
 }

@@ -3,8 +3,8 @@
 // rows that kill the browser, crash a renderer or close a tab behind the server's back run on a
 // private server. All rows run, then every one that differs from its expected outcome is listed.
 import process from 'node:process';
-import type { ActResult } from '../../src/actions/act.ts';
 import { suite } from 'uvu';
+import type { ActResult } from '../helpers/wire.ts';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
 import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';

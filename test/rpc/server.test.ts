@@ -29,24 +29,28 @@ const methods: AnyMethodDef[] = [
     name: 'echo',
     summary: 'Returns its text',
     params: z.object({ text: z.string(), n: z.number().optional() }),
+    result: z.object({ text: z.string(), principal: z.string() }),
     handler: (params, call) => Promise.resolve({ text: params.text, principal: call.principal.id }),
   }),
   defineMethod({
     name: 'nested',
     summary: 'Needs a.b',
     params: z.object({ a: z.object({ b: z.string() }), list: z.array(z.number()).optional() }),
+    result: z.object({ ok: z.boolean() }),
     handler: () => Promise.resolve({ ok: true }),
   }),
   defineMethod({
     name: 'optional_only',
     summary: 'Works with no params',
     params: z.object({ x: z.number().default(7) }),
+    result: z.object({ x: z.number() }),
     handler: (params) => Promise.resolve({ x: params.x }),
   }),
   defineMethod({
     name: 'note',
     summary: 'Records a notification',
     params: z.object({ text: z.string() }),
+    result: z.undefined(),
     handler: (params) => {
       notified.push(params.text);
       return Promise.resolve(undefined);
@@ -56,24 +60,28 @@ const methods: AnyMethodDef[] = [
     name: 'nothing',
     summary: 'Returns undefined',
     params: z.object({}),
+    result: z.undefined(),
     handler: () => Promise.resolve(undefined),
   }),
   defineMethod({
     name: 'fail',
     summary: 'Throws a ServerError',
     params: z.object({}),
+    result: z.unknown(),
     handler: () => Promise.reject(new ServerError('session_not_found', 'no such session', { details: { session_id: 's-1', error_type: 'spoofed' } })),
   }),
   defineMethod({
     name: 'boom',
     summary: 'Throws an unexpected error',
     params: z.object({ password: z.string().optional() }),
+    result: z.unknown(),
     handler: () => Promise.reject(new Error('kaboom')),
   }),
   defineMethod({
     name: 'throw_value',
     summary: 'Throws a non-Error value',
     params: z.object({ kind: z.enum(['string', 'object', 'null', 'empty_server_error', 'internal_server_error']) }),
+    result: z.unknown(),
     handler: (params) => {
       const values: Record<typeof params.kind, unknown> = {
         string: 'plain string',
@@ -89,6 +97,7 @@ const methods: AnyMethodDef[] = [
     name: 'sync_throw',
     summary: 'Throws before returning a promise',
     params: z.object({}),
+    result: z.unknown(),
     handler: (() => {
       throw new TypeError('sync');
     }) as unknown as AnyMethodDef['handler'],
@@ -97,12 +106,14 @@ const methods: AnyMethodDef[] = [
     name: 'bigint',
     summary: 'Returns something JSON cannot hold',
     params: z.object({}),
+    result: z.object({ n: z.bigint() }),
     handler: () => Promise.resolve({ n: 1n }),
   }),
   defineMethod({
     name: 'wait_gate',
     summary: 'Resolves once open_gate ran',
     params: z.object({}),
+    result: z.string(),
     handler: async () => {
       await gate.promise;
       return 'waited';
@@ -112,6 +123,7 @@ const methods: AnyMethodDef[] = [
     name: 'open_gate',
     summary: 'Opens the gate',
     params: z.object({}),
+    result: z.string(),
     handler: () => {
       gate.resolve();
       return Promise.resolve('opened');
