@@ -41,11 +41,14 @@ export function initTargetSession(
     session.send('Runtime.enable'),
     // A click on a file input must never open a native chooser nobody can see (CDP-NOTES §8).
     session.send('Page.setInterceptFileChooserDialog', { enabled: true }),
+    // Dedicated workers too: with waitForDebuggerOnStart, Chromium keeps a dedicated worker the
+    // filter leaves out paused forever (measured on 156: its script loads, nothing of it runs);
+    // attached, the browser resumes it at once and it runs.
     session.send('Target.setAutoAttach', {
       autoAttach: true,
       waitForDebuggerOnStart: true,
       flatten: true,
-      filter: [{ type: 'iframe' }],
+      filter: [{ type: 'iframe' }, { type: 'worker' }],
     }),
     session.send('Runtime.runIfWaitingForDebugger'),
   ];
