@@ -40,6 +40,7 @@ const SAMPLE: { [K in EventKind]: Extract<EventInit, { kind: K }> } = {
   console: { kind: 'console', data: { level: 'log', text: 'x' } },
   crash: { kind: 'crash', data: { scope: 'renderer', hint: 'reload' } },
   session_closed: { kind: 'session_closed', data: { reason: 'closed_by_client' } },
+  network: { kind: 'network', data: { seq: 1, method: 'GET', url: 'http://127.0.0.1/', resource_type: 'document', state: 'finished', status: 200, time: 42 } },
 };
 
 const download = (state: EventData['download']['state']): EventInit => ({ kind: 'download', data: { ...SAMPLE.download.data, state } });

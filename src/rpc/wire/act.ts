@@ -19,11 +19,17 @@ const text = z.string().max(100_000);
 /** A key or combo for `press` (`Enter`, `Control+A`). The server also checks the key names. */
 export const keyCombo = z.string().min(1).max(64);
 
+/** The name of a secret the server holds (`--secret NAME`): typed in place of `text`. */
+export const secretName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a secret name is 1–64 letters, digits and _');
+
+const textOrSecret = (a: { text?: string | undefined; secret?: string | undefined }) => (a.text !== undefined) !== (a.secret !== undefined);
+
 /**
- * The schemas of act, built around the `press` key schema: the server passes one that also knows
- * every key name (its key table is not part of the protocol); the types are the same either way.
+ * The schemas of act, built around the `press` key schema and the secret name schema: the server
+ * passes ones that also know every key name and every secret it holds (neither is part of the
+ * protocol); the types are the same either way.
  */
-export function actSchemas(key: z.ZodType<string, string> = keyCombo) {
+export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.ZodType<string, string> = secretName) {
   const actions = {
     click: z
       .object({
@@ -41,9 +47,20 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo) {
       }),
     hover: z.object({ action: z.literal('hover'), ref: refField }).strict(),
     type: z
-      .object({ action: z.literal('type'), ref: refField, text: text.min(1), clear_first: z.boolean().optional(), submit: z.boolean().optional() })
-      .strict(),
-    fill: z.object({ action: z.literal('fill'), ref: refField, text }).strict(),
+      .object({
+        action: z.literal('type'),
+        ref: refField,
+        text: text.min(1).optional(),
+        secret: secret.optional().describe('The name of a server secret, typed in place of text'),
+        clear_first: z.boolean().optional(),
+        submit: z.boolean().optional(),
+      })
+      .strict()
+      .refine(textOrSecret, { message: 'give either text or secret' }),
+    fill: z
+      .object({ action: z.literal('fill'), ref: refField, text: text.optional(), secret: secret.optional().describe('The name of a server secret, filled in place of text') })
+      .strict()
+      .refine(textOrSecret, { message: 'give either text or secret' }),
     check: z.object({ action: z.literal('check'), ref: refField, checked: checkedWord }).strict(),
     select: z
       .object({
@@ -107,6 +124,7 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo) {
     click_count: z.unknown().optional(),
     modifiers: z.unknown().optional(),
     text: z.unknown().optional(),
+    secret: z.unknown().optional(),
     clear_first: z.unknown().optional(),
     submit: z.unknown().optional(),
     checked: z.unknown().optional(),

@@ -15,6 +15,7 @@ export const EVENT_KINDS = [
   'console',
   'crash',
   'session_closed',
+  'network',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];
@@ -72,6 +73,25 @@ export const crashEventData = z
 
 export const sessionClosedEventData = z.object({ reason: z.string() }).meta({ id: 'SessionClosedEventData' });
 
+/** One request of the network log (network.list, and the data of a `network` event). */
+export const networkEntry = z
+  .object({
+    seq: z.number().int().min(1).describe('+1 for each entry of the session\'s network log'),
+    target_id: z.string().optional().describe('The tab (absent for a request of a service worker, a shared worker or the WebSocket proxy)'),
+    frame_id: z.string().optional().describe('The frame that made the request'),
+    method: z.string(),
+    url: z.string().describe('Redacted (no query, fragment or userinfo); a proxy tunnel is host:port'),
+    resource_type: z.string().describe('document, stylesheet, image, script, xhr, fetch, websocket, other…'),
+    state: z.enum(['pending', 'finished', 'failed']),
+    status: z.number().int().optional().describe('The HTTP status of the response (101 for a WebSocket)'),
+    bytes: z.number().min(0).optional().describe('Bytes received over the network, headers included'),
+    duration_ms: z.number().min(0).optional(),
+    failure: z.string().optional().describe('Why it failed: net::ERR_… as Chromium says it, or "blocked"'),
+    blocked_by: z.string().optional().describe('The domain rule that refused it'),
+    time: z.number().describe('Epoch ms when it started'),
+  })
+  .meta({ id: 'NetworkEntry' });
+
 /** Each kind's `data`. */
 export const EVENT_DATA = {
   dialog: dialogEventData,
@@ -83,6 +103,7 @@ export const EVENT_DATA = {
   console: consoleEventData,
   crash: crashEventData,
   session_closed: sessionClosedEventData,
+  network: networkEntry,
 } as const satisfies Record<EventKind, z.ZodType>;
 
 
@@ -118,6 +139,7 @@ export const eventNotification = z
     eventOf('console', notificationFields),
     eventOf('crash', notificationFields),
     eventOf('session_closed', notificationFields),
+    eventOf('network', notificationFields),
   ])
   .meta({ id: 'EventNotification' });
 
@@ -131,7 +153,10 @@ const kindsField = z
   // The refinement is invisible to JSON Schema; say it there too.
   .meta({ uniqueItems: true })
   .optional()
-  .describe('Event kinds to deliver; omitted: all');
+  .describe('Event kinds to deliver; omitted: every kind but network (asked for by name only)');
+
+/** Kinds an events.subscribe without `kinds` delivers: `network` comes only when named. */
+export const DEFAULT_EVENT_KINDS = EVENT_KINDS.filter((kind) => kind !== 'network');
 
 export const eventsSubscribe = wireMethod({
   name: 'events.subscribe',

@@ -7,7 +7,9 @@ import type { downloadData, EVENT_DATA, eventNotification, EventKind } from './e
 import type { ParamsOf, ResultOf } from './methods.ts';
 import type { element, observation, observationDiff, observedFrame, pendingDialog } from './observation.ts';
 import type { openRpcContentDescriptor, openRpcDocument, openRpcMethod, serverCounts, serverLimits } from './server.ts';
-import type { sessionSummary } from './sessions.ts';
+import type { networkEntry } from './events.ts';
+import type { sessionSummary, storageCookie, storageOrigin, storageState } from './sessions.ts';
+import type { domainPolicySummary } from './server.ts';
 import type { frameSummary, tabSummary } from './tabs.ts';
 
 export * from './act.ts';
@@ -17,6 +19,7 @@ export * from './fields.ts';
 export * from './method.ts';
 export * from './methods.ts';
 export * from './modal.ts';
+export * from './network.ts';
 export * from './observation.ts';
 export * from './screenshot.ts';
 export * from './server.ts';
@@ -47,6 +50,11 @@ export type EventNotification = z.infer<typeof eventNotification>;
 /** The notification of one kind, e.g. `EventOf<'dialog'>`. */
 export type EventOf<K extends EventKind> = Extract<EventNotification, { kind: K }>;
 export type Download = z.infer<typeof downloadData>;
+export type NetworkEntry = z.infer<typeof networkEntry>;
+export type StorageState = z.infer<typeof storageState>;
+export type StorageCookie = z.infer<typeof storageCookie>;
+export type StorageOrigin = z.infer<typeof storageOrigin>;
+export type DomainPolicySummary = z.infer<typeof domainPolicySummary>;
 
 export type ErrorData = z.infer<typeof errorData>;
 export type ParamIssue = z.infer<typeof paramIssue>;
@@ -67,6 +75,8 @@ export type SessionListParams = ParamsOf<'session.list'>;
 export type SessionListResult = ResultOf<'session.list'>;
 export type SessionCloseParams = ParamsOf<'session.close'>;
 export type SessionCloseResult = ResultOf<'session.close'>;
+export type SessionStorageStateParams = ParamsOf<'session.storage_state'>;
+export type SessionStorageStateResult = ResultOf<'session.storage_state'>;
 export type TabsListParams = ParamsOf<'tabs.list'>;
 export type TabsListResult = ResultOf<'tabs.list'>;
 export type TabsNewParams = ParamsOf<'tabs.new'>;
@@ -96,6 +106,8 @@ export type FileChooserResolveParams = ParamsOf<'file_chooser.resolve'>;
 export type FileChooserResolveResult = ResultOf<'file_chooser.resolve'>;
 export type DownloadsListParams = ParamsOf<'downloads.list'>;
 export type DownloadsListResult = ResultOf<'downloads.list'>;
+export type NetworkListParams = ParamsOf<'network.list'>;
+export type NetworkListResult = ResultOf<'network.list'>;
 export type ServerInfoParams = ParamsOf<'server.info'>;
 export type ServerInfoResult = ResultOf<'server.info'>;
 export type RpcDiscoverParams = ParamsOf<'rpc.discover'>;

@@ -7,8 +7,9 @@ import type { WireMethod } from './method.ts';
 import { dialogHandle, fileChooserResolve } from './modal.ts';
 import { observe } from './observation.ts';
 import { screenshot } from './screenshot.ts';
+import { networkList } from './network.ts';
 import { cdpSend, rpcDiscover, serverInfo } from './server.ts';
-import { sessionClose, sessionCreate, sessionList } from './sessions.ts';
+import { sessionClose, sessionCreate, sessionList, sessionStorageState } from './sessions.ts';
 import { framesList, framesSelect, tabsClose, tabsList, tabsNew, tabsSelect } from './tabs.ts';
 
 type ByName<T extends readonly WireMethod[]> = { [M in T[number] as M['name']]: M };
@@ -22,6 +23,7 @@ export const METHODS = byName([
   sessionCreate,
   sessionList,
   sessionClose,
+  sessionStorageState,
   tabsList,
   tabsNew,
   tabsSelect,
@@ -37,6 +39,7 @@ export const METHODS = byName([
   dialogHandle,
   fileChooserResolve,
   downloadsList,
+  networkList,
   serverInfo,
   rpcDiscover,
   cdpSend,

@@ -25,8 +25,14 @@ export const serverLimits = z
     events_retained: z.number().int(),
     inbound_message_bytes: z.number().int(),
     idle_timeout_s: z.number().int(),
+    network_entries_per_tab: z.number().int().describe('Network log entries kept per tab (and for the workers of a session); the oldest go first'),
   })
   .meta({ id: 'ServerLimits' });
+
+/** The server's domain policy (PROTOCOL.md §13): the patterns as given. */
+export const domainPolicySummary = z
+  .object({ allow: z.array(z.string()), block: z.array(z.string()), block_private_network: z.boolean() })
+  .meta({ id: 'DomainPolicy' });
 
 const count = z.number().int().min(0);
 
@@ -73,6 +79,10 @@ export const serverInfo = wireMethod({
       .describe('While a browser runs: its product and CDP version'),
     limits: serverLimits,
     counts: serverCounts,
+    secrets: z
+      .array(z.object({ name: z.string(), origins: z.array(z.string()).describe('Where it may be typed; empty: any origin') }))
+      .describe('The secrets act may type by name (never their values)'),
+    domain_policy: domainPolicySummary,
   }),
 });
 

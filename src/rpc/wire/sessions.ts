@@ -1,7 +1,51 @@
 // session.create, session.list, session.close (PROTOCOL.md §4).
 import { z } from 'zod';
-import { idString, noParams } from './fields.ts';
+import { idString, noParams, sessionIdField } from './fields.ts';
 import { wireMethod } from './method.ts';
+
+/** A domain pattern (PROTOCOL.md §13): a host with `*` wildcards, optionally a scheme and a port. */
+export const domainPattern = z.string().min(1).max(300);
+
+const cookieText = z.string().max(16_384);
+
+/** One cookie as Playwright's storageState writes it (`expires`: epoch seconds, -1 for a session cookie). */
+export const storageCookie = z
+  .object({
+    name: cookieText,
+    value: cookieText,
+    domain: z.string().min(1).max(1_024),
+    path: z.string().min(1).max(4_096),
+    expires: z.number(),
+    httpOnly: z.boolean(),
+    secure: z.boolean(),
+    sameSite: z.enum(['Strict', 'Lax', 'None']),
+  })
+  .meta({ id: 'StorageCookie' });
+
+export const storageOrigin = z
+  .object({
+    origin: z.string().min(1).max(2_048),
+    localStorage: z.array(z.object({ name: z.string().max(1_048_576), value: z.string().max(1_048_576) })).max(10_000),
+  })
+  .meta({ id: 'StorageOrigin' });
+
+/** Cookies and per-origin localStorage in Playwright's storageState shape (its camelCase field names kept). */
+export const storageState = z
+  .object({ cookies: z.array(storageCookie).max(10_000), origins: z.array(storageOrigin).max(1_000) })
+  .meta({ id: 'StorageState' });
+
+/**
+ * What session.create accepts: a Playwright file as it is. Fields Playwright may add (`partitionKey`,
+ * …) are ignored rather than refused; a cookie without `sameSite` is `Lax`, without `expires` a
+ * session cookie.
+ */
+const storageStateInput = z.object({
+  cookies: z
+    .array(storageCookie.partial({ expires: true, httpOnly: true, secure: true, sameSite: true, path: true }))
+    .max(10_000)
+    .default([]),
+  origins: z.array(storageOrigin).max(1_000).default([]),
+});
 
 export const sessionCreate = wireMethod({
   name: 'session.create',
@@ -15,9 +59,20 @@ export const sessionCreate = wireMethod({
         .optional(),
       dialogs: z.enum(['hold', 'accept', 'dismiss']).optional(),
       user_agent: z.string().min(1).max(1024).optional(),
+      allow_domains: z.array(domainPattern).min(1).max(100).optional().describe("Only hosts matching one of these may be reached (within the server's policy)"),
+      block_domains: z.array(domainPattern).min(1).max(100).optional().describe('Hosts matching one of these are never reached'),
+      block_private_network: z.boolean().optional().describe("true: refuse loopback and private addresses (false cannot lift the server's --block-private-network)"),
+      storage_state: storageStateInput.optional().describe('Cookies and localStorage to start from (Playwright storageState shape)'),
     })
     .strict(),
   result: z.object({ session_id: z.string(), target_id: z.string().describe('The first tab') }),
+});
+
+export const sessionStorageState = wireMethod({
+  name: 'session.storage_state',
+  summary: "The session's cookies and per-origin localStorage, in Playwright's storageState shape.",
+  params: z.object({ session_id: sessionIdField }).strict(),
+  result: storageState,
 });
 
 export const sessionSummary = z
