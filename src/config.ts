@@ -2,10 +2,13 @@
 // Pure: argv and env are passed in, so tests need no process and main decides what to do
 // with a ConfigError (print it, exit 2).
 import { z } from 'zod';
+import { parseDomainPattern, PatternError } from './util/domain-policy.ts';
 import { hostForUrl, isLoopbackHost } from './util/host.ts';
 import { LOG_LEVELS, type LogLevel } from './util/log.ts';
+import { isSecretName, parseSecretsFile, SECRET_NAME_RULE, type SecretSpec } from './util/secrets.ts';
 
 export { hostForUrl, isLoopbackHost };
+export type { SecretSpec };
 
 export const DEFAULT_PORT = 9333;
 export const DEFAULT_MAX_SESSIONS = 16;
@@ -40,7 +43,19 @@ export interface Config {
   readonly allowRawCdp: boolean;
   readonly idleTimeoutMs: number;
   readonly logLevel: LogLevel;
+  /** Values act may type by name (`secret: "NAME"`), each bound to origins or to none (any). */
+  readonly secrets: readonly SecretSpec[];
+  /** Domain patterns (util/domain-policy.ts), as given. */
+  readonly allowDomains: readonly string[];
+  readonly blockDomains: readonly string[];
+  readonly blockPrivateNetwork: boolean;
   readonly help: boolean;
+}
+
+/** What parseConfig may use besides argv and env: reading the --secrets-file. */
+export interface ConfigSources {
+  /** The text of a file; throws when it cannot be read. */
+  readFile?: (path: string) => string;
 }
 
 /** A configuration mistake a person must fix; the message names the flag or variable. */
@@ -82,6 +97,18 @@ export const FLAGS = {
   'allow-raw-cdp': { kind: 'boolean', help: 'enable the cdp.send method' },
   'idle-timeout-s': { kind: 'string', arg: 'N', help: `close a session no client used for N seconds (default ${DEFAULT_IDLE_TIMEOUT_S})` },
   'log-level': { kind: 'string', arg: 'LEVEL', help: 'error | warn | info | debug (default warn)' },
+  secret: {
+    kind: 'list',
+    arg: 'NAME[@ORIGIN]',
+    help: 'a secret act may type by name, its value from PAGEWIRE_SECRET_NAME or --secrets-file; @ORIGIN binds it to that origin, repeatable',
+  },
+  'secrets-file': { kind: 'string', arg: 'FILE', help: 'NAME=value lines: secret values (# comments)' },
+  'allow-domain': { kind: 'list', arg: 'PATTERN', help: 'only hosts matching a pattern may be reached (example.com, *.example.com, https://h:8443), repeatable' },
+  'block-domain': { kind: 'list', arg: 'PATTERN', help: 'hosts matching a pattern are never reached, repeatable' },
+  'block-private-network': {
+    kind: 'boolean',
+    help: 'refuse loopback, private and link-local addresses, names that resolve to them too (default: allowed)',
+  },
   help: { kind: 'boolean', help: 'print this help and exit' },
 } as const satisfies Record<string, { kind: FlagKind; arg?: string; help: string }>;
 
@@ -110,7 +137,8 @@ export function helpText(): string {
     'Flags (each also readable from PAGEWIRE_<NAME>, e.g. PAGEWIRE_PORT; flags win):',
     ...rows,
     '',
-    '--flag=value and --flag value both work. PAGEWIRE_TOKEN and PAGEWIRE_ALLOW_ORIGIN take comma-separated lists.',
+    '--flag=value and --flag value both work. Repeatable flags take comma-separated lists in the environment',
+    '(PAGEWIRE_TOKEN, PAGEWIRE_ALLOW_ORIGIN, PAGEWIRE_SECRET, PAGEWIRE_ALLOW_DOMAIN, PAGEWIRE_BLOCK_DOMAIN).',
   ].join('\n');
 }
 
@@ -123,16 +151,16 @@ export function readyLine(config: Config, url: string): string {
   return config.noAuth || token === undefined ? `pagewire listening on ${base}` : `pagewire listening on ${base}?token=${encodeURIComponent(token)}`;
 }
 
-export function parseConfig(argv: readonly string[], env: Record<string, string | undefined>): Config {
+export function parseConfig(argv: readonly string[], env: Record<string, string | undefined>, sources: ConfigSources = {}): Config {
   const flags = readArgv(argv);
-  if (flags.has('help') && flags.get('help')!.value !== false) return finish(validate(new Map()), true);
+  if (flags.has('help') && flags.get('help')!.value !== false) return finish(validate(new Map(), env, sources), true);
   const raw = new Map<FlagName, RawEntry>();
   for (const name of Object.keys(FLAGS) as FlagName[]) {
     if (name === 'help') continue;
     const entry = flags.get(name) ?? readEnv(name, env);
     if (entry !== undefined) raw.set(name, entry);
   }
-  return finish(validate(raw), false);
+  return finish(validate(raw, env, sources), false);
 }
 
 function readArgv(argv: readonly string[]): Map<FlagName, RawEntry> {
@@ -258,6 +286,32 @@ const connectSchema = z.string().refine((text) => {
 
 const pathSchema = z.string().min(1, 'must not be empty');
 
+const domainPatternSchema = z.string().superRefine((text, ctx) => {
+  try {
+    parseDomainPattern(text);
+  } catch (error) {
+    if (!(error instanceof PatternError)) throw error;
+    ctx.addIssue({ code: 'custom', message: error.message });
+  }
+});
+
+// NAME or NAME@ORIGIN; the origin is checked like --allow-origin's.
+const secretFlagSchema = z.string().transform((text, ctx) => {
+  const at = text.indexOf('@');
+  const name = at === -1 ? text : text.slice(0, at);
+  if (!isSecretName(name)) {
+    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(name)}: ${SECRET_NAME_RULE}` });
+    return z.NEVER;
+  }
+  if (at === -1) return { name, origin: undefined };
+  const origin = originSchema.safeParse(text.slice(at + 1));
+  if (!origin.success) {
+    ctx.addIssue({ code: 'custom', message: `${name}: ${origin.error.issues[0]?.message ?? 'not an origin'}` });
+    return z.NEVER;
+  }
+  return { name, origin: origin.data };
+});
+
 const rawSchema = z.object({
   host: hostSchema.default('127.0.0.1'),
   port: intIn(0, 65535).optional(),
@@ -276,11 +330,16 @@ const rawSchema = z.object({
   'allow-raw-cdp': z.boolean().default(false),
   'idle-timeout-s': intIn(1, 30 * 24 * 3600).optional(),
   'log-level': z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('warn'),
+  secret: z.array(secretFlagSchema).default([]),
+  'secrets-file': pathSchema.optional(),
+  'allow-domain': z.array(domainPatternSchema).default([]),
+  'block-domain': z.array(domainPatternSchema).default([]),
+  'block-private-network': z.boolean().default(false),
 });
 
 type Validated = Omit<Config, 'help' | 'tokens' | 'generatedToken'> & { tokens: string[] };
 
-function validate(raw: Map<FlagName, RawEntry>): Validated {
+function validate(raw: Map<FlagName, RawEntry>, env: Record<string, string | undefined>, sources: ConfigSources): Validated {
   const input: Record<string, RawValue> = {};
   for (const [name, entry] of raw) input[name] = entry.value;
   const result = rawSchema.safeParse(input);
@@ -327,12 +386,68 @@ function validate(raw: Map<FlagName, RawEntry>): Validated {
     allowRawCdp: v['allow-raw-cdp'],
     idleTimeoutMs: (v['idle-timeout-s'] ?? DEFAULT_IDLE_TIMEOUT_S) * 1000,
     logLevel: v['log-level'],
+    secrets: resolveSecrets(v.secret, v['secrets-file'], env, sources, raw),
+    allowDomains: [...new Set(v['allow-domain'])],
+    blockDomains: [...new Set(v['block-domain'])],
+    blockPrivateNetwork: v['block-private-network'],
   };
   if (v.browser !== undefined) Object.assign(config, { browser: v.browser });
   if (v.connect !== undefined) Object.assign(config, { connect: v.connect });
   if (v.downloads !== undefined) Object.assign(config, { downloads: v.downloads });
   if (v.uploads !== undefined) Object.assign(config, { uploads: v.uploads });
   return config;
+}
+
+/**
+ * Every secret named by --secret or defined in --secrets-file, with its value and its origins (none:
+ * any origin). A value comes from PAGEWIRE_SECRET_<NAME> or the file, never from both. Messages
+ * name secrets, never their values.
+ */
+function resolveSecrets(
+  flags: ReadonlyArray<{ name: string; origin: string | undefined }>,
+  file: string | undefined,
+  env: Record<string, string | undefined>,
+  sources: ConfigSources,
+  raw: Map<FlagName, RawEntry>,
+): SecretSpec[] {
+  const fileSource = raw.get('secrets-file')?.source ?? '--secrets-file';
+  let fromFile = new Map<string, string>();
+  if (file !== undefined) {
+    if (!sources.readFile) throw new ConfigError(`${fileSource}: this program cannot read files`);
+    let text: string;
+    try {
+      text = sources.readFile(file);
+    } catch (error) {
+      throw new ConfigError(`${fileSource}: cannot read ${file}: ${(error as Error).message}`);
+    }
+    try {
+      fromFile = parseSecretsFile(text);
+    } catch (error) {
+      throw new ConfigError(`${fileSource} ${file}: ${(error as Error).message}`);
+    }
+  }
+  const origins = new Map<string, Set<string>>();
+  for (const { name, origin } of flags) {
+    const set = origins.get(name) ?? new Set<string>();
+    if (origin !== undefined) set.add(origin);
+    origins.set(name, set);
+  }
+  for (const name of fromFile.keys()) if (!origins.has(name)) origins.set(name, new Set());
+  const secrets: SecretSpec[] = [];
+  for (const [name, bound] of origins) {
+    const variable = `PAGEWIRE_SECRET_${name}`;
+    const fromEnv = env[variable];
+    const inFile = fromFile.get(name);
+    if (fromEnv !== undefined && fromEnv !== '' && inFile !== undefined) {
+      throw new ConfigError(`secret ${name} has a value in both ${variable} and ${fileSource}; keep one`);
+    }
+    const value = fromEnv !== undefined && fromEnv !== '' ? fromEnv : inFile;
+    if (value === undefined || value === '') {
+      throw new ConfigError(`secret ${name} has no value: set ${variable} or put ${name}=… in --secrets-file`);
+    }
+    secrets.push(Object.freeze({ name, value, origins: Object.freeze([...bound]) }));
+  }
+  return secrets;
 }
 
 function finish(v: Validated, help: boolean): Config {
@@ -342,6 +457,9 @@ function finish(v: Validated, help: boolean): Config {
     ...v,
     tokens: Object.freeze([...tokens]),
     allowOrigins: Object.freeze([...v.allowOrigins]),
+    secrets: Object.freeze([...v.secrets]),
+    allowDomains: Object.freeze([...v.allowDomains]),
+    blockDomains: Object.freeze([...v.blockDomains]),
     generatedToken,
     help,
   });

@@ -3,6 +3,7 @@
 // SIGINT/SIGTERM (or a crash of our own) close every browser we launched before exiting.
 import process from 'node:process';
 import { ConfigError, helpText, parseConfig } from './config.ts';
+import { readTextFile } from './runtime/text-files.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { createLogger } from './util/log.ts';
 
@@ -14,7 +15,7 @@ function runtimeName(): string {
 async function main(): Promise<void> {
   let config;
   try {
-    config = parseConfig(process.argv.slice(2), process.env);
+    config = parseConfig(process.argv.slice(2), process.env, { readFile: readTextFile });
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`pagewire: ${error.message}\n\n${helpText()}`);

@@ -25,8 +25,15 @@ import { SessionDownloads } from './sessions/session-downloads.ts';
 import { DownloadFolders, NodeDownloadFiles } from './runtime/download-files.ts';
 import { downloadMethods } from './rpc/methods/downloads.ts';
 import { DEFAULT_MAX_RECORDS as STATES_PER_SESSION, KEPT_FOR_CLOSED_TABS, KEPT_PER_TAB } from './observe/state-store.ts';
+import { networkMethods } from './rpc/methods/network.ts';
+import { redactMethodOutputs } from './rpc/output-redaction.ts';
+import { startSocksProxy } from './runtime/socks-proxy.ts';
+import { ENTRIES_PER_TAB as NETWORK_ENTRIES_PER_TAB } from './sessions/network-log.ts';
+import { scrubCdpMessage } from './util/cdp-trace.ts';
+import { DomainPolicy } from './util/domain-policy.ts';
 import { IdSequence } from './util/ids.ts';
-import { redactSecrets } from './util/redact.ts';
+import { redactSecrets, type KnownSecret } from './util/redact.ts';
+import { SecretStore, secretForms } from './util/secrets.ts';
 import { silentLogger, type Logger } from './util/log.ts';
 
 export interface RunningServer {
@@ -84,44 +91,63 @@ export function serverLimits(config: Config): ServerLimits {
     events_retained: 1000,
     inbound_message_bytes: 1024 * 1024,
     idle_timeout_s: Math.round(config.idleTimeoutMs / 1000),
+    network_entries_per_tab: NETWORK_ENTRIES_PER_TAB,
   };
 }
 
 export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
-  const log = options.log ?? silentLogger;
+  const secrets = new SecretStore(config.secrets);
+  let registryRef: SessionRegistry | undefined;
+  /** Every form of every value typed as a secret or into a password field, in any session. */
+  const typedForms = () => registryRef?.all().flatMap((session) => [...session.secrets].flatMap(secretForms)) ?? [];
+  // Configured secrets and typed passwords never reach a log line, whichever logger was given.
+  const log = (options.log ?? silentLogger).withSecrets(() => [...secrets.forms, ...typedForms()]);
   const cdpLog = log.child('cdp');
   // Every CDP message in and out, at debug level only (it is the most verbose log there is).
-  // Typed passwords travel in CDP messages (and pages may echo them): hide every session's.
-  const knownSecrets = () => registryRef?.all().flatMap((session) => [...session.secrets]) ?? [];
+  // Typed passwords travel in CDP messages (and pages may echo them): hide every session's, every
+  // keystroke, every cookie value and the storage helper's messages.
+  const knownSecrets = (): KnownSecret[] => registryRef?.all().flatMap((session) => session.knownSecrets()) ?? secrets.forms.map((exact) => ({ exact }));
+  const quiet = (cdpSessionId: string) => registryRef?.all().some((session) => session.isHelperCdpSession(cdpSessionId)) ?? false;
   const trace =
     config.logLevel === 'debug'
-      ? (direction: 'send' | 'recv', message: string) => cdpLog.debug(`${direction} ${redactSecrets(message, knownSecrets()).slice(0, 500)}`)
+      ? (direction: 'send' | 'recv', message: string) =>
+          cdpLog.debug(`${direction} ${redactSecrets(scrubCdpMessage(message, { quiet }), knownSecrets()).slice(0, 500)}`)
       : undefined;
-  let registryRef: SessionRegistry | undefined;
   const host = new BrowserHost(browserLauncher(config, log.child('browser')), trace ? { trace } : {});
   const folders = new DownloadFolders(config.downloads);
   const downloads = new SessionDownloads({ folderFor: (id) => folders.folderFor(id), files: new NodeDownloadFiles() });
-  const registry = (registryRef = new SessionRegistry({ host, downloads, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs }));
+  const policy = new DomainPolicy('server', { allow: config.allowDomains, block: config.blockDomains, blockPrivateNetwork: config.blockPrivateNetwork });
+  const registry = (registryRef = new SessionRegistry({
+    host,
+    downloads,
+    maxSessions: config.maxSessions,
+    idleTimeoutMs: config.idleTimeoutMs,
+    secrets,
+    policy,
+    proxies: (checks) => startSocksProxy(checks),
+  }));
   const hub = new SubscriptionHub({ maxPerConnection: config.maxSubscriptionsPerConnection });
   const uploads = new UploadPolicy(config.uploads);
   /** RPC requests in flight over every connection (server.info `counts.pending_requests`). */
   let pendingRequests = 0;
-  const methods: AnyMethodDef[] = [];
-  methods.push(
+  const table: AnyMethodDef[] = [
     ...sessionMethods(registry),
     ...tabMethods(registry, { maxTabsPerSession: config.maxTabsPerSession }),
     ...observeMethods(registry),
     ...screenshotMethods(registry),
     ...eventMethods(registry, hub),
-    ...actMethods({ registry, uploads, screenshot: screenshotForAct }),
+    ...actMethods({ registry, uploads, secrets, screenshot: screenshotForAct }),
     ...modalMethods(registry, uploads),
     ...downloadMethods(registry, (session) => downloads.historyOf(session)),
+    ...networkMethods(registry),
     ...serverMethods({
       registry,
       host,
       runtime: options.runtime,
       limits: serverLimits(config),
       allowRawCdp: config.allowRawCdp,
+      secrets: secrets.describe(),
+      domainPolicy: policy.describe(),
       methods: () => methods,
       eventStats: () => hub.stats,
       pendingRequests: () => pendingRequests,
@@ -130,7 +156,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
         return { rss, heapUsed };
       },
     }),
-  );
+  ];
+  // Whatever door calls the table, no answer carries a secret value (src/rpc/output-redaction.ts).
+  const methods = redactMethodOutputs(table, () => [...secrets.forms, ...typedForms()].map((exact) => ({ exact })));
   const rpc = new RpcServer({ methods, log: log.child('rpc') });
   const connectionIds = new IdSequence('c');
 

@@ -27,6 +27,8 @@ import type { PathPolicy } from './paths.ts';
 import { perform, type PerformOutcome } from './perform.ts';
 import { FOCUSING_ACTIONS, NAVIGATING_ACTIONS, refsOf, type Action, type Expectation, type WaitFor } from './types.ts';
 import type { Screenshot } from '../observe/screenshot.ts';
+import type { Verdict } from '../util/domain-policy.ts';
+import type { SecretCheck } from '../util/secrets.ts';
 import { ACT_EVENT_KINDS, type ActStatus, type EventKind, type Execution, type Postcondition, type SessionEvent } from '../rpc/wire/index.ts';
 
 export type { ActStatus, Execution, Postcondition };
@@ -68,6 +70,12 @@ export interface ActEnv<O> {
   worlds: IsolatedWorlds;
   secrets: Set<string>;
   uploads: PathPolicy;
+  /** The value of a configured secret if it may be typed into a document of `origin`. */
+  secret(name: string, origin: string): SecretCheck;
+  /** The domain policy's verdict on a URL (navigate is refused before it starts). */
+  checkUrl(url: string): Verdict;
+  /** The rule that refused the tab's latest blocked document request (a redirect), if any. */
+  blockedNavigationRule?(tab: Tab): string | undefined;
   /**
    * Observes `frameId` of the tab as `observe` would and returns that observation; changes
    * already taken as the last input settled are not asked for again.
@@ -257,6 +265,10 @@ class ActRun<O> {
           deadline: this.#deadline,
           secrets: this.#env.secrets,
           uploads: this.#env.uploads,
+          secret: (name, origin) => this.#env.secret(name, origin),
+          checkUrl: (url) => this.#env.checkUrl(url),
+          blockedNavigationRule: () => this.#env.blockedNavigationRule?.(tab),
+          frameOf: (ref) => resolver.frameOf(ref),
           target: (ref) => this.#deadline.race(resolver.resolve(ref), 'node check'),
           focusTarget: async (ref) => {
             const found = await this.#deadline.race(resolver.resolveForCheckInPage(ref), 'node check');

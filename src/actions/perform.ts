@@ -6,8 +6,11 @@ import { navigateFrame } from '../browser/navigation.ts';
 import type { Tab } from '../browser/tab.ts';
 import { armInputWait } from '../browser/page-settle.ts';
 import { pageFunction } from '../browser/page-function.ts';
+import { redactUrl } from '../util/redact.ts';
 import { isServerError } from '../errors.ts';
 import type { Deadline } from '../util/deadline.ts';
+import type { Verdict } from '../util/domain-policy.ts';
+import type { SecretCheck } from '../util/secrets.ts';
 import { clickSteps, keySteps, modifierMask, mouseMove, sendInput, type InputOutcome, type KeyEventParams } from './input.ts';
 import { isSameConnectedNode, type FocusTarget } from './identity.ts';
 import { charKeyEvents, keyEventsFor } from './keys.ts';
@@ -24,6 +27,14 @@ export interface ActionEnv {
   deadline: Deadline;
   secrets: Set<string>;
   uploads: PathPolicy;
+  /** The value of a configured secret if it may be typed into a document of `origin`. */
+  secret(name: string, origin: string): SecretCheck;
+  /** The domain policy's verdict on a URL the act would open. */
+  checkUrl(url: string): Verdict;
+  /** The rule that refused this tab's latest blocked document request, if any (to name it). */
+  blockedNavigationRule(): string | undefined;
+  /** The frame a ref's node lives in. */
+  frameOf(ref: string): FrameRecord;
   /** The validated node behind a ref (identity already checked). */
   target(ref: string): Promise<PointTarget>;
   /** The node behind a ref, its identity possibly left to the first in-page call (FocusTarget). */
@@ -45,6 +56,9 @@ export type PerformOutcome =
   | { kind: 'input'; input: InputOutcome }
   | { kind: 'navigation'; errorText?: string; download?: boolean };
 
+/** What Chromium says of a request the domain policy failed (Fetch.failRequest BlockedByClient). */
+export const BLOCKED_BY_POLICY = /net::ERR_BLOCKED_BY_CLIENT/;
+
 // ---- in-page functions (serialised; no closures) ----
 
 /** What to do to a field once focus is confirmed on it, before typing. */
@@ -54,6 +68,8 @@ interface Focused {
   /** Focus is on the node, through any shadow roots, in a document that has focus. */
   focused: boolean;
   password: boolean;
+  /** The origin of the node's document, as the page's own `origin` says it. */
+  origin: string;
   /** With 'select': what was selected ('empty', 'selected', 'readonly', 'other' or `input:<type>`). */
   contents?: string;
 }
@@ -79,7 +95,8 @@ function focusAndPrepare(this: Element, preparation: Preparation): Focused {
   }
   focused = focused && (root as Document).activeElement === node && (root as Document).hasFocus();
   const password = this instanceof HTMLInputElement && this.type === 'password';
-  if (!focused) return { focused, password };
+  const origin = this.ownerDocument.defaultView?.origin ?? 'null';
+  if (!focused) return { focused, password, origin };
   if (preparation === 'caret_end') {
     // Append: put the caret at the end rather than wherever a previous selection left it.
     const field = this as HTMLInputElement;
@@ -90,15 +107,15 @@ function focusAndPrepare(this: Element, preparation: Preparation): Focused {
         // types without a selection API (email, number) keep their caret
       }
     }
-    return { focused, password };
+    return { focused, password, origin };
   }
-  if (preparation !== 'select') return { focused, password };
+  if (preparation !== 'select') return { focused, password, origin };
   if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement) {
     const textual = this instanceof HTMLTextAreaElement || ['', 'text', 'search', 'url', 'tel', 'email', 'password', 'number'].includes(this.type);
-    if (!textual) return { focused, password, contents: `input:${this.type}` };
-    if (this.readOnly || this.disabled) return { focused, password, contents: 'readonly' };
+    if (!textual) return { focused, password, origin, contents: `input:${this.type}` };
+    if (this.readOnly || this.disabled) return { focused, password, origin, contents: 'readonly' };
     this.select();
-    return { focused, password, contents: this.value === '' ? 'empty' : 'selected' };
+    return { focused, password, origin, contents: this.value === '' ? 'empty' : 'selected' };
   }
   if ((this as HTMLElement).isContentEditable) {
     const range = document.createRange();
@@ -106,9 +123,9 @@ function focusAndPrepare(this: Element, preparation: Preparation): Focused {
     const selection = getSelection();
     selection?.removeAllRanges();
     selection?.addRange(range);
-    return { focused, password, contents: this.textContent === '' ? 'empty' : 'selected' };
+    return { focused, password, origin, contents: this.textContent === '' ? 'empty' : 'selected' };
   }
-  return { focused, password, contents: 'other' };
+  return { focused, password, origin, contents: 'other' };
 }
 
 /**
@@ -244,6 +261,33 @@ function rememberPassword(env: ActionEnv, focused: Focused, text: string): void 
   if (text && focused.password) env.secrets.add(text);
 }
 
+/**
+ * The text a type or fill enters: its own, or a configured secret's value when the field's
+ * document may have it. Checked on the frame before anything happens, and again on the focused
+ * node's own document (`confirmSecret`) before a key is sent.
+ */
+function textOf(env: ActionEnv, action: { ref: string; text?: string | undefined; secret?: string | undefined }): string {
+  if (action.secret === undefined) return action.text ?? '';
+  return secretValue(env, action.secret, env.frameOf(action.ref).origin, false);
+}
+
+function secretValue(env: ActionEnv, name: string, origin: string, sideEffect: boolean): string {
+  const check = env.secret(name, origin);
+  if (check.ok) return check.value;
+  if (check.reason === 'unknown') throw new ActionError('invalid_params', `there is no secret ${name} on this server`);
+  throw new ActionError(
+    'forbidden',
+    `secret ${name} may only be typed into ${check.origins.join(', ')}; this field's document is ${origin || 'of an unknown origin'}: nothing was typed`,
+    { sideEffect },
+  );
+}
+
+/** The value goes into the session's redaction the moment it is typed (a page may echo every prefix). */
+function confirmSecret(env: ActionEnv, action: { secret?: string | undefined }, focused: Focused): void {
+  if (action.secret === undefined) return;
+  env.secrets.add(secretValue(env, action.secret, focused.origin, true));
+}
+
 // ---- the actions ----
 
 export async function perform(env: ActionEnv, action: Action): Promise<PerformOutcome> {
@@ -267,36 +311,41 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       return { kind: 'input', input: hovered === 'dialog' ? 'dialog' : 'acknowledged' };
     }
     case 'type': {
+      const text = textOf(env, action);
       const { focused } = await focusChecked(env, action.ref, action.clear_first ? 'select' : 'caret_end');
-      rememberPassword(env, focused, action.text);
+      confirmSecret(env, action, focused);
+      rememberPassword(env, focused, text);
       if (action.clear_first) {
         const cleared = await clearField(env, focused.contents);
         if (cleared === 'dialog') return { kind: 'input', input: 'dialog' };
       }
-      const typed = await typeText(env, action.text);
+      const typed = await typeText(env, text);
       if (typed === 'dialog' || !action.submit) return { kind: 'input', input: typed };
       return input(env, keySteps(env.tab, keyEventsFor('Enter') as KeyEventParams[]));
     }
     case 'fill': {
+      const text = textOf(env, action);
       const parallelSettle = env.settleAlongWithInput !== undefined;
       const { target, focused } = await focusChecked(env, action.ref, 'select', parallelSettle);
-      rememberPassword(env, focused, action.text);
+      confirmSecret(env, action, focused);
+      rememberPassword(env, focused, text);
       const state = focused.contents ?? 'other';
       if (state.startsWith('input:')) {
         // date, time, color, range…: no text insertion; set the value the way a picker would.
-        const ok = await callOn<boolean>(target.handle, setValueAndNotify, [{ value: action.text }]);
-        if (!ok) throw new ActionError('action_failed', `the ${state.slice(6)} input did not accept ${JSON.stringify(action.text)}`, { sideEffect: true });
+        const ok = await callOn<boolean>(target.handle, setValueAndNotify, [{ value: text }]);
+        const shown = action.secret !== undefined ? `secret ${action.secret}` : JSON.stringify(text);
+        if (!ok) throw new ActionError('action_failed', `the ${state.slice(6)} input did not accept ${shown}`, { sideEffect: true });
         return { kind: 'input', input: 'acknowledged' };
       }
       if (state === 'other') throw new ActionError('action_failed', 'fill needs a text field (input, textarea or contenteditable)', { sideEffect: true });
       if (state === 'readonly') throw new ActionError('action_failed', 'the field is read-only or disabled', { sideEffect: true });
-      if (action.text === '') {
+      if (text === '') {
         if (state === 'empty') return { kind: 'input', input: 'acknowledged' };
         return input(env, keySteps(env.tab, keyEventsFor('Delete') as KeyEventParams[]));
       }
       return input(env, [
         () => {
-          const inserted = env.tab.session.send('Input.insertText', { text: action.text });
+          const inserted = env.tab.session.send('Input.insertText', { text });
           // The settle waits in page for this insertion (armed above), so it can go out now.
           if (parallelSettle) env.settleAlongWithInput!(inserted, [target.handle.backendNodeId]);
           return inserted;
@@ -385,13 +434,20 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       return { kind: 'input', input: 'acknowledged' };
     }
     case 'navigate': {
+      const verdict = env.checkUrl(action.url);
+      if (!verdict.allowed) throw new ActionError('forbidden', `${redactUrl(action.url)} is refused by the domain policy (${verdict.rule}); nothing was opened`);
       await env.beginSideEffect();
       // A beforeunload dialog keeps Page.navigate pending until it is answered.
       const outcome = await unlessDialog(env, navigateFrame(env.frame.session, env.frame.id, action.url, env.deadline));
       if (outcome === 'dialog') return { kind: 'input', input: 'dialog' };
       if (outcome.kind === 'download') return { kind: 'navigation', download: true };
-      if (outcome.kind === 'failed') return { kind: 'navigation', errorText: outcome.errorText };
-      return outcome.kind === 'committed' && outcome.errorText ? { kind: 'navigation', errorText: outcome.errorText } : { kind: 'navigation' };
+      const errorText = outcome.kind === 'failed' || outcome.kind === 'committed' ? outcome.errorText : undefined;
+      if (errorText && BLOCKED_BY_POLICY.test(errorText)) {
+        // A redirect to a refused host: the browser's interception stopped that hop.
+        const rule = env.blockedNavigationRule();
+        throw new ActionError('forbidden', `the navigation was refused by the domain policy${rule ? ` (${rule})` : ''} on its way (a redirect)`, { sideEffect: true });
+      }
+      return errorText ? { kind: 'navigation', errorText } : { kind: 'navigation' };
     }
     case 'back':
     case 'forward':

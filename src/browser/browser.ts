@@ -8,7 +8,7 @@ import { Deadline } from '../util/deadline.ts';
 import { DisposableStack } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
 import { IsolatedWorlds } from './isolated-worlds.ts';
-import { Tab, type TargetSetup } from './tab.ts';
+import { Tab, type ContextSetup } from './tab.ts';
 
 export interface BrowserEvents extends Record<string, unknown> {
   tabCreated: Tab;
@@ -23,6 +23,9 @@ export interface BrowserVersion {
   protocolVersion: string;
 }
 
+/** Targets that run scripts and make requests without being a page or a frame. */
+const WORKER_TYPES: ReadonlySet<string> = new Set(['worker', 'service_worker', 'shared_worker']);
+
 export class Browser {
   readonly connection: Connection;
   readonly events = new Emitter<BrowserEvents>();
@@ -35,8 +38,9 @@ export class Browser {
   readonly #disposables = new DisposableStack();
   /** The tab last brought to front, until another tab appears (which may take the front). */
   #frontTargetId: string | undefined;
-  /** Per browser context: what every new page of that context gets before it runs. */
-  readonly #contextSetup = new Map<string, TargetSetup>();
+  /** Per browser context: what every new target of that context gets before it runs. */
+  readonly #contextSetup = new Map<string, ContextSetup>();
+  #sharedWorkersAttached = false;
 
   private constructor(connection: Connection, version: BrowserVersion) {
     this.connection = connection;
@@ -102,9 +106,33 @@ export class Browser {
     return this.tabs().filter((tab) => tab.browserContextId === browserContextId);
   }
 
-  async createContext(): Promise<string> {
-    const { browserContextId } = await this.connection.root.send('Target.createBrowserContext', { disposeOnDetach: true });
+  /** `proxy`: the context's traffic (or part of it, by the bypass list) goes through that proxy. */
+  async createContext(proxy?: { server: string; bypassList: string }): Promise<string> {
+    const { browserContextId } = await this.connection.root.send('Target.createBrowserContext', {
+      disposeOnDetach: true,
+      ...(proxy ? { proxyServer: proxy.server, proxyBypassList: proxy.bypassList } : {}),
+    });
     return browserContextId;
+  }
+
+  /**
+   * Shared workers belong to no page: only the browser session can attach them. Asked for once
+   * the first context needs them (their requests are intercepted on their own sessions).
+   */
+  async attachSharedWorkers(): Promise<void> {
+    if (this.#sharedWorkersAttached) return;
+    this.#sharedWorkersAttached = true;
+    await this.connection.root.send('Target.setAutoAttach', {
+      autoAttach: true,
+      waitForDebuggerOnStart: true,
+      flatten: true,
+      filter: [{ type: 'page' }, { type: 'shared_worker' }],
+    });
+  }
+
+  /** The tab a page or iframe session belongs to. */
+  tabOfSession(sessionId: string): Tab | undefined {
+    return this.#sessionTabs.get(sessionId);
   }
 
   /** Makes the tab visible and focused (input and focus checks need it); skipped when it is. */
@@ -119,7 +147,7 @@ export class Browser {
     this.#frontTargetId = tab.targetId;
   }
 
-  setContextSetup(browserContextId: string, setup: TargetSetup): void {
+  setContextSetup(browserContextId: string, setup: ContextSetup): void {
     this.#contextSetup.set(browserContextId, setup);
   }
 
@@ -132,11 +160,14 @@ export class Browser {
     }
   }
 
-  /** Opens about:blank in the context and resolves once its session is attached and ready. */
-  async newTab(browserContextId: string, deadline: Deadline): Promise<Tab> {
+  /**
+   * Opens about:blank in the context and resolves once its session is attached and ready. Another
+   * `about:` URL is what the context setup sees the target attach with (a marker for a helper tab).
+   */
+  async newTab(browserContextId: string, deadline: Deadline, url = 'about:blank'): Promise<Tab> {
     const attachedTab = this.#waitForTab(deadline);
     const { targetId } = await deadline.race(
-      this.connection.root.send('Target.createTarget', { url: 'about:blank', browserContextId }),
+      this.connection.root.send('Target.createTarget', { url, browserContextId }),
       'Target.createTarget',
     );
     const tab = this.#tabs.get(targetId) ?? (await attachedTab(targetId));
@@ -211,7 +242,11 @@ export class Browser {
       owner.adoptFrameSession(attached);
       return;
     }
-    // Anything else that got attached (a worker, say) must not stay paused; we do not drive it.
+    // Anything else that got attached (a worker, say) must not stay paused; we do not drive it,
+    // but its context may want its requests watched first (pipelined before it runs).
+    const context = targetInfo.browserContextId ? this.#contextSetup.get(targetInfo.browserContextId) : undefined;
+    const steps = context && WORKER_TYPES.has(targetInfo.type) ? context.setup(session, targetInfo.type, targetInfo.url) : [];
+    for (const step of steps) step.catch(() => {});
     if (attached.waitingForDebugger) session.send('Runtime.runIfWaitingForDebugger').catch(() => {});
   }
 

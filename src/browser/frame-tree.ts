@@ -10,6 +10,8 @@ export interface FrameRecord {
   url: string;
   name: string;
   loaderId: string;
+  /** The document's origin as Chromium serialises it (`null` for an opaque one; '' until known). */
+  origin: string;
   /** The session whose renderer hosts this frame's document. */
   session: CdpSession;
   /** Hosted by its own target (an out-of-process iframe). */
@@ -109,13 +111,14 @@ export class FrameTree {
     record.url = frame.url + (frame.urlFragment ?? '');
     record.name = frame.name ?? '';
     record.loaderId = frame.loaderId;
+    record.origin = frame.securityOrigin;
     record.session = session;
     record.crossProcess = crossProcess;
     if (!frame.parentId && !crossProcess) this.#mainId = frame.id;
   }
 
   #add(id: string, parentId: string | undefined, session: CdpSession, crossProcess: boolean): FrameRecord {
-    const record: FrameRecord = { id, parentId, url: '', name: '', loaderId: '', session, crossProcess, loading: false, children: [] };
+    const record: FrameRecord = { id, parentId, url: '', name: '', loaderId: '', origin: '', session, crossProcess, loading: false, children: [] };
     this.#frames.set(id, record);
     if (parentId) this.#linkChild(parentId, id);
     return record;

@@ -31,33 +31,47 @@ export interface TabEvents extends Record<string, unknown> {
  */
 export function initTargetSession(
   session: CdpSession,
-  setup: TargetSetup = () => [],
+  context?: ContextSetup,
+  target: { type: 'page' | 'iframe'; url: string } = { type: 'page', url: '' },
 ): Promise<Cdp.Page.GetFrameTreeResult> {
   const steps: Promise<unknown>[] = [
     session.send('Page.enable'),
-    ...setup(session),
+    ...(context?.setup(session, target.type, target.url) ?? []),
     session.send('Page.setLifecycleEventsEnabled', { enabled: true }),
     // Console messages and uncaught exceptions become events.
     session.send('Runtime.enable'),
     // A click on a file input must never open a native chooser nobody can see (CDP-NOTES §8).
     session.send('Page.setInterceptFileChooserDialog', { enabled: true }),
-    // Dedicated workers too: with waitForDebuggerOnStart, Chromium keeps a dedicated worker the
-    // filter leaves out paused forever (measured on 156: its script loads, nothing of it runs);
-    // attached, the browser resumes it at once and it runs.
-    session.send('Target.setAutoAttach', {
-      autoAttach: true,
-      waitForDebuggerOnStart: true,
-      flatten: true,
-      filter: [{ type: 'iframe' }, { type: 'worker' }],
-    }),
+    session.send('Target.setAutoAttach', autoAttachParams(context)),
     session.send('Runtime.runIfWaitingForDebugger'),
   ];
   const tree = session.send('Page.getFrameTree');
   return Promise.all([...steps, tree]).then(() => tree);
 }
 
-/** Extra commands for a new target (viewport, user agent), pipelined before it is resumed. */
-export type TargetSetup = (session: CdpSession) => Promise<unknown>[];
+/**
+ * What a page or iframe session auto-attaches: its out-of-process iframes, its dedicated workers,
+ * and what its context asks for. Workers must be attached: with waitForDebuggerOnStart, Chromium
+ * keeps a dedicated worker the filter leaves out paused forever (measured on 156: its script loads,
+ * nothing of it runs); attached, it is resumed at once (Browser) and runs.
+ */
+export function autoAttachParams(context: ContextSetup | undefined): Cdp.Target.SetAutoAttachParams {
+  const types = [...new Set(['iframe', 'worker', ...(context?.attachTypes() ?? [])])];
+  return { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: types.map((type) => ({ type })) };
+}
+
+/**
+ * Extra commands for a new target (viewport, user agent, request interception), pipelined before
+ * it is resumed. `url` is the target's URL when it attached.
+ */
+export type TargetSetup = (session: CdpSession, targetType: string, url: string) => Promise<unknown>[];
+
+/** What a browser context asks of every target in it. */
+export interface ContextSetup {
+  readonly setup: TargetSetup;
+  /** Target types its pages and iframes auto-attach besides iframes and workers (`service_worker`). */
+  attachTypes(): readonly string[];
+}
 
 export class Tab {
   readonly targetId: string;
@@ -75,7 +89,9 @@ export class Tab {
   #closed = false;
   #crashed = false;
 
-  constructor(attached: AttachedSession, setup?: TargetSetup) {
+  readonly #context: ContextSetup | undefined;
+
+  constructor(attached: AttachedSession, context?: ContextSetup) {
     const info = attached.targetInfo;
     this.targetId = info.targetId;
     this.browserContextId = info.browserContextId;
@@ -83,9 +99,10 @@ export class Tab {
     this.session = attached.session;
     this.url = info.url;
     this.title = info.title;
+    this.#context = context;
     this.#watchFrames(this.session);
     this.#disposables.add(this.session.onDetached((reason) => this.markClosed(reason)));
-    this.ready = initTargetSession(this.session, setup).then(
+    this.ready = initTargetSession(this.session, context, { type: 'page', url: info.url }).then(
       ({ frameTree }) => this.frames.loadTree(this.session, frameTree, false),
       (error: unknown) => {
         // A tab closed during its own start-up is simply gone; anything else is a real fault.
@@ -122,12 +139,17 @@ export class Tab {
     this.#watchFrames(session);
     const detached = session.onDetached(() => this.frames.dropSession(session));
     this.#disposables.add(detached);
-    initTargetSession(session).then(
+    initTargetSession(session, this.#context, { type: 'iframe', url: targetInfo.url }).then(
       ({ frameTree }) => this.frames.loadTree(session, frameTree, true),
       () => {
         // An iframe that vanished during its start-up needs no further bookkeeping.
       },
     );
+  }
+
+  /** The page's session and those of its out-of-process iframes. */
+  sessions(): CdpSession[] {
+    return [...new Set([this.session, ...this.frames.list().map((frame) => frame.session)])];
   }
 
   /**

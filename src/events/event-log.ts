@@ -2,6 +2,7 @@
 // for replay (`after_seq`, PROTOCOL.md §9) and hands each to the live listeners synchronously.
 import type { Disposable } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
+import { scrubStrings } from '../util/redact.ts';
 import type { EventInit, SessionEvent } from './types.ts';
 
 /** PROTOCOL.md §12: events retained per session. */
@@ -13,6 +14,11 @@ export interface EventLogOptions {
   /** How many of the most recent events are kept for replay. */
   retain?: number;
   now?: () => number;
+  /**
+   * Applied to every string of an event's data before it is numbered, kept or delivered: the
+   * session's secrets never enter the log, whatever published the event.
+   */
+  scrub?: (text: string) => string;
 }
 
 export interface ReplaySlice {
@@ -33,6 +39,7 @@ export class EventLog {
   readonly #sessionId: () => string;
   readonly #capacity: number;
   readonly #now: () => number;
+  readonly #scrub: ((text: string) => string) | undefined;
   /** Ring buffer: the event with seq s sits at (s - 1) % capacity while retained. */
   readonly #ring: Array<SessionEvent | undefined>;
   readonly #emitter = new Emitter<LogEvents>();
@@ -46,6 +53,7 @@ export class EventLog {
     if (!Number.isInteger(retain) || retain < 1) throw new RangeError(`retain must be a positive integer, got ${retain}`);
     this.#capacity = retain;
     this.#now = options.now ?? (() => Date.now());
+    this.#scrub = options.scrub;
     this.#ring = new Array<SessionEvent | undefined>(retain).fill(undefined);
   }
 
@@ -76,7 +84,8 @@ export class EventLog {
    * After close() the event is numbered and returned but neither retained nor delivered.
    */
   publish(init: EventInit): SessionEvent {
-    const { target_id, frame_id, ...kindAndData } = init;
+    const scrub = this.#scrub;
+    const { target_id, frame_id, ...kindAndData } = scrub ? ({ ...init, data: scrubStrings(init.data, scrub) } as EventInit) : init;
     // kind and data travel as one (TypeScript checks a pair only when it stays together), and
     // are assigned last rather than spread first, so that data ends the record as §9 lists it.
     const event: SessionEvent = Object.assign(

@@ -27,6 +27,8 @@ export interface SubscribeOptions {
   kinds?: readonly EventKind[] | undefined;
   /** Replay the retained events after this seq before the live ones. Omitted: live ones only. */
   afterSeq?: number | undefined;
+  /** Called once when the subscription ends (unsubscribed, its connection or its session gone). */
+  onEnd?: () => void;
 }
 
 export interface SubscriptionHubOptions {
@@ -226,6 +228,7 @@ export class SubscriptionHub {
       outbox: state.outbox,
       onEnd: (ended) => {
         if (state.subscriptions.get(ended.id) === ended) state.subscriptions.delete(ended.id);
+        options.onEnd?.();
       },
     });
     state.subscriptions.set(id, subscription);

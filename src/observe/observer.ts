@@ -17,6 +17,7 @@ import type { ObservedFrame } from './state-store.ts';
 import { readChanges, watchClosedRoots, type FrameChanges, type MonitorMark, type SettleFirst } from './change-monitor.ts';
 import { axDocument, patchAxDocument, type AxDocument, type AxPatch } from './ax-document.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import type { KnownSecret } from '../util/redact.ts';
 
 export interface ObserveBudget {
   perFrameMs: number;
@@ -30,7 +31,8 @@ export interface ObserveInput {
   root: FrameRecord;
   refs: RefRegistry;
   maxElements: number;
-  secrets: readonly string[];
+  /** What to hide wherever it appears (typed passwords and secrets, configured secret values). */
+  secrets: readonly KnownSecret[];
   /** Render only the subtree of this node (root_ref). */
   subtree?: { frameId: string; backendNodeId: number };
   budget?: ObserveBudget;

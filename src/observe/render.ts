@@ -2,7 +2,7 @@
 // the indented tree text, the `elements` list, the visible page text, and the table of which ref
 // names which DOM node. Refs go on interactive nodes in document order; values are never shown.
 // The tree's format is described in docs/tree-format.md; each rule below says why.
-import { redactSecrets, redactUrl } from '../util/redact.ts';
+import { redactSecrets, redactUrl, type KnownSecret } from '../util/redact.ts';
 import type { AxViewNode } from './ax-tree.ts';
 import type { Box, NodeFacts } from './page-facts.ts';
 
@@ -41,8 +41,8 @@ export interface RefTarget {
 
 export interface RenderContext {
   maxElements: number;
-  /** Strings to hide wherever they appear (passwords typed through act). */
-  secrets: readonly string[];
+  /** What to hide wherever it appears (passwords and secrets typed through act, configured secret values). */
+  secrets: readonly KnownSecret[];
   facts(frameId: string, backendNodeId: number): NodeFacts | undefined;
   inViewport(frameId: string, box: Box): boolean;
   /** The stable ref of a DOM node (same node, same document → same ref). */

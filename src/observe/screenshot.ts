@@ -20,6 +20,8 @@ import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession, SendOptions } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
 import { quadBox, type Rect } from '../browser/geometry.ts';
+import type { KnownSecret } from '../util/redact.ts';
+import { readSecretEchoes } from './secret-masks.ts';
 
 export interface ScreenshotOptions {
   /** The whole document (captured beyond the viewport), up to MAX_SIDE px on each side. */
@@ -30,6 +32,8 @@ export interface ScreenshotOptions {
   /** JPEG quality 0–100; ignored for PNG (the RPC layer refuses that combination). */
   quality?: number;
   signal?: AbortSignal;
+  /** Secrets whose fields and echoes are masked like password inputs (secret-masks.ts). */
+  secrets?: readonly KnownSecret[];
 }
 
 export interface Screenshot {
@@ -111,7 +115,7 @@ export async function captureScreenshot(tab: Tab, options: ScreenshotOptions = {
   try {
     const [region, inputs] = await Promise.all([
       regionFor(tab, options, guard, step),
-      findPasswordInputs(tab, guard, step),
+      findPasswordInputs(tab, guard, step, options.secrets ?? []),
     ]);
     await Promise.all(inputs.map((doc) => maskDocument(tab, doc, guard, step, restores)));
     const { data } = await guard.run(
@@ -297,7 +301,7 @@ export interface DocumentPasswords {
   frameId: string;
   /** backendNodeIds of password inputs in the document's light DOM (the stylesheet reaches them). */
   light: number[];
-  /** …and inside its shadow roots, open or closed (they need inline styles). */
+  /** …and inside its shadow roots, open or closed (they need inline styles), and elements that show a secret. */
   shadow: number[];
 }
 
@@ -348,14 +352,21 @@ interface FoundPasswords extends DocumentPasswords {
  * covers every same-process document. A snapshot that fails fails the screenshot (an unmasked
  * image is worse than none), except for an iframe target that went away: it draws nothing now.
  */
-async function findPasswordInputs(tab: Tab, guard: DialogGuard, step: SendOptions): Promise<FoundPasswords[]> {
+async function findPasswordInputs(tab: Tab, guard: DialogGuard, step: SendOptions, secrets: readonly KnownSecret[]): Promise<FoundPasswords[]> {
   const sessions = new Set<CdpSession>([tab.session]);
   for (const frame of tab.frames.list()) sessions.add(frame.session);
   const perSession = await Promise.all(
     [...sessions].map(async (session) => {
       try {
         const snapshot = await guard.run(session.sendWith(step, 'DOMSnapshot.captureSnapshot', { computedStyles: [] }));
-        return readPasswordInputs(snapshot).map((doc) => ({ ...doc, session }));
+        const docs = readPasswordInputs(snapshot);
+        // Elements that show a secret get the inline mask (the stylesheet's selector cannot name them).
+        for (const [frameId, nodes] of readSecretEchoes(snapshot, secrets)) {
+          const doc = docs.find((d) => d.frameId === frameId);
+          if (doc) doc.shadow.push(...nodes.filter((node) => !doc.shadow.includes(node) && !doc.light.includes(node)));
+          else docs.push({ frameId, light: [], shadow: nodes });
+        }
+        return docs.map((doc) => ({ ...doc, session }));
       } catch (error) {
         if (session !== tab.session && isCdpError(error) && error.isTargetGone) return [];
         throw error;

@@ -3,6 +3,8 @@
 import type { CdpSession } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
 import { Deadline } from '../util/deadline.ts';
+import { DomainPolicy, PolicyChain, type Verdict } from '../util/domain-policy.ts';
+import type { SecretStore } from '../util/secrets.ts';
 import { Emitter } from '../util/emitter.ts';
 import { randomId } from '../util/ids.ts';
 import type { BrowserHost } from './browser-host.ts';
@@ -10,10 +12,23 @@ import type { Disposable } from '../util/disposable.ts';
 import type { SessionDownloads } from './session-downloads.ts';
 import { watchSessionEvents } from './session-events.ts';
 import { Session, type SessionOptions } from './session.ts';
+import { writeStorageState, type StorageStateInput } from './storage-state.ts';
 
 export const DEFAULT_SESSION_NAME = 'default';
 /** The close reason of sessions whose browser died under them. */
 const BROWSER_GONE = 'browser_gone';
+
+/** A proxy that carries (part of) one browser context's traffic and checks every connection. */
+export interface ContextProxy {
+  /** For Target.createBrowserContext's proxyServer (`socks5://127.0.0.1:PORT`). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export type ProxyFactory = (options: {
+  check(host: string, port: number, resolved: readonly string[]): Verdict;
+  refused(host: string, port: number, rule: string): void;
+}) => Promise<ContextProxy>;
 
 export interface RegistryOptions {
   host: BrowserHost;
@@ -21,7 +36,21 @@ export interface RegistryOptions {
   maxSessions: number;
   idleTimeoutMs: number;
   now?: () => number;
+  /** The secrets act may type by name: their values are hidden in everything sessions emit. */
+  secrets?: SecretStore;
+  /** The server's domain policy (--allow-domain, --block-domain, --block-private-network). */
+  policy?: DomainPolicy;
+  /** Starts the proxy of a context with a domain policy (its WebSockets, or all of it under --block-private-network). */
+  proxies?: ProxyFactory;
 }
+
+/**
+ * What the proxy carries: WebSockets only (HTTP(S) is intercepted in the browser), or everything
+ * when private addresses are refused (only the proxy sees what a name resolves to). `<-loopback>`
+ * undoes Chromium's implicit bypass of loopback hosts.
+ */
+const WEBSOCKETS_ONLY = '<-loopback>;http://*;https://*';
+const EVERYTHING = '<-loopback>';
 
 export interface RegistryEvents extends Record<string, unknown> {
   closed: { session: Session; reason: string };
@@ -43,8 +72,15 @@ export class SessionRegistry {
   readonly #defaultCreations = new Map<string, Promise<Session>>();
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
   readonly #watchers = new Map<string, Disposable>();
+  readonly #proxyOf = new Map<string, ContextProxy>();
+  readonly #secrets: SecretStore | undefined;
+  readonly #policy: DomainPolicy;
+  readonly #proxies: ProxyFactory | undefined;
 
   constructor(options: RegistryOptions) {
+    this.#secrets = options.secrets;
+    this.#policy = options.policy ?? new DomainPolicy('server', {});
+    this.#proxies = options.proxies;
     this.#host = options.host;
     this.downloads = options.downloads;
     this.#maxSessions = options.maxSessions;
@@ -70,7 +106,12 @@ export class SessionRegistry {
     return [...this.#sessions.values()];
   }
 
-  async create(principalId: string, options: SessionOptions): Promise<Session> {
+  /** The server's domain policy (server.info). */
+  get policy(): DomainPolicy {
+    return this.#policy;
+  }
+
+  async create(principalId: string, options: SessionOptions, storageState?: StorageStateInput): Promise<Session> {
     if (this.#sessions.size + this.#creating >= this.#maxSessions) {
       throw new ServerError(
         'invalid_request',
@@ -80,35 +121,62 @@ export class SessionRegistry {
       );
     }
     this.#creating++;
+    let proxy: ContextProxy | undefined;
     try {
+      const policy = new PolicyChain([this.#policy, new DomainPolicy('session', options.policy ?? {})]);
       const browser = await this.#host.get();
-      const browserContextId = await browser.createContext();
+      let session: Session | undefined;
+      if (!policy.empty && this.#proxies) {
+        proxy = await this.#proxies({
+          check: (host, port, resolved) => policy.check({ scheme: undefined, host, port }, resolved),
+          refused: (host, port, rule) => session?.traffic.refusedConnection(host, port, rule),
+        });
+      }
+      const browserContextId = await browser.createContext(
+        proxy ? { server: proxy.url, bypassList: policy.blocksPrivateNetwork ? EVERYTHING : WEBSOCKETS_ONLY } : undefined,
+      );
       try {
-        browser.setContextSetup(browserContextId, (cdp) => targetSetup(cdp, options));
-        const session = new Session({
+        session = new Session({
           id: randomId('s_'),
           principalId,
           options,
           browser,
           browserContextId,
           now: this.#now(),
+          policy,
+          ...(this.#secrets ? { secretForms: this.#secrets.forms } : {}),
         });
+        const traffic = session.traffic;
+        browser.setContextSetup(browserContextId, {
+          setup: (cdp, type, url) => [...(type === 'page' ? targetSetup(cdp, options) : []), ...traffic.context.setup(cdp, type, url)],
+          attachTypes: () => traffic.context.attachTypes(),
+        });
+        // Shared workers attach to the browser, not to a page: only then are their requests seen.
+        if (!policy.empty) await browser.attachSharedWorkers();
         await this.downloads.enable(session);
         // Watching starts before the first tab exists, so nothing it does goes unreported.
         const watching = watchSessionEvents(session, browser);
         this.#watchers.set(session.id, watching);
-        const tab = await browser.newTab(browserContextId, new Deadline(TAB_BUDGET_MS)).catch((error: unknown) => {
+        const deadline = new Deadline(TAB_BUDGET_MS);
+        try {
+          const tab = await browser.newTab(browserContextId, deadline);
+          session.select(tab.targetId);
+          if (storageState) await writeStorageState(session, storageState, deadline);
+        } catch (error) {
           watching.dispose();
           this.#watchers.delete(session.id);
           throw error;
-        });
-        session.select(tab.targetId);
+        }
         this.#sessions.set(session.id, session);
+        if (proxy) this.#proxyOf.set(session.id, proxy);
         return session;
       } catch (error) {
         await browser.disposeContext(browserContextId);
         throw error;
       }
+    } catch (error) {
+      await proxy?.close();
+      throw error;
     } finally {
       this.#creating--;
     }
@@ -171,6 +239,9 @@ export class SessionRegistry {
     this.#watchers.get(session.id)?.dispose();
     this.#watchers.delete(session.id);
     this.downloads.forget(session);
+    const proxy = this.#proxyOf.get(session.id);
+    this.#proxyOf.delete(session.id);
+    void proxy?.close();
     session.markClosed(reason);
     if (reason.startsWith(BROWSER_GONE)) {
       session.events.publish({

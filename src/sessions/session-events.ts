@@ -26,8 +26,14 @@ export function watchSessionEvents(session: Session, browser: Browser): Disposab
   const mine = (tab: Tab) => tab.browserContextId === session.browserContextId;
 
   const watchTab = (tab: Tab) => {
-    tab.dialogs.policy = session.options.dialogs;
     const target_id = tab.targetId;
+    tab.dialogs.policy = session.options.dialogs;
+    stack.add(
+      tab.events.on('navigated', (navigation) => {
+        if (navigation.frameId === tab.mainFrameId) session.rememberOrigin(navigation.url);
+      }),
+    );
+    stack.add(tab.events.on('closed', () => session.traffic.log.tabClosed(target_id)));
     stack.add(
       tab.dialogs.events.on('opened', (dialog) =>
         publish({
@@ -77,10 +83,11 @@ export function watchSessionEvents(session: Session, browser: Browser): Disposab
     );
   };
 
-  for (const tab of browser.tabsInContext(session.browserContextId)) watchTab(tab);
+  for (const tab of browser.tabsInContext(session.browserContextId)) if (!session.claimInternal(tab)) watchTab(tab);
   stack.add(
     browser.events.on('tabCreated', (tab) => {
-      if (!mine(tab)) return;
+      // The session's storage helper is the server's own: no events of it.
+      if (!mine(tab) || session.claimInternal(tab)) return;
       watchTab(tab);
       if (tab.openerId) {
         publish({ kind: 'popup', target_id: tab.targetId, data: { target_id: tab.targetId, opener_id: tab.openerId, url: redactUrl(tab.url) } });
@@ -89,12 +96,12 @@ export function watchSessionEvents(session: Session, browser: Browser): Disposab
   );
   stack.add(
     browser.events.on('tabClosed', ({ tab }) => {
-      if (mine(tab)) publish({ kind: 'tab_closed', target_id: tab.targetId, data: { target_id: tab.targetId } });
+      if (mine(tab) && !session.claimInternal(tab)) publish({ kind: 'tab_closed', target_id: tab.targetId, data: { target_id: tab.targetId } });
     }),
   );
   stack.add(
     browser.events.on('tabCrashed', ({ tab, status }) => {
-      if (!mine(tab)) return;
+      if (!mine(tab) || session.claimInternal(tab)) return;
       publish({
         kind: 'crash',
         target_id: tab.targetId,

@@ -7,7 +7,11 @@ import { ServerError } from '../errors.ts';
 import { EventLog } from '../events/event-log.ts';
 import { RefRegistry } from '../observe/refs.ts';
 import { StateStore } from '../observe/state-store.ts';
+import type { DomainPolicyInit, PolicyChain } from '../util/domain-policy.ts';
+import { redactKnown, redactUrl, type KnownSecret } from '../util/redact.ts';
+import { randomId } from '../util/ids.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
+import { SessionTraffic } from './session-traffic.ts';
 
 export type DialogPolicy = 'hold' | 'accept' | 'dismiss';
 
@@ -16,6 +20,8 @@ export interface SessionOptions {
   viewport?: { width: number; height: number } | undefined;
   dialogs: DialogPolicy;
   userAgent?: string | undefined;
+  /** The session's own domain rules, narrowing the server's. */
+  policy?: DomainPolicyInit | undefined;
 }
 
 export class Session {
@@ -29,10 +35,27 @@ export class Session {
   readonly queue = new SerialQueue();
   /** Every observation this session issued (one current per tab). */
   readonly states = new StateStore();
-  /** Text typed into password fields through act: hidden from every later observation. */
+  /**
+   * Text typed into password fields through act, and the values of secrets act typed: hidden from
+   * every later observation, with every beginning of them (a page may echo a field as it is typed).
+   */
   readonly secrets = new Set<string>();
-  /** The session's numbered events (PROTOCOL.md §9), retained for replay. */
-  readonly events = new EventLog({ sessionId: () => this.id });
+  /** Every form of every configured secret's value: hidden wherever it appears whole. */
+  readonly #secretForms: readonly KnownSecret[];
+  /** The session's numbered events (PROTOCOL.md §9), retained for replay. Nothing secret enters it. */
+  readonly events = new EventLog({ sessionId: () => this.id, scrub: (text) => redactKnown(text, this.knownSecrets()) });
+  /** The domain policy in its browser context, and its network log. */
+  readonly traffic: SessionTraffic;
+  /** Subscriptions that asked for `network` events. */
+  #networkSubscribers = 0;
+  /**
+   * The URL the session's storage helper tab opens with: unguessable, so no page can open a tab
+   * that passes for it. Such tabs are the server's own: not listed, no events.
+   */
+  readonly storageHelperUrl = `about:blank#${randomId('pagewire-storage-')}`;
+  readonly #internalTabs = new Set<string>();
+  /** Origins the session's tabs showed as their top-level document, oldest first (storage_state). */
+  readonly #origins = new Set<string>();
   readonly #refs = new Map<string, RefRegistry>();
   /** Connections that used this session and are still open (for `session.list` clients). */
   readonly clients = new Set<string>();
@@ -50,6 +73,9 @@ export class Session {
     browser: Browser;
     browserContextId: string;
     now: number;
+    policy: PolicyChain;
+    /** Forms of the configured secrets' values (SecretStore.forms). */
+    secretForms?: readonly string[];
   }) {
     this.id = init.id;
     this.name = init.options.name;
@@ -59,6 +85,39 @@ export class Session {
     this.browserContextId = init.browserContextId;
     this.createdAt = init.now;
     this.lastUsedAt = init.now;
+    this.#secretForms = (init.secretForms ?? []).map((exact) => ({ exact }));
+    this.traffic = new SessionTraffic({
+      browser: init.browser,
+      policy: init.policy,
+      tabs: () => this.tabs(),
+      showUrl: (url) => redactKnown(redactUrl(url), this.knownSecrets()),
+      helperUrl: this.storageHelperUrl,
+      completed: (entry) => {
+        if (this.#networkSubscribers > 0) {
+          this.events.publish({ kind: 'network', ...(entry.target_id ? { target_id: entry.target_id } : {}), ...(entry.frame_id ? { frame_id: entry.frame_id } : {}), data: entry });
+        }
+      },
+    });
+  }
+
+  /** What redaction hides in this session: typed secrets (and their beginnings), configured values (whole). */
+  knownSecrets(): KnownSecret[] {
+    return this.secrets.size === 0 ? [...this.#secretForms] : [...this.secrets, ...this.#secretForms];
+  }
+
+  /**
+   * A subscription wants `network` events: the log records from now on, and each finished request
+   * is published. Returns what ends that wish.
+   */
+  wantNetworkEvents(): () => void {
+    this.#networkSubscribers++;
+    void this.traffic.startRecording();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#networkSubscribers--;
+    };
   }
 
   get closed(): boolean {
@@ -102,9 +161,43 @@ export class Session {
     this.#closeController.abort(new ServerError('operation_cancelled', `the session was closed (${reason})`));
   }
 
-  /** The session's tabs in the order the browser created them. */
+  /** The session's tabs in the order the browser created them (not its storage helper). */
   tabs(): Tab[] {
-    return this.browser.tabsInContext(this.browserContextId).filter((tab) => !tab.closed);
+    return this.browser.tabsInContext(this.browserContextId).filter((tab) => !tab.closed && !this.#internalTabs.has(tab.targetId));
+  }
+
+  /** Whether `tab`, as it attaches, is the session's own helper (and remembers it as such). */
+  claimInternal(tab: Tab): boolean {
+    if (this.#internalTabs.has(tab.targetId)) return true;
+    if (tab.url !== this.storageHelperUrl) return false;
+    this.#internalTabs.add(tab.targetId);
+    tab.events.on('closed', () => this.#internalTabs.delete(tab.targetId));
+    return true;
+  }
+
+  /** Whether a CDP session is the storage helper's (the trace keeps only its methods). */
+  isHelperCdpSession(cdpSessionId: string): boolean {
+    for (const targetId of this.#internalTabs) if (this.browser.tab(targetId)?.session.id === cdpSessionId) return true;
+    return false;
+  }
+
+  /** A top-level document of this origin was shown (http(s) only); the last 200 are kept. */
+  rememberOrigin(url: string): void {
+    let origin: string;
+    try {
+      const parsed = new URL(url);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return;
+      origin = parsed.origin;
+    } catch {
+      return;
+    }
+    this.#origins.delete(origin);
+    this.#origins.add(origin);
+    if (this.#origins.size > 200) this.#origins.delete(this.#origins.values().next().value!);
+  }
+
+  origins(): string[] {
+    return [...this.#origins];
   }
 
   get selectedTargetId(): string | undefined {

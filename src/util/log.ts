@@ -19,6 +19,11 @@ export interface Logger {
   debug(message: string, fields?: LogFields): void;
   /** A logger for a sub-system; namespaces nest as `parent:child`. */
   child(namespace: string): Logger;
+  /**
+   * The same logger, with `secrets()` (asked at each line: typed passwords come and go) hidden
+   * too, in every form redactText knows.
+   */
+  withSecrets(secrets: () => readonly string[]): Logger;
 }
 
 export interface LoggerOptions {
@@ -106,6 +111,17 @@ function makeLogger(shared: Shared, namespace: string): Logger {
     info: (message, fields) => emit('info', message, fields),
     debug: (message, fields) => emit('debug', message, fields),
     child: (child) => makeLogger(shared, namespace ? `${namespace}:${child}` : child),
+    withSecrets: (secrets) =>
+      makeLogger(
+        {
+          ...shared,
+          sink: (line) => {
+            const extra = secrets();
+            shared.sink(extra.length === 0 ? line : redactText(line, [...extra].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)));
+          },
+        },
+        namespace,
+      ),
   };
 }
 

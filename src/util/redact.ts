@@ -48,6 +48,20 @@ const SECRET_PATTERNS: RegExp[] = [
 const MAYBE_SECRET = new RegExp(SECRET_PATTERNS.map((pattern) => `(?:${pattern.source})`).join('|'), 'i');
 
 /**
+ * A secret the redaction knows: a string is hidden with every beginning of it of 4 characters
+ * and more (text typed into a field, which a page may echo as it is typed); `{exact}` only where
+ * it appears whole (a configured secret's value, or a form of it: fewer false hits in page text).
+ */
+export type KnownSecret = string | { readonly exact: string };
+
+/** Whether redactSecrets would hide something of `secret` in `text` (screenshots mask such text). */
+export function containsSecret(text: string, secret: KnownSecret): boolean {
+  if (!text) return false;
+  if (typeof secret !== 'string') return secret.exact !== '' && text.includes(secret.exact);
+  return secret !== '' && text.includes(secret.slice(0, Math.min(4, secret.length)));
+}
+
+/**
  * Hides a known secret and any beginning of it at least 4 characters long: a page that echoes a
  * password field as it is typed shows every prefix of the password, not only the whole.
  */
@@ -66,11 +80,27 @@ function hideSecret(text: string, secret: string): string {
   return out + text.slice(from);
 }
 
-/** Replaces secret-looking substrings, and any of `known` (e.g. typed passwords), by [redacted]. */
-export function redactSecrets(text: string, known: Iterable<string> = []): string {
-  if (!text) return text;
+/** Every occurrence of any of `forms` (longest first, so a longer form is not cut by a shorter one). */
+export function hideExact(text: string, forms: readonly string[]): string {
   let out = text;
-  for (const secret of known) out = hideSecret(out, secret);
+  for (const form of forms) if (form && out.includes(form)) out = out.split(form).join(REDACTED);
+  return out;
+}
+
+/** Hides `known` secrets only (no secret shapes): for text that is not page text, like URLs and paths. */
+export function redactKnown(text: string, known: Iterable<KnownSecret>): string {
+  let out = text;
+  for (const secret of known) {
+    if (typeof secret === 'string') out = hideSecret(out, secret);
+    else if (secret.exact && out.includes(secret.exact)) out = out.split(secret.exact).join(REDACTED);
+  }
+  return out;
+}
+
+/** Replaces secret-looking substrings, and any of `known` (e.g. typed passwords), by [redacted]. */
+export function redactSecrets(text: string, known: Iterable<KnownSecret> = []): string {
+  if (!text) return text;
+  let out = redactKnown(text, known);
   if (!MAYBE_SECRET.test(out)) return out;
   for (const pattern of SECRET_PATTERNS) {
     out = out.replace(pattern, (match, ...groups: unknown[]) => {
@@ -84,4 +114,32 @@ export function redactSecrets(text: string, known: Iterable<string> = []): strin
     });
   }
   return out;
+}
+
+/**
+ * `value` with `scrub` applied to every string in it (object keys stay). Images are left alone:
+ * the `data` of an object whose `mime` is an image type is base64, masked by pixels instead, and a
+ * short secret could match base64 text by chance. Returns the same object when nothing changed.
+ */
+export function scrubStrings<T>(value: T, scrub: (text: string) => string, depth = 0): T {
+  if (typeof value === 'string') return scrub(value) as T;
+  if (value === null || typeof value !== 'object' || depth > 64) return value;
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((item) => {
+      const next = scrubStrings(item, scrub, depth + 1);
+      if (next !== item) changed = true;
+      return next;
+    });
+    return (changed ? out : value) as T;
+  }
+  const record = value as Record<string, unknown>;
+  const image = typeof record['mime'] === 'string' && (record['mime'] as string).startsWith('image/');
+  let out: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(record)) {
+    if (image && key === 'data') continue;
+    const next = scrubStrings(item, scrub, depth + 1);
+    if (next !== item) (out ??= { ...record })[key] = next;
+  }
+  return (out ?? value) as T;
 }

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
+import { WebSocketServer } from 'ws';
 import { onTeardown } from './teardown.ts';
 
 export const PAGES_DIR = fileURLToPath(new URL('../../fixtures/pages/', import.meta.url));
@@ -24,8 +25,44 @@ export interface FixtureServer {
   readonly port: number;
   url(path: string): string;
   otherUrl(path: string): string;
+  /** Every request and WebSocket upgrade that reached the server, oldest first (for "it never left the browser"). */
+  readonly seen: ReadonlyArray<SeenRequest>;
   close(): Promise<void>;
 }
+
+export interface SeenRequest {
+  method: string;
+  /** Path and query as requested. */
+  path: string;
+  /** The Host header (`127.0.0.1:PORT` or `localhost:PORT`). */
+  host: string;
+  websocket: boolean;
+}
+
+// A 1×1 transparent PNG.
+const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+/** Routes by path prefix, tried after the exact ones. Cross-site fixtures reach them from the other site name. */
+const prefixRoutes: Array<[string, Route]> = [
+  // Analytics-style endpoints: anything under them answers (CORS open).
+  ['/api/echo/', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+    res.end('{"ok":true}');
+  }],
+  ['/api/ping/', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+    res.end('{"pong":true}');
+  }],
+  ['/api/pixel/', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/png', 'access-control-allow-origin': '*' });
+    res.end(PIXEL);
+  }],
+  // A form post's target.
+  ['/api/submit/', (req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<title>Submitted</title><p>${req.method} received</p>`);
+  }],
+];
 
 type Route = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
 
@@ -67,11 +104,37 @@ const routes: Record<string, Route> = {
   },
   // Never answers (a frame that never loads); close() destroys the response.
   '/hang': () => {},
+  // Saving always fails: the app's POST answers 500.
+  '/api/save': (req, res) => {
+    req.resume();
+    res.writeHead(req.method === 'POST' ? 500 : 405, { 'content-type': 'application/json' });
+    res.end('{"error":"the disk is full"}');
+  },
+  // One redirect to ?to= (chains nest it).
+  '/redirect': (_req, res, url) => {
+    res.writeHead(302, { location: url.searchParams.get('to') ?? '/child.html', 'access-control-allow-origin': '*' });
+    res.end();
+  },
+  // Signs in: an httpOnly session cookie and a preference cookie, then the shop.
+  '/session/login': (_req, res, url) => {
+    const user = url.searchParams.get('user') ?? 'alice';
+    res.writeHead(302, {
+      'set-cookie': [`sid=${encodeURIComponent(user)}-${crypto.randomUUID()}; Path=/; HttpOnly; SameSite=Lax; Max-Age=3600`, 'prefs=compact; Path=/'],
+      location: `/storage-app.html?login=${encodeURIComponent(user)}`,
+    });
+    res.end();
+  },
+  // What the server sees of the session cookie.
+  '/session/whoami': (req, res) => {
+    const sid = /(?:^|;\s*)sid=([^;]*)/.exec(req.headers.cookie ?? '');
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(sid ? `signed in as ${decodeURIComponent(sid[1]!).split('-')[0]}` : 'nobody');
+  },
 };
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  const route = routes[url.pathname];
+  const route = routes[url.pathname] ?? prefixRoutes.find(([prefix]) => url.pathname.startsWith(prefix))?.[1];
   if (route) return route(req, res, url);
   const rel = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
   if (rel.startsWith('..')) {
@@ -90,13 +153,23 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 export async function startFixtureServer(): Promise<FixtureServer> {
   // Responses still open (e.g. /hang), destroyed on close so that close() finishes promptly.
   const open = new Set<ServerResponse>();
+  const seen: SeenRequest[] = [];
   const server = createServer((req, res) => {
+    seen.push({ method: req.method ?? '', path: req.url ?? '', host: req.headers.host ?? '', websocket: false });
+    if (seen.length > 10_000) seen.splice(0, seen.length - 10_000);
     open.add(res);
     res.once('close', () => open.delete(res));
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
+  });
+  // A live feed on /ws/…: says hello to every client.
+  const sockets = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    seen.push({ method: req.method ?? '', path: req.url ?? '', host: req.headers.host ?? '', websocket: true });
+    if (!(req.url ?? '').startsWith('/ws/')) return void socket.destroy();
+    sockets.handleUpgrade(req, socket, head, (ws) => ws.send('hello'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -108,8 +181,11 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     port,
     url: (path) => `${origin}${path.startsWith('/') ? path : `/${path}`}`,
     otherUrl: (path) => `${otherOrigin}${path.startsWith('/') ? path : `/${path}`}`,
+    seen,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const client of sockets.clients) client.terminate();
+        sockets.close();
         for (const res of open) res.destroy();
         open.clear();
         server.closeAllConnections?.();

@@ -2,6 +2,7 @@
 // private ones for tests that need their own flags. All are closed at the end of the run.
 import process from 'node:process';
 import { parseConfig } from '../../src/config.ts';
+import { readTextFile } from '../../src/runtime/text-files.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { TestClient } from './client.ts';
 import { onTeardown } from './teardown.ts';
@@ -23,7 +24,7 @@ function runtime(): string {
 export async function startTestServer(argv: string[] = [], env: Record<string, string> = {}): Promise<TestServer> {
   const hasToken = argv.includes('--token') || argv.includes('--no-auth');
   const token = 'test-token-' + crypto.randomUUID();
-  const config = parseConfig(['--port', '0', ...(hasToken ? [] : ['--token', token]), ...argv], env);
+  const config = parseConfig(['--port', '0', ...(hasToken ? [] : ['--token', token]), ...argv], env, { readFile: readTextFile });
   const server = await startServer(config, { runtime: runtime() });
   onTeardown(() => server.close());
   const first = config.tokens[0] ?? '';

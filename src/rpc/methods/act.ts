@@ -13,22 +13,33 @@ import { isServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { defineMethod, type AnyMethodDef } from '../define.ts';
-import { act, actSchemas, cancel, DEFAULT_TIMEOUT_MS, keyCombo } from '../wire/act.ts';
+import { act, actSchemas, cancel, DEFAULT_TIMEOUT_MS, keyCombo, secretName } from '../wire/act.ts';
+import type { SecretStore } from '../../util/secrets.ts';
 import type { ActEvent, ActParams, ActResult, Observation } from '../wire/index.ts';
 import { onSession } from './common.ts';
 import { captureObservation } from './observe.ts';
 
-// The protocol's schemas, with the key names of `press` checked here, before the state is
-// consumed: a key name is a params matter.
-const { params: actParams, actionsOf } = actSchemas(
-  keyCombo.superRefine((key, ctx) => {
-    try {
-      parseKeyCombo(key);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    }
-  }),
-);
+// The protocol's schemas, with the key names of `press` and the secret names of `type` and `fill`
+// checked here, before the state is consumed: a key name or an unknown secret is a params matter.
+function serverActSchemas(secrets: SecretStore | undefined) {
+  return actSchemas(
+    keyCombo.superRefine((key, ctx) => {
+      try {
+        parseKeyCombo(key);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
+    secretName.superRefine((name, ctx) => {
+      if (secrets?.has(name)) return;
+      const known = secrets?.names() ?? [];
+      ctx.addIssue({
+        code: 'custom',
+        message: `there is no secret ${name} on this server (${known.length > 0 ? `it has ${known.join(', ')}` : 'it was started without --secret'})`,
+      });
+    }),
+  );
+}
 
 /** An event as act reports it: the session's record without its session_id, kind and seq first as before. */
 function wireEvent(event: ActSessionEvent): ActEvent {
@@ -56,6 +67,8 @@ export function actResultOf(outcome: ActOutcome<Observation>): ActResult {
 export interface ActMethodDeps {
   registry: SessionRegistry;
   uploads: PathPolicy;
+  /** The secrets `type` and `fill` may name. */
+  secrets?: SecretStore;
   screenshot?: (session: Session, tab: Tab) => Promise<Pick<Screenshot, 'mime' | 'data'>>;
 }
 
@@ -67,6 +80,7 @@ function refused(type: 'request_id_conflict' | 'operation_cancelled', params: Ac
 }
 
 export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
+  const { params: actParams, actionsOf } = serverActSchemas(deps.secrets);
   const logs = new WeakMap<Session, RequestLog<ActResult>>();
   const logOf = (session: Session) => {
     let log = logs.get(session);
@@ -98,6 +112,9 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
               worlds: s.browser.worlds,
               secrets: s.secrets,
               uploads: deps.uploads,
+              secret: (name, origin) => deps.secrets?.forOrigin(name, origin) ?? { ok: false, reason: 'unknown' },
+              checkUrl: (url) => s.traffic.policy.checkUrl(url),
+              blockedNavigationRule: (tab) => s.traffic.log.lastBlockedDocument(tab.targetId),
               signal,
               events: s.events,
               capture: (tab, frameId, captureSignal, prefetched) => {

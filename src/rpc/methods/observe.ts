@@ -43,7 +43,7 @@ export async function captureObservation(
     }
     subtree = { frameId: target.frameId, backendNodeId: target.backendNodeId };
   }
-  const secrets = [...session.secrets];
+  const secrets = session.knownSecrets();
   const snapshot = await observe({
     tab,
     root: frame,

@@ -50,11 +50,11 @@ const CLIP_FAILURES: Record<ElementClipError['reason'], string> = {
 
 /** Runs a capture and words its failures for the wire. */
 async function capture(session: Session, tab: Tab, options: ScreenshotOptions, ref?: string) {
-  const secrets = [...session.secrets];
+  const secrets = session.knownSecrets();
   const pending = tab.dialogs.pending;
   if (pending) throw modalBlockedError({ type: pending.type, message: redactSecrets(pending.message, secrets) });
   try {
-    return await captureScreenshot(tab, options);
+    return await captureScreenshot(tab, { ...options, secrets });
   } catch (error) {
     if (error instanceof ElementClipError) {
       throw refError(`cannot screenshot ${ref ?? 'the element'}: ${CLIP_FAILURES[error.reason]}`);

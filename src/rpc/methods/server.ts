@@ -19,6 +19,10 @@ export interface ServerMethodDeps {
   runtime: string;
   limits: ServerLimits;
   allowRawCdp: boolean;
+  /** The secrets act may type, by name and origins (never values). */
+  secrets?: Array<{ name: string; origins: string[] }>;
+  /** The server's domain policy, as given. */
+  domainPolicy?: { allow: string[]; block: string[]; block_private_network: boolean };
   /** All methods of the server, for rpc.discover (resolved lazily: this list is part of it). */
   methods: () => AnyMethodDef[];
   /** Subscription and outbox counters, for watching a long-running server. */
@@ -85,6 +89,8 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
             ...(deps.memory ? memoryCounts(deps.memory()) : {}),
             ...frameReadWireCounts(frameReadCounts()),
           },
+          secrets: deps.secrets ?? [],
+          domain_policy: deps.domainPolicy ?? { allow: [], block: [], block_private_network: false },
         };
       },
     }),

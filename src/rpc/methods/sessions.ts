@@ -1,20 +1,47 @@
 // session.create, session.list, session.close (PROTOCOL.md §4).
 import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
+import { readStorageState } from '../../sessions/storage-state.ts';
+import { Deadline } from '../../util/deadline.ts';
+import { parseDomainPattern, PatternError } from '../../util/domain-policy.ts';
 import { defineMethod, type AnyMethodDef } from '../define.ts';
-import { sessionClose, sessionCreate, sessionList } from '../wire/sessions.ts';
+import { sessionClose, sessionCreate, sessionList, sessionStorageState } from '../wire/sessions.ts';
+import { onSession } from './common.ts';
+
+const STORAGE_BUDGET_MS = 30_000;
+
+/** Domain patterns the schema cannot judge (util/domain-policy.ts): invalid_params naming each. */
+function checkPatterns(field: 'allow_domains' | 'block_domains', patterns: readonly string[] | undefined): void {
+  const issues: Array<{ path: string; message: string }> = [];
+  (patterns ?? []).forEach((pattern, index) => {
+    try {
+      parseDomainPattern(pattern);
+    } catch (error) {
+      if (!(error instanceof PatternError)) throw error;
+      issues.push({ path: `${field}.${index}`, message: error.message });
+    }
+  });
+  if (issues.length > 0) throw new ServerError('invalid_params', `Invalid params at ${issues[0]!.path}: ${issues[0]!.message}`, { details: { issues } });
+}
 
 export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {
   return [
     defineMethod({
       ...sessionCreate,
       handler: async (params, call) => {
-        const session = await registry.create(call.principal.id, {
-          name: params.name ?? 'session',
-          viewport: params.viewport,
-          dialogs: params.dialogs ?? 'hold',
-          userAgent: params.user_agent,
-        });
+        checkPatterns('allow_domains', params.allow_domains);
+        checkPatterns('block_domains', params.block_domains);
+        const session = await registry.create(
+          call.principal.id,
+          {
+            name: params.name ?? 'session',
+            viewport: params.viewport,
+            dialogs: params.dialogs ?? 'hold',
+            userAgent: params.user_agent,
+            policy: { allow: params.allow_domains ?? [], block: params.block_domains ?? [], blockPrivateNetwork: params.block_private_network === true },
+          },
+          params.storage_state,
+        );
         session.clients.add(call.connection.id);
         const targetId = session.selectedTargetId;
         // Only if the first tab closed before this answer (its page closed it, or it crashed).
@@ -33,6 +60,13 @@ export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {
           clients: session.clients.size,
         })),
       }),
+    }),
+    defineMethod({
+      ...sessionStorageState,
+      handler: (params, call) =>
+        onSession(registry, call, params.session_id, async (session, signal) =>
+          readStorageState(session, new Deadline(STORAGE_BUDGET_MS, { signal })),
+        ),
     }),
     defineMethod({
       ...sessionClose,

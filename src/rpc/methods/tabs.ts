@@ -1,5 +1,6 @@
 // tabs.* and frames.* (PROTOCOL.md §5). An explicit id never changes the selection and never
 // falls back to another tab or frame.
+import { BLOCKED_BY_POLICY } from '../../actions/perform.ts';
 import { navigateFrame } from '../../browser/navigation.ts';
 import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
@@ -58,13 +59,25 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
               { details: { limit: 'tabs_per_session', max: limits.maxTabsPerSession, tabs: open } },
             );
           }
+          if (params.url) {
+            const verdict = session.traffic.policy.checkUrl(params.url);
+            if (!verdict.allowed) {
+              throw new ServerError('forbidden', `${redactUrl(params.url)} is refused by the domain policy (${verdict.rule}); no tab was opened`, {
+                details: { rule: verdict.rule, url: redactUrl(params.url) },
+              });
+            }
+          }
           const deadline = new Deadline(NAVIGATION_BUDGET_MS, { signal: session.closeSignal });
           const tab = await session.browser.newTab(session.browserContextId, deadline);
           if (params.select !== false) session.select(tab.targetId);
           if (!params.url) return { target_id: tab.targetId };
           try {
             const outcome = await navigateFrame(tab.session, tab.mainFrameId, params.url, deadline);
-            const errorText = 'errorText' in outcome ? outcome.errorText : undefined;
+            let errorText = 'errorText' in outcome ? outcome.errorText : undefined;
+            if (errorText && BLOCKED_BY_POLICY.test(errorText)) {
+              const rule = session.traffic.log.lastBlockedDocument(tab.targetId);
+              errorText = `${errorText}: refused by the domain policy${rule ? ` (${rule})` : ''} on the way (a redirect)`;
+            }
             return errorText ? { target_id: tab.targetId, error_text: errorText } : { target_id: tab.targetId };
           } catch (error) {
             if (error instanceof DeadlineExceededError) {
