@@ -17,6 +17,7 @@ import type { ObservedFrame } from './state-store.ts';
 import { readChanges, watchClosedRoots, type FrameChanges, type MonitorMark, type SettleFirst } from './change-monitor.ts';
 import { axDocument, patchAxDocument, type AxDocument, type AxPatch } from './ax-document.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { readAxPart, type AxPart } from './ax-part.ts';
 
 export interface ObserveBudget {
   perFrameMs: number;
@@ -62,22 +63,6 @@ interface PrefetchedFrame {
 
 /** The element owning each out-of-process frame, as its parent document had it (readPage). */
 const frameOwners = new WeakMap<FrameRecord, { parentLoaderId: string; backendNodeId: number }>();
-
-/** One element's accessibility subtree and relatives: what a patch needs of it. */
-interface AxPart {
-  subtree: Cdp.Accessibility.AXNode[];
-  relatives: Cdp.Accessibility.AXNode[];
-}
-
-function readAxPart(frame: FrameRecord, backendNodeId: number, options: { timeoutMs: number; signal?: AbortSignal }): Promise<AxPart> {
-  // In this order: after a change, queryAXTree alone answers only at the renderer's next lifecycle
-  // update (16 ms after an insertion, against 5 ms for both); the getPartialAXTree behind it brings
-  // that update about at once.
-  return Promise.all([
-    frame.session.sendWith(options, 'Accessibility.queryAXTree', { backendNodeId }),
-    frame.session.sendWith(options, 'Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true }),
-  ]).then(([subtree, relatives]) => ({ subtree: subtree.nodes, relatives: relatives.nodes }));
-}
 
 export interface Snapshot extends Rendered {
   frames: ObservedFrame[];
