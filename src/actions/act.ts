@@ -334,6 +334,11 @@ class ActRun {
         this.#notes.push(`the navigation became a download (${redactUrl(outcome.url)}); the page stays as it was`);
         return 'download';
       }
+      if (outcome.kind === 'crashed') {
+        throw new ActionError('navigation_failed', 'the page crashed before the new document reached DOMContentLoaded: navigate or reload the tab again', {
+          sideEffect: true,
+        });
+      }
       if (outcome.kind === 'aborted') {
         // Chromium stops loading before it reports a download, so an uncommitted navigation is
         // named once the result is assembled: a download if one began meanwhile.

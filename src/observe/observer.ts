@@ -125,12 +125,25 @@ async function unlessDialog<T>(tab: Tab, work: Promise<T>): Promise<{ value?: T;
   }
 }
 
+const CRASHED = 'the page crashed: navigate or reload the tab (act), or close it';
+
 export async function observe(input: ObserveInput): Promise<Snapshot> {
   const { tab, root } = input;
-  const budget = input.budget ?? DEFAULT_BUDGET;
   const pending = tab.dialogs.pending;
   if (pending) return dialogSnapshot(tab, root, pending);
-  if (tab.crashed) return unreadableSnapshot(tab, root, 'the page crashed: navigate or reload the tab (act), or close it');
+  if (tab.crashed) return unreadableSnapshot(tab, root, CRASHED);
+  // A dead renderer answers nothing: what was asked of it would only run out its budget.
+  const crashed = tab.whenCrashed();
+  try {
+    return await Promise.race([observeLive(input), crashed.promise.then(() => unreadableSnapshot(tab, root, CRASHED))]);
+  } finally {
+    crashed.dispose();
+  }
+}
+
+async function observeLive(input: ObserveInput): Promise<Snapshot> {
+  const { tab, root } = input;
+  const budget = input.budget ?? DEFAULT_BUDGET;
   let frames = framesUnder(tab, root);
   let read = await readPageCached(input, frames, budget);
   // A document committed while the page was read (a navigation under way): what was read may

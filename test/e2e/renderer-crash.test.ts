@@ -1,6 +1,7 @@
 // After a renderer crash (issue 16 point 3) the tab must come back whole: act navigate and act
 // reload reach the new document's DOMContentLoaded, its controls are observed and can be acted
-// on. (What crashed the renderers under load is pinned in ax-part.test.ts.)
+// on; a navigation under way when the renderer dies ends at once instead of waiting out its
+// budget. (What crashed the renderers under load is pinned in ax-part.test.ts.)
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tabOf } from '../helpers/page.ts';
@@ -30,6 +31,7 @@ const s = suite('renderer crash');
 const ctx = withSession(s, 'renderer-crash');
 
 const COUNTER = ['Increment', 'Reset'];
+const SIGNUP = ['Email address', 'Password', 'Invite code', 'Create account', 'Sign in'];
 
 const names = (o: Observation | undefined) => new Set(o?.elements.map((e) => e.name) ?? []);
 const refOf = (o: Observation, name: string) => {
@@ -113,6 +115,54 @@ s('after a renderer crash, act reload loads the page again; its controls are obs
   const clicked = await clickIncrement(targetId, reloaded.fresh_state!, 1);
   assert.is(clicked.status, 'verified', `${clicked.error_type}: ${clicked.error_text}`);
   await client.call('tabs.close', { session_id: sessionId, target_id: targetId });
+});
+
+/**
+ * Starts a navigation to a page whose DOMContentLoaded waits 20 s for a script, crashes the
+ * renderer once that page has committed, and checks that the act ends at once and the tab then
+ * navigates again.
+ */
+async function crashWhileLoading(start: (targetId: string, o: Observation, url: string) => Promise<ActResult>): Promise<void> {
+  const { client, sessionId, fixtures, server } = ctx;
+  const { targetId, o } = await openTab('/counter.html');
+  const tab = tabOf(server, targetId);
+  const committed = new Promise<void>((resolve) => {
+    const subscription = tab.session.on('Page.frameNavigated', (e) => {
+      if (e.frame.parentId === undefined && e.frame.url.includes('/slow-script')) {
+        subscription.dispose();
+        resolve();
+      }
+    });
+  });
+  const started = Date.now();
+  const pending = start(targetId, o, fixtures.url('/slow-script?ms=20000'));
+  await committed;
+  tab.session.send('Page.crash').catch(() => {});
+  const r = await pending;
+  // Not its 30 s budget, nor the 3 s of a capture asking a dead renderer.
+  assert.ok(Date.now() - started < 2_500, `the act ended ${Date.now() - started} ms after it began (budget 30 s)`);
+  assert.is(r.status, 'action_failed');
+  assert.match(r.fresh_state?.frames[0]?.reason ?? '', /crashed/);
+  assert.match(r.error_text ?? '', /crashed/);
+
+  const dead = await observeCrashed(targetId);
+  const next = await act(targetId, dead, { action: 'navigate', url: fixtures.url('/signup.html'), timeout_ms: 15_000 });
+  assert.is(next.status, 'completed', `${next.error_type}: ${next.error_text}`);
+  for (const name of SIGNUP) assert.ok(names(next.fresh_state).has(name), `${name} in\n${next.fresh_state?.tree}`);
+  await client.call('tabs.close', { session_id: sessionId, target_id: targetId });
+}
+
+s('an act navigate under way when the renderer crashes ends at once; the next one loads the page', async () => {
+  await crashWhileLoading((targetId, o, url) => act(targetId, o, { action: 'navigate', url, timeout_ms: 30_000 }));
+});
+
+s('a click on a link whose page is loading when the renderer crashes ends at once; the next navigate loads the page', async () => {
+  await crashWhileLoading(async (targetId, _o, url) => {
+    const { client, sessionId, server } = ctx;
+    await tabOf(server, targetId).session.send('Runtime.evaluate', { expression: `document.querySelector('a[href="signup.html"]').href = ${JSON.stringify(url)}` });
+    const o = await client.call<Observation>('observe', { session_id: sessionId, target_id: targetId });
+    return act(targetId, o, { action: 'click', ref: refOf(o, 'Sign up'), timeout_ms: 30_000 });
+  });
 });
 
 s.run();
