@@ -24,6 +24,7 @@ interface Started {
 
 export class NavigationWatch {
   readonly #frameIds: Set<string>;
+  readonly #pageSession: CdpSession;
   readonly #disposables = new DisposableStack();
   readonly #domContentLoaded = new Set<string>(); // loaderIds seen
   readonly #committed = new Set<string>(); // loaderIds whose document committed
@@ -38,6 +39,7 @@ export class NavigationWatch {
     const frames: FrameRecord[] = [];
     for (let f: FrameRecord | undefined = frame; f; f = f.parentId ? tab.frames.get(f.parentId) : undefined) frames.push(f);
     this.#frameIds = new Set(frames.map((f) => f.id));
+    this.#pageSession = tab.session;
     const sessions = new Set(frames.map((f) => f.session));
     sessions.add(tab.session);
     for (const session of sessions) this.#watch(session);
@@ -123,10 +125,10 @@ export class NavigationWatch {
     );
     this.#disposables.add(
       session.on('Inspector.targetCrashed', () => {
-        const started = this.#started;
-        if (started && started.session !== session) return; // another renderer than the navigating one
+        // Only the renderer of the navigating frame (the page's until a navigation has begun).
+        if (session !== (this.#started?.session ?? this.#pageSession)) return;
         this.#crashed = true;
-        if (started || this.#requested || this.#wake) this.#settleCrashed();
+        if (this.#started || this.#requested || this.#wake) this.#settleCrashed();
       }),
     );
     this.#disposables.add(

@@ -14,10 +14,10 @@ export type NavigationOutcome =
   | { kind: 'failed'; errorText: string }
   | { kind: 'crashed'; errorText: string };
 
-const CRASHED: NavigationOutcome = {
-  kind: 'crashed',
-  errorText: 'the page crashed before the new document reached DOMContentLoaded: navigate or reload the tab again',
-};
+/** What an act says of a navigation whose renderer crashed before the new document was ready. */
+export const CRASHED_DURING_NAVIGATION = 'the page crashed before the new document reached DOMContentLoaded: navigate or reload the tab again';
+
+const CRASHED: NavigationOutcome = { kind: 'crashed', errorText: CRASHED_DURING_NAVIGATION };
 
 /**
  * Watches one frame's lifecycle from the moment it is created: `waitForDomContentLoaded(loaderId)`
