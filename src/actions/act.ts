@@ -11,6 +11,7 @@ import { redactSecrets, redactUrl } from '../util/redact.ts';
 import { checkExpectation, waitForCondition } from './conditions.ts';
 import { checkFrame, NodeResolver } from './identity.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { CRASHED_DURING_NAVIGATION } from '../browser/navigation.ts';
 import { callInWorld } from '../browser/page-function.ts';
 import { SETTLE, SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../browser/page-settle.ts';
 import { NavigationWatch } from './navigation-watch.ts';
@@ -368,6 +369,9 @@ class ActRun<O> {
         // Not a failure: the download is what the link does. The document stays as it was.
         this.#notes.push(`the navigation became a download (${redactUrl(outcome.url)}); the page stays as it was`);
         return 'download';
+      }
+      if (outcome.kind === 'crashed') {
+        throw new ActionError('navigation_failed', CRASHED_DURING_NAVIGATION, { sideEffect: true });
       }
       if (outcome.kind === 'aborted') {
         // Chromium stops loading before it reports a download, so an uncommitted navigation is

@@ -390,7 +390,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       const outcome = await unlessDialog(env, navigateFrame(env.frame.session, env.frame.id, action.url, env.deadline));
       if (outcome === 'dialog') return { kind: 'input', input: 'dialog' };
       if (outcome.kind === 'download') return { kind: 'navigation', download: true };
-      if (outcome.kind === 'failed') return { kind: 'navigation', errorText: outcome.errorText };
+      if (outcome.kind === 'failed' || outcome.kind === 'crashed') return { kind: 'navigation', errorText: outcome.errorText };
       return outcome.kind === 'committed' && outcome.errorText ? { kind: 'navigation', errorText: outcome.errorText } : { kind: 'navigation' };
     }
     case 'back':

@@ -50,6 +50,19 @@ const routes: Record<string, Route> = {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(`<title>slow ${ms}</title><p>slow page</p>`);
   },
+  // A page whose parser waits on a script delayed by ?ms=: committed, but no DOMContentLoaded yet.
+  '/slow-script': (_req, res, url) => {
+    const ms = Math.min(Number(url.searchParams.get('ms') ?? 500), 30_000);
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<title>Slow script</title><p>waiting for a script</p><script src="/slow.js?ms=${ms}"></script><p>after the script</p>`);
+  },
+  '/slow.js': async (_req, res, url) => {
+    const ms = Math.min(Number(url.searchParams.get('ms') ?? 500), 30_000);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    if (res.destroyed) return;
+    res.writeHead(200, { 'content-type': 'text/javascript' });
+    res.end('document.title = "Slow script loaded";');
+  },
   // An attachment: navigating to it becomes a download.
   '/download/report.txt': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' });
