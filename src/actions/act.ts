@@ -93,6 +93,8 @@ export interface ActEnv {
   signal: AbortSignal;
   /** The session's event stream (dialogs, popups, downloads… as the session publishes them). */
   events: { subscribe(listener: (event: SessionEventLike) => void): Disposable };
+  /** Told each stage as it begins (MCP progress notifications); never given page text or typed text. */
+  progress?: (message: string) => void;
 }
 
 export interface SessionEventLike {
@@ -189,6 +191,7 @@ class ActRun {
     let interruption: string | undefined;
     for (let index = 0; index < request.actions.length; index++) {
       const action = request.actions[index]!;
+      this.#env.progress?.(`action ${index + 1} of ${request.actions.length}: ${action.action}${refsOf(action).length > 0 ? ` ${refsOf(action).join(' → ')}` : ''}`);
       if (index > 0) {
         // The previous action may have removed or replaced nodes: check this one's again.
         resolver.invalidate();
@@ -327,6 +330,7 @@ class ActRun {
   /** Waits for the started navigation; 'download' when no new document came (the page stays). */
   async #awaitNavigation(watch: NavigationWatch, frame: FrameRecord, required: boolean): Promise<'loaded' | 'download' | undefined> {
     if (!watch.navigating && !required) return undefined;
+    this.#env.progress?.('waiting for the navigation to load');
     try {
       const outcome = await watch.outcome(this.#deadline);
       if (outcome.kind === 'download') {
@@ -356,8 +360,10 @@ class ActRun {
     const frameOf = () => tab.frames.get(record.frameId) ?? tab.frames.get(tab.mainFrameId);
     let waitVerdict: Verdict | undefined;
     if (request.waitFor && !interruption) {
+      this.#env.progress?.('waiting for the wait_for condition');
       waitVerdict = await waitForCondition(tab, frameOf, this.#env.worlds, request.waitFor, this.#deadline);
     }
+    this.#env.progress?.('observing the page');
     const fresh = await this.#capture(tab, record);
     if (!interruption && (request.expect || request.waitFor)) {
       let verdict: Verdict = waitVerdict ?? 'met';

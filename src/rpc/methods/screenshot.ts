@@ -22,6 +22,8 @@ export const screenshotParams = z
     state_id: idString.optional().describe('The observation that issued `ref` (default: the tab\'s current state)'),
     format: z.enum(['png', 'jpeg']).optional().describe('Image format (default png)'),
     quality: z.number().int().min(0).max(100).optional().describe('JPEG quality 0–100 (format "jpeg" only)'),
+    max_side: z.number().int().min(16).max(16_384).optional().describe('Scale down so the long side is at most this many px'),
+    max_pixels: z.number().int().min(256).max(268_435_456).optional().describe('Scale down so the image has at most this many pixels'),
   })
   .strict()
   .superRefine((params, ctx) => {
@@ -116,11 +118,19 @@ export function screenshotMethods(registry: SessionRegistry): AnyMethodDef[] {
               ...(clip ? { clip } : {}),
               ...(params.format ? { format: params.format } : {}),
               ...(params.quality !== undefined ? { quality: params.quality } : {}),
+              ...(params.max_side !== undefined || params.max_pixels !== undefined
+                ? {
+                    fit: {
+                      ...(params.max_side !== undefined ? { maxSide: params.max_side } : {}),
+                      ...(params.max_pixels !== undefined ? { maxPixels: params.max_pixels } : {}),
+                    },
+                  }
+                : {}),
               signal,
             },
             params.ref,
           );
-          return { mime: shot.mime, data: shot.data, width: shot.width, height: shot.height };
+          return { mime: shot.mime, data: shot.data, width: shot.width, height: shot.height, ...(shot.scale !== undefined ? { scale: shot.scale } : {}) };
         }),
     }),
   ];
