@@ -21,6 +21,8 @@ const ALLOWED: Record<string, string[]> = {
   actions: ['protocol/generated', 'observe', 'browser', 'cdp', 'util', 'errors'],
   sessions: ['protocol/generated', 'events', 'observe', 'browser', 'cdp', 'util', 'errors'],
   rpc: ['protocol/generated', 'events', 'sessions', 'actions', 'observe', 'browser', 'cdp', 'util', 'errors', 'version'],
+  // rpc ← mcp ← server: the MCP tools map onto the method table and nothing below it.
+  mcp: ['rpc', 'util', 'errors', 'version'],
   runtime: ['protocol/generated', 'cdp', 'rpc', 'actions', 'util', 'errors'],
   config: ['util'],
   server: ['*'],
@@ -31,8 +33,10 @@ const ALLOWED: Record<string, string[]> = {
 const PACKAGES: Record<string, RegExp> = {
   util: /^picomatch$/,
   rpc: /^(zod|json-rpc-2\.0)$/,
+  mcp: /^(zod|@modelcontextprotocol\/server)$/,
   config: /^zod$/,
-  runtime: /^(node:.*|ws)$/,
+  // The MCP transports (stdio, the /mcp route) are the SDK's, mounted here.
+  runtime: /^(node:.*|ws|@modelcontextprotocol\/server(\/stdio)?)$/,
   main: /^node:process$/,
 };
 
