@@ -2,7 +2,7 @@
 // and agent-browser, in one run, on the same fixture pages and the same Chromium, interleaved
 // call by call, with the raw CDP floor as the reference point. Writes bench/RESULTS.md (the
 // report), bench/RESULTS.json (every sample of that run), bench/results/peers-<date>.json (a
-// copy kept per run, git-ignored) and the summary block of README.md's "Benchmarks" section.
+// copy kept per run; both git-ignored) and the summary block at the end of bench/README.md.
 //
 //   --runs N          timed observations per series and contender (default 30)
 //   --act-runs N      timed clicks, fills and navigations per series and contender (default 15;
@@ -14,7 +14,7 @@
 //   --browser PATH    Chromium for everyone (default /usr/bin/chromium)
 //   --no-report       write only bench/results/peers-<date>.json (for trial runs; implied by
 //                     --only and --pages, so a partial run never replaces the full report)
-//   --render FILE     measure nothing: write RESULTS.md and the README block from a saved run
+//   --render FILE     measure nothing: write RESULTS.md and the bench/README.md block from a saved run
 //                     (e.g. bench/RESULTS.json), after a change to the report's layout
 //
 // A contender that cannot start, or a call that fails, is reported with its reason in the
@@ -120,13 +120,15 @@ function machine(): BenchReport['machine'] {
 
 function writeReport(report: BenchReport, log: (line: string) => void): void {
   writeFileSync(`${BENCH_DIR}RESULTS.md`, renderResults(report));
-  const readme = updateReadme(`${ROOT}README.md`, renderReadmeBlock(report));
-  log(`wrote bench/RESULTS.md${readme ? '; updated the summary in README.md' : ' (README.md has no bench markers: not touched)'}`);
+  const readme = updateReadme(`${BENCH_DIR}README.md`, renderReadmeBlock(report));
+  log(`wrote bench/RESULTS.md${readme ? '; updated the summary in bench/README.md' : ' (bench/README.md has no bench markers: not touched)'}`);
 }
 
 async function main(): Promise<number> {
   const options = parseArgs(process.argv.slice(2));
   if (options.render) {
+    // The samples are not committed: a clone has none until a run writes them.
+    if (!existsSync(options.render)) fail(`no saved run at ${options.render}: \`npm run bench\` writes bench/RESULTS.json`);
     writeReport(JSON.parse(readFileSync(options.render, 'utf8')) as BenchReport, console.log);
     return 0;
   }

@@ -53,9 +53,10 @@ export class ConfigError extends Error {
 
 type FlagKind = 'string' | 'list' | 'boolean';
 
-// The table every flag, its env variable and the help text come from. `list` flags repeat
-// on the command line and are comma-separated in the environment.
-const FLAGS = {
+// The table every flag, its env variable, the help text and the README's flags table
+// (scripts/readme-tables.ts) come from. `list` flags repeat on the command line and are
+// comma-separated in the environment.
+export const FLAGS = {
   host: { kind: 'string', arg: 'HOST', help: `interface to listen on (default 127.0.0.1)` },
   port: { kind: 'string', arg: 'PORT', help: `port to listen on, 0 = any free port (default ${DEFAULT_PORT})` },
   token: { kind: 'list', arg: 'TOKEN', help: 'accepted token, repeatable; each is its own principal (default: a random one)' },

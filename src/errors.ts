@@ -21,6 +21,25 @@ export const ERROR_CODES = {
 
 export type ErrorType = keyof typeof ERROR_CODES;
 
+/** When each word is used, for people: the README's error table is written from this (npm run docs). */
+export const ERROR_MEANINGS: Record<ErrorType, string> = {
+  parse_error: 'not JSON',
+  invalid_request: 'not a JSON-RPC request, or a limit was reached (`data.limit`, `data.max`)',
+  method_not_found: 'unknown method (or `cdp.send` without `--allow-raw-cdp`)',
+  invalid_params: 'params fail the schema; `data.issues` lists where and why',
+  forbidden: 'the session belongs to another principal, or a path is outside the allowed root',
+  session_not_found: 'unknown or closed session',
+  target_not_found: 'unknown or closed `target_id`',
+  frame_not_found: 'unknown or detached `frame_id`, or a frame of another target',
+  modal_blocked: 'a dialog or file chooser is pending and the call cannot proceed (`data.modal`)',
+  last_tab: 'closing the last tab of a session',
+  browser_unavailable: 'the browser could not be launched or reached (`data.reason`, `data.fix`)',
+  operation_cancelled: 'the call was interrupted by `cancel` or `session.close`',
+  timeout: "the call's own budget ran out",
+  no_modal: '`dialog.handle` or `file_chooser.resolve` with nothing pending',
+  internal_error: 'a bug; `data.error_text` says what',
+};
+
 /** A failure with a wire word. `details` become the JSON-RPC error's `data` (next to `error_type`). */
 export class ServerError extends Error {
   readonly type: ErrorType;

@@ -1,4 +1,4 @@
-// The layering of src/ (README "Architecture"): each folder imports only the layers to its left,
+// The layering of src/ (docs/architecture.md): each folder imports only the layers to its left,
 // and node:*, ws and Deno stay in the runtime adapters and the process entry.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';

@@ -481,7 +481,8 @@ class ActRun {
       error_type: type === 'navigation_failed' ? 'action_failed' : type,
       error_text: redactSecrets(failure.text, this.#env.secrets),
     };
-    if (failure.hit) result.hit = failure.hit;
+    // The covering element's name is page text, which may show a typed secret.
+    if (failure.hit) result.hit = { ...failure.hit, name: redactSecrets(failure.hit.name, this.#env.secrets) };
     // After input began, the page may have changed: a fresh observation lets the caller go on.
     const tab = this.#tab;
     if (tab && dispatched && !this.#env.signal.aborted) {

@@ -1,11 +1,14 @@
 // Where to click a node and whether a click there would land on it (CDP-NOTES §4): scroll it into
 // view (which also forces layout, so quads are fresh), take the visible part of its content quads,
-// hit-test that point (page coordinates) and accept only the node itself or a node inside it,
-// across shadow roots and slots. Out-of-process iframes are checked link by link up to the page.
+// hit-test that point (page coordinates) and accept only a hit the browser routes to the node: the
+// node itself, a node inside it across shadow roots and slots, a pseudo-element of either, or its
+// label (PROTOCOL.md §7 step 7). Out-of-process iframes are checked link by link up to the page.
 import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
+import { clickReaches, describeHit, describeInFrame, describeOriginating, type Reach } from './hit.ts';
 import { unbufferedInput } from './input.ts';
 import { callOn, release, resolveNode, type NodeHandle } from './node-handle.ts';
 import { ActionError, type HitDescription } from './outcome.ts';
@@ -26,16 +29,8 @@ export interface PointTarget {
   frame: FrameRecord;
   handle: NodeHandle;
   executionContextId: number;
-}
-
-/** Walks from `hit` up the flat tree (slots, parents, shadow hosts) looking for the node. */
-function containsComposed(this: Node, hit: Node): boolean {
-  let node: Node | null = hit;
-  while (node) {
-    if (node === this) return true;
-    node = (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
-  }
-  return false;
+  /** Our world's contexts, for naming what covers an out-of-process frame in its parent. */
+  worlds: IsolatedWorlds;
 }
 
 function scrollIntoCenter(this: Element): void {
@@ -90,21 +85,6 @@ function visibleOf([{ quads }, viewport]: [{ quads: number[][] }, { rect: Rect; 
   return { part: best, scroll: viewport.scroll };
 }
 
-export async function describeHit(session: CdpSession, backendNodeId: number): Promise<HitDescription> {
-  const [ax, described] = await Promise.all([
-    session.send('Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true }).catch(() => ({ nodes: [] })),
-    session.send('DOM.describeNode', { backendNodeId }).catch(() => undefined),
-  ]);
-  // The node itself may be ignored (a bare div); then its nearest named ancestor says what it is.
-  const own = ax.nodes.find((n) => n.backendDOMNodeId === backendNodeId && !n.ignored);
-  const named = own ?? [...ax.nodes].reverse().find((n) => !n.ignored && n.role?.value !== 'RootWebArea');
-  return {
-    role: String(named?.role?.value ?? 'generic'),
-    name: String(named?.name?.value ?? ''),
-    tag: (described?.node.localName || described?.node.nodeName || '').toLowerCase(),
-  };
-}
-
 /**
  * Hit-tests `point` (viewport coordinates of `session`); returns the hit node's backendNodeId.
  * `scroll` is the session's scroll offset when the caller already knows it.
@@ -155,7 +135,7 @@ export async function clickablePoint(target: PointTarget): Promise<Point> {
   if (!part) throw new ActionError('not_visible', 'no part of the element is inside the viewport', { sideEffect: true });
   const point: Point = { session, x: part.x + part.width / 2, y: part.y + part.height / 2, scroll: visible.scroll };
   await assertHits(target, point);
-  await assertFrameChainVisible(target.tab, target.frame, point.x, point.y);
+  await assertFrameChainVisible(target, point.x, point.y);
   return point;
 }
 
@@ -187,10 +167,15 @@ async function assertHits(target: PointTarget, point: Point): Promise<void> {
   }
   if (hit === target.handle.backendNodeId) return;
   const hitHandle = await resolveNode(point.session, hit, target.executionContextId).catch(() => undefined);
-  const inside = hitHandle ? await callOn<boolean>(target.handle, containsComposed, [{ objectId: hitHandle.objectId }]) : false;
-  if (hitHandle) release(hitHandle);
-  if (inside) return;
-  const description = await describeHit(point.session, hit);
+  let description: HitDescription | undefined;
+  try {
+    const reach = hitHandle ? await callOn<Reach>(target.handle, clickReaches, [{ objectId: hitHandle.objectId }]) : 'covered';
+    if (reach === 'target' || reach === 'label') return;
+    if (reach === 'covered_by_pseudo') description = await describeOriginating(hitHandle!).catch(() => undefined);
+  } finally {
+    if (hitHandle) release(hitHandle);
+  }
+  description ??= (await describeHit(point.session, { backendNodeId: hit })).hit;
   throw new ActionError(
     'click_intercepted',
     `another element is on top of the target at (${Math.round(point.x)}, ${Math.round(point.y)}): ${description.tag}${description.name ? ` "${description.name}"` : ''}`,
@@ -199,7 +184,7 @@ async function assertHits(target: PointTarget, point: Point): Promise<void> {
 }
 
 /** For a node in an OOPIF: each <iframe> on the way up must itself be hit at the translated point. */
-async function assertFrameChainVisible(tab: Tab, frame: FrameRecord, x: number, y: number): Promise<void> {
+async function assertFrameChainVisible({ tab, frame, worlds }: PointTarget, x: number, y: number): Promise<void> {
   let current = frame;
   let px = x;
   let py = y;
@@ -214,7 +199,7 @@ async function assertFrameChainVisible(tab: Tab, frame: FrameRecord, x: number, 
     }
     const hit = await hitAt(owner.parent.session, px, py);
     if (hit !== owner.owner) {
-      const description = hit === undefined ? { role: 'none', name: '', tag: '' } : await describeHit(owner.parent.session, hit);
+      const description = hit === undefined ? { role: 'none', name: '', tag: '' } : await describeInFrame(worlds, owner.parent, hit);
       throw new ActionError('click_intercepted', `another element covers the element's frame: ${description.tag}`, {
         sideEffect: true,
         hit: description,

@@ -1,7 +1,7 @@
 // PURE: a stitched accessibility tree (frames joined at their iframe nodes) → what a model reads:
 // the indented tree text, the `elements` list, the visible page text, and the table of which ref
 // names which DOM node. Refs go on interactive nodes in document order; values are never shown.
-// The tree's format is described in the README ("observe `tree`"); each rule below says why.
+// The tree's format is described in docs/tree-format.md; each rule below says why.
 import { redactSecrets, redactUrl } from '../util/redact.ts';
 import type { AxViewNode } from './ax-tree.ts';
 import type { Box, NodeFacts } from './page-facts.ts';
@@ -65,7 +65,10 @@ const INTERACTIVE_ROLES = new Set([
   'treeitem', 'scrollbar', 'PopUpButton', 'ToggleButton', 'DisclosureTriangle', 'gridcell', 'Date', 'DateTime', 'InputTime',
   'columnheader', 'rowheader', 'row',
 ]);
-/** Of those, the ones that only count when focusable (grids and tables are often static). */
+/**
+ * Of those, the ones that count by their role only when focusable (grids and tables are often
+ * static); otherwise they are judged like any element, by how they respond to clicks.
+ */
 const INTERACTIVE_WHEN_FOCUSABLE = new Set(['gridcell', 'columnheader', 'rowheader', 'row', 'scrollbar']);
 /**
  * Wrappers that say nothing by themselves: folded away (their children take their place) when they
@@ -85,7 +88,10 @@ const FOLDED_ROLES = new Set([
 const FOLDED_WHEN_SINGLE = new Set(['cell', 'gridcell', 'columnheader', 'rowheader', 'listitem']);
 /** Of those, the ones that become a text line when all they hold is their text (headers stay headers). */
 const TEXT_WHEN_ONLY_TEXT = new Set(['cell', 'gridcell', 'listitem']);
-/** Elements whose click listeners are page-wide delegation, not a control of their own. */
+/**
+ * Elements whose click listeners are page-wide delegation (or, for a label, its control's), never
+ * a control of their own.
+ */
 const NEVER_CLICKABLE_TAGS = new Set(['HTML', 'BODY', '#document', 'LABEL']);
 /**
  * Roles whose content is a value (what the user typed or chose): never read out. Chromium's date
@@ -242,16 +248,52 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
   const isEditableContainer = (node: StitchedNode) =>
     VALUE_ROLES.has(node.role) || (node.states.editable === true && node.states.focusable === true);
 
-  const wantsRef = (node: StitchedNode, insideControl: boolean): boolean => {
-    if (node.backendNodeId === undefined || node.role === 'StaticText' || node.role === 'RootWebArea') return false;
-    if (INTERACTIVE_ROLES.has(node.role)) {
-      return !INTERACTIVE_WHEN_FOCUSABLE.has(node.role) || node.states.focusable === true;
-    }
-    if (isEditableContainer(node)) return true;
+  /**
+   * Why a node would carry a ref wherever it stood (whatever the element budget, with no control
+   * around it): its role (or an editable field), the page's facts about it (a click listener, its
+   * own `cursor: pointer`, drag and drop), or nothing.
+   */
+  const refBasis = (node: StitchedNode): { role: true } | { facts: NodeFacts } | undefined => {
+    if (node.backendNodeId === undefined || node.role === 'StaticText' || node.role === 'RootWebArea') return undefined;
+    if (INTERACTIVE_ROLES.has(node.role) && (!INTERACTIVE_WHEN_FOCUSABLE.has(node.role) || node.states.focusable === true)) return { role: true };
+    if (isEditableContainer(node)) return { role: true };
     const facts = context.facts(node.frameId, node.backendNodeId);
-    if (insideControl && !facts?.dragAndDrop) return false; // a span inside a button is the button
-    if (!facts || NEVER_CLICKABLE_TAGS.has(facts.nodeName)) return false;
-    return facts.ownPointer || facts.clickable || facts.dragAndDrop;
+    if (!facts || NEVER_CLICKABLE_TAGS.has(facts.nodeName)) return undefined;
+    return facts.ownPointer || facts.clickable || facts.dragAndDrop ? { facts } : undefined;
+  };
+
+  // Whether an element below the node, in the node's own document, has a basis for a ref: the
+  // same as whether one below it gets a ref (the innermost such always does), but decided on the
+  // whole tree, not on what the element budget lets through, so that a truncated observation
+  // gives the refs of a full one, cut short. Iframes' documents are left out: their clicks never
+  // reach a listener of this one. Computed once a node, for this render only.
+  const refsBelow = new Map<StitchedNode, boolean>();
+  const holdsRefs = (node: StitchedNode): boolean => {
+    const known = refsBelow.get(node);
+    if (known !== undefined) return known;
+    let found = false;
+    for (const child of node.children) {
+      if (child.frameId !== node.frameId) continue;
+      if (refBasis(child) !== undefined || holdsRefs(child)) {
+        found = true;
+        break;
+      }
+    }
+    refsBelow.set(node, found);
+    return found;
+  };
+
+  const wantsRef = (node: StitchedNode, insideControl: boolean): boolean => {
+    const basis = refBasis(node);
+    if (!basis) return false;
+    if ('role' in basis) return true;
+    const { facts } = basis;
+    if (facts.dragAndDrop) return true;
+    if (insideControl) return false; // a span inside a button is the button
+    // A pointer cursor set on the element itself shows it clickable as a whole. A listener alone
+    // on an element that holds controls is delegation for them (a framework's root, a list
+    // dispatching its items' clicks): the controls are what to click, not the space around them.
+    return facts.ownPointer || !holdsRefs(node);
   };
 
   const elementFor = (node: StitchedNode, ref: string): ElementView => {

@@ -121,6 +121,25 @@ s('small changes are patched in, and the result equals a full read', async () =>
   }
 });
 
+s('a change below a listener decides whether it delegates the same way in a patched read as in a full one', async () => {
+  await open('/delegating-app.html');
+  await observe();
+  // Each case changes what an element with a listener holds, or its cursor, not the element itself.
+  const cases: Array<[string, (o: Observation) => boolean]> = [
+    ["document.querySelector('#member-ana td:last-child').textContent = 'no actions'", (o) => /\n *row @\d+\n *"Ana Lima"/.test(o.tree)],
+    ["document.querySelector('#member-ana td:last-child').innerHTML = '<button type=\"button\">Edit Ana</button>'", (o) => /\n *row\n *"Ana Lima"/.test(o.tree)],
+    ["document.querySelector('#open-card').insertAdjacentHTML('beforeend', '<button type=\"button\">Refresh</button>')", (o) => o.tree.includes('button "Refresh"') && !/generic @\d+\n *"12"/.test(o.tree)],
+    ["document.querySelector('#member-ben').classList.add('row-link')", (o) => /\n *row @\d+\n *"Ben Okafor"/.test(o.tree)],
+    ["document.querySelector('#tasks').classList.add('nav-item')", (o) => /\n *list @\d+\n *listitem\n *"Write the release notes"/.test(o.tree)],
+  ];
+  for (const [script, shows] of cases) {
+    const { patched, full, observation } = await changeAndCompare(script);
+    assert.ok(shows(observation), `the observation shows the change: ${script}\n${observation.tree}`);
+    assert.is(full, 0, `no full read for: ${script}`);
+    assert.is(patched, 1, `one patched frame for: ${script}`);
+  }
+});
+
 s('values and checked states set by script, without an event, are seen', async () => {
   await open('/incremental.html');
   const { patched, observation } = await changeAndCompare("document.querySelector('#r2 input').checked = true; document.querySelector('#query').value = 'secret words'");

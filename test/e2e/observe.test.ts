@@ -135,6 +135,105 @@ s('cursor:pointer and click-listener divs get refs; a plain div, hidden and aria
   void refd;
 });
 
+/**
+ * The refs of the tree line matching `pattern` and of the lines it is nested in, innermost
+ * first: which ref'd elements hold it.
+ */
+function refChain(o: Observation, pattern: RegExp): string[] {
+  const lines = o.tree.split('\n');
+  const at = lines.findIndex((line) => pattern.test(line));
+  if (at < 0) throw new Error(`no line matches ${pattern} in\n${o.tree}`);
+  const depth = (line: string) => line.length - line.trimStart().length;
+  const chain: string[] = [];
+  let within = Infinity;
+  for (let i = at; i >= 0; i--) {
+    const line = lines[i]!;
+    if (i !== at && depth(line) >= within) continue;
+    within = depth(line);
+    const ref = / (@\d+)$/.exec(line)?.[1];
+    if (ref) chain.push(`${line.trim().split(' ')[0]} ${ref}`);
+  }
+  return chain;
+}
+
+const roles = (chain: string[]) => chain.map((entry) => entry.split(' ')[0]);
+
+s('delegating roots: a listener that serves the controls inside it gives no ref; the controls keep theirs', async () => {
+  await open('/delegating-app.html');
+  const o = await observe({ max_elements: 500 });
+  // React-style root container: one listener for the whole app.
+  assert.equal(refChain(o, /^ *heading "Inbox"/), [], `nothing holds the app's heading:\n${o.tree}`);
+  assert.equal(roles(refChain(o, /"Overdue"/)), [], 'a card without a listener holds no ref');
+  // What the root dispatches to: div buttons by role or by cursor, real buttons, links.
+  assert.equal(roles(refChain(o, /"Import"/)), ['generic'], 'a cursor:pointer div button');
+  for (const name of ['New task', 'Export', 'Account']) assert.ok(o.elements.some((e) => e.role === 'button' && e.name === name), name);
+  for (const name of ['Acme Tasks', 'Projects', 'Reports']) assert.ok(o.elements.some((e) => e.role === 'link' && e.name === name), name);
+  // A card with React's no-op onclick and only text inside is a control.
+  assert.equal(roles(refChain(o, /"Open tasks"/)), ['generic']);
+  // A chip list delegating on its container, chips with listeners of their own.
+  const all = refChain(o, /"All"/);
+  assert.equal(roles(all), ['generic'], 'the chip, not its container');
+  assert.is.not(refChain(o, /"Flagged"/)[0], all[0]);
+  // A list with a listener, its items styled clickable: the items are the controls.
+  assert.equal(roles(refChain(o, /"Write the release notes"/)), ['listitem']);
+  assert.equal(roles(refChain(o, /"Inbox"$/)), ['listitem']);
+  // Rows whose listener serves their buttons carry none; a clickable row of text does.
+  assert.equal(roles(refChain(o, /"Edit Ana"/)), ['button']);
+  assert.equal(roles(refChain(o, /"Ana Lima"/)), []);
+  assert.equal(roles(refChain(o, /"Pending invite"/)), ['row']);
+  // The refs that are there do what a person's click does.
+  const clicked = await client.call<{ status: string; fresh_state: Observation }>('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'click',
+    ref: refChain(o, /"Import"/)[0]!.split(' ')[1],
+  });
+  assert.is(clicked.status, 'completed');
+  assert.match(clicked.fresh_state.tree, /"action: import"/);
+  const invite = await client.call<{ status: string; fresh_state: Observation }>('act', {
+    session_id: sessionId,
+    state_id: clicked.fresh_state.state_id,
+    action: 'click',
+    ref: refChain(clicked.fresh_state, /"Pending invite"/)[0]!.split(' ')[1],
+  });
+  assert.match(invite.fresh_state.tree, /"invite opened"/);
+});
+
+s('a documentation page: the body wrapper listener gives no ref; links, fields, copy buttons and a cross-site frame keep theirs', async () => {
+  await open(`/docs-page.html?frame=${encodeURIComponent(fixtures.otherUrl('/frame-buttons.html'))}`);
+  const o = await observeUntil((x) => x.elements.some((e) => e.name === 'Frame button 10'), { max_elements: 500 });
+  assert.equal(refChain(o, /^ *heading "Installation"/), [], o.tree);
+  assert.equal(o.elements.filter((e) => e.role === 'generic'), [], 'no generic element carries a ref');
+  for (const name of ['Overview', 'From PyPI', 'From source', 'Next steps']) assert.ok(o.elements.some((e) => e.role === 'link' && e.name === name), name);
+  assert.is(o.elements.filter((e) => e.role === 'button' && e.name === 'Copy').length, 2);
+  assert.ok(byName(o, 'Search docs'));
+  assert.equal(roles(refChain(o, /button "Frame button 1"/)), ['button']);
+  const frameButton = o.elements.find((e) => e.name === 'Frame button 1')!;
+  assert.is.not(frameButton.frame_id, o.frame_id, 'read in the other site’s frame');
+});
+
+s('clickable cards, tiles and sortable headers keep their refs; a card whose way in is its link does not', async () => {
+  await open('/cards.html');
+  const o = await observe({ max_elements: 500 });
+  // A listener and only an image and text inside.
+  assert.equal(roles(refChain(o, /^ *heading "Arc floor lamp"/)), ['generic'], o.tree);
+  // cursor:pointer on the card itself: clickable as a whole, with its own button inside too.
+  assert.equal(roles(refChain(o, /button "Save desk lamp"/)), ['button', 'generic']);
+  // A listener only, and a link inside: the link is the control.
+  assert.equal(roles(refChain(o, /link "View pendant lamp"/)), ['link']);
+  assert.equal(roles(refChain(o, /^ *heading "Pendant lamp"/)), []);
+  // Listeners on the card and on each swatch: the swatches are the controls.
+  assert.equal(roles(refChain(o, /"Black"/)), ['generic']);
+  assert.equal(roles(refChain(o, /^ *heading "Globe lamp"/)), []);
+  // Tiles styled clickable and handled on the document.
+  assert.equal(roles(refChain(o, /"Floor lamps"/)), ['generic']);
+  assert.equal(roles(refChain(o, /"Table lamps"/)), ['generic']);
+  // Sortable column headers (not focusable, a listener and a pointer cursor).
+  assert.ok(o.elements.some((e) => e.role === 'columnheader' && /^Name/.test(e.name)), o.tree);
+  assert.ok(o.elements.some((e) => e.role === 'columnheader' && /^Price/.test(e.name)));
+  assert.not.ok(o.elements.some((e) => e.role === 'columnheader' && /^Stock/.test(e.name)));
+});
+
 s('max_elements: 150 by default with truncated, up to 500 on request, out of range refused', async () => {
   await open('/buttons-400.html');
   const first = await observe();

@@ -1,4 +1,4 @@
-// The tree text that render() writes (README "The tree"), on hand-built stitched trees: which lines
+// The tree text that render() writes (docs/tree-format.md), on hand-built stitched trees: which lines
 // are left out or folded, which siblings share a line, what state words say, how selects, frames
 // and long text are written, and that no value reaches the tree or the text.
 import fc from 'fast-check';
@@ -231,7 +231,7 @@ interface ParsedNode {
   ref: string | undefined;
 }
 
-/** Reads the tree back (README "observe `tree`"): every node of every line, text lines left out. */
+/** Reads the tree back (docs/tree-format.md, "Reading a tree back"): every node of every line, text lines left out. */
 function parseTree(tree: string): ParsedNode[] {
   const nodes: ParsedNode[] = [];
   for (const line of tree === '' ? [] : tree.split('\n')) {
@@ -265,6 +265,131 @@ function parseTree(tree: string): ParsedNode[] {
   }
   return nodes;
 }
+
+/** A page's facts about some of its elements (the rest: a plain DIV), as the snapshot gives them. */
+function pageFacts() {
+  const byId = new Map<number, NodeFacts>();
+  const plain: NodeFacts = { clickable: false, ownPointer: false, dragAndDrop: false, nodeName: 'DIV', box: [0, 0, 10, 10] };
+  return {
+    /** `node` with these facts (a click listener, its own pointer cursor, drag and drop, its tag). */
+    mark(node: StitchedNode, facts: Partial<NodeFacts>): StitchedNode {
+      byId.set(node.backendNodeId!, { ...plain, ...facts });
+      return node;
+    },
+    context(overrides: Partial<RenderContext> = {}): RenderContext {
+      return context({ facts: (_frameId, backendNodeId) => byId.get(backendNodeId) ?? plain, ...overrides });
+    },
+  };
+}
+
+const listener = { clickable: true };
+const pointer = { ownPointer: true };
+
+s('a listener on an element that holds controls is delegation: no ref there, the controls keep theirs', () => {
+  const facts = pageFacts();
+  const root = facts.mark(
+    n('generic', '', [
+      n('heading', 'Inbox', [text('Inbox')], { nameFromContents: true, states: { level: 1 } }),
+      n('button', 'New task', [text('New task')], { nameFromContents: true }),
+      facts.mark(n('generic', '', [text('Import')]), pointer),
+      n('link', 'Reports', [text('Reports')], { nameFromContents: true }),
+    ]),
+    listener,
+  );
+  const out = render(page(root), facts.context());
+  assert.is(out.tree, 'heading "Inbox" [level=1]\nbutton "New task" @1\ngeneric @2\n "Import"\nlink "Reports" @3');
+  assert.equal(out.targets.map((t) => t.backendNodeId), [root.children[1]!.backendNodeId, root.children[2]!.backendNodeId, root.children[3]!.backendNodeId]);
+  // With a field only, or a drag source only, inside: the same.
+  const withField = facts.mark(n('generic', '', [n('textbox', 'Search', [], { states: { editable: true, focusable: true } })]), listener);
+  const withDrag = facts.mark(n('generic', '', [facts.mark(n('generic', '', [text('Card')]), { dragAndDrop: true })]), listener);
+  assert.equal(render(page(withField, withDrag), facts.context()).targets.map((t) => t.backendNodeId), [withField.children[0]!.backendNodeId, withDrag.children[0]!.backendNodeId]);
+});
+
+s('a listener on an element with only text and images inside is a control; so is an element setting cursor:pointer, whatever it holds', () => {
+  const facts = pageFacts();
+  const card = facts.mark(n('generic', '', [n('image', 'Arc lamp'), n('heading', 'Arc lamp', [text('Arc lamp')], { nameFromContents: true, states: { level: 3 } }), text('€129')]), listener);
+  const pointerCard = facts.mark(n('generic', '', [n('button', 'Save', [text('♡')]), text('Desk lamp')]), { clickable: true, ownPointer: true });
+  const tile = facts.mark(n('generic', '', [text('Floor lamps')]), pointer);
+  const out = render(page(card, pointerCard, tile), facts.context());
+  assert.is(out.tree, 'generic @1\n image "Arc lamp"\n heading "Arc lamp" [level=3]\n "€129"\ngeneric @2\n button "Save" @3\n  "♡"\n "Desk lamp"\ngeneric @4\n "Floor lamps"');
+});
+
+s('nested listeners: the innermost ones are the controls, whatever lies between', () => {
+  const facts = pageFacts();
+  const swatch = (colour: string) => facts.mark(n('generic', '', [text(colour)]), listener);
+  const inner = facts.mark(n('generic', '', [swatch('Black'), swatch('Brass')]), listener);
+  const outer = facts.mark(n('generic', '', [n('heading', 'Globe lamp', [text('Globe lamp')], { nameFromContents: true, states: { level: 3 } }), n('generic', '', [inner])]), listener);
+  const out = render(page(outer), facts.context());
+  assert.is(out.tree, 'heading "Globe lamp" [level=3]\ngeneric @1\n "Black"\ngeneric @2\n "Brass"');
+});
+
+s('a list with a listener, its items styled clickable: the items carry refs, the list none', () => {
+  const facts = pageFacts();
+  const item = (label: string) => facts.mark(n('listitem', '', [text(label)]), pointer);
+  const list = facts.mark(n('list', '', [item('Write the notes'), item('Review the flow')]), listener);
+  assert.is(render(page(list), facts.context()).tree, 'list\n listitem @1\n  "Write the notes"\n listitem @2\n  "Review the flow"');
+});
+
+s('rows and headers that are not focusable are judged like any element: a listener over buttons is delegation, a clickable row of text a control', () => {
+  const facts = pageFacts();
+  const delegating = facts.mark(n('row', '', [cell('Ana Lima', text('Ana Lima')), cell('Edit Ana', n('button', 'Edit Ana', [text('Edit Ana')], { nameFromContents: true }))]), listener);
+  const clickable = facts.mark(n('row', '', [cell('Pending invite', text('Pending invite'))]), { clickable: true, ownPointer: true });
+  const focusable = n('row', '', [cell('Ben', text('Ben')), cell('Edit Ben', n('button', 'Edit Ben', [text('Edit Ben')], { nameFromContents: true }))], { states: { focusable: true } });
+  const sortable = facts.mark(n('columnheader', 'Name', [text('Name')], { nameFromContents: true }), { clickable: true, ownPointer: true });
+  const plainHeader = n('columnheader', 'Stock', [text('Stock')], { nameFromContents: true });
+  const out = render(page(n('table', '', [n('row', '', [sortable, plainHeader]), delegating, clickable, focusable])), facts.context());
+  assert.is(out.tree, 'table\n row\n  columnheader "Name" @1 "Stock"\n row\n  "Ana Lima"\n  button "Edit Ana" @2\n row @3\n  "Pending invite"\n row @4\n  "Ben"\n  button "Edit Ben" @5');
+});
+
+s('controls in an iframe\'s document do not make a container of its owner delegate (their clicks never reach it)', () => {
+  const facts = pageFacts();
+  const frame = n('Iframe', 'Playground', [n('button', 'Run', [text('Run')], { nameFromContents: true, frameId: 'CHILD' })], { childFrame: { frameId: 'CHILD', status: 'observed' } });
+  const panel = facts.mark(n('generic', '', [text('Try it'), frame]), listener);
+  assert.is(render(page(panel), facts.context()).tree, 'generic @1\n "Try it"\n iframe "Playground"\n  button "Run" @2');
+});
+
+s('labels and the document never carry a ref for their listeners; a control inside a control-by-pointer only by its role', () => {
+  const facts = pageFacts();
+  const label = facts.mark(n('LabelText', '', [text('Remember me')]), { clickable: true, nodeName: 'LABEL' });
+  const body = facts.mark(n('generic', '', [text('Body text')]), { clickable: true, nodeName: 'BODY' });
+  const icon = facts.mark(n('generic', '', [text('★')]), listener);
+  const pointerCard = facts.mark(n('generic', '', [icon, text('Card')]), pointer);
+  assert.is(render(page(label, body, pointerCard), facts.context()).tree, '"Remember me"\n"Body text"\ngeneric @1\n "★"\n "Card"');
+});
+
+s('the element budget does not decide a ref: a truncated render gives the first refs of a full one', () => {
+  const facts = pageFacts();
+  // Whether the card delegates depends on a button the budget cuts off.
+  const card = facts.mark(n('generic', '', [text('Card'), n('button', 'Late', [text('Late')], { nameFromContents: true })]), listener);
+  const early = n('button', 'Early', [text('Early')], { nameFromContents: true });
+  const cut = render(page(early, card), facts.context({ maxElements: 1 }));
+  assert.equal(cut.elements.map((e) => e.name), ['Early']);
+  assert.is(cut.truncated, true);
+  const all = render(page(early, card), facts.context());
+  assert.equal(all.elements.map((e) => e.name), ['Early', 'Late']);
+  // Any tree of listeners, pointers, buttons and text, any budget.
+  type Shape = { kind: 'text' } | { kind: 'button' } | { kind: 'div'; listener: boolean; pointer: boolean; children: Shape[] };
+  const { shape } = fc.letrec<{ shape: Shape }>((tie) => ({
+    shape: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constant<Shape>({ kind: 'text' }),
+      fc.constant<Shape>({ kind: 'button' }),
+      fc.record({ kind: fc.constant('div' as const), listener: fc.boolean(), pointer: fc.boolean(), children: fc.array(tie('shape'), { maxLength: 4 }) }),
+    ),
+  }));
+  fc.assert(
+    fc.property(fc.array(shape, { maxLength: 6 }), fc.integer({ min: 1, max: 12 }), (shapes, budget) => {
+      const tree = pageFacts();
+      const build = (x: Shape): StitchedNode =>
+        x.kind === 'text' ? text('t') : x.kind === 'button' ? n('button', 'b') : tree.mark(n('generic', '', x.children.map(build)), { clickable: x.listener, ownPointer: x.pointer });
+      const root = page(...shapes.map(build));
+      const ids = (limit: number) => render(root, tree.context({ maxElements: limit, refFor: (_f, id) => `@${id}` })).targets.map((t) => t.backendNodeId);
+      const full = ids(500);
+      assert.equal(ids(budget), full.slice(0, budget));
+    }),
+    { seed: 20261201, numRuns: 300 },
+  );
+});
 
 s('every node, name, state and ref reads back from the tree (random siblings and groups)', () => {
   const name = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', 'a, b', '"', '\\"', '@1', '[x]', ' @2 "y"', 'é ✓'));

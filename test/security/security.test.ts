@@ -1,4 +1,4 @@
-// Each security property of the README's "Security" section and PROTOCOL.md §2, §8, §11 as its own
+// Each security property of the README's "Guarantees" and docs/PROTOCOL.md §2, §8, §11 as its own
 // test, against real servers (and real Chromium where a page is needed): loopback bind, --no-auth
 // only on loopback, constant-time token checks, Origin and Host checks, principals isolated on
 // every method, upload paths confined, cdp.send off by default, and secrets kept out of
@@ -40,6 +40,7 @@ interface ActResult {
   execution: string;
   error_type?: string;
   error_text?: string;
+  hit?: { role: string; name: string; tag: string };
   fresh_state?: Observation;
 }
 interface EventParams {
@@ -530,6 +531,17 @@ s('a page that logs and shows the typed password: console events, tree, text, na
   assert.not.ok(observationText(observed).includes(PASSWORD), observationText(observed));
   assert.match(observed.tree, /you typed \[redacted\]/, 'the mirrored text is redacted, not dropped');
   assert.match(observed.text ?? '', /\[redacted\]/);
+});
+
+s('an element that shows the typed password over a control: the hit of click_intercepted says [redacted]', async () => {
+  await alice.call('tabs.new', { session_id: aliceSession, url: fixtures.url('/password-echo.html') });
+  let o = await alice.call<Observation>('observe', { session_id: aliceSession });
+  o = (await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD })).fresh_state!;
+  o = (await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'click', ref: ref(o, 'Show password') })).fresh_state!;
+  const covered = await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'check', ref: ref(o, 'Keep me signed in'), checked: true });
+  assert.is(covered.error_type, 'click_intercepted');
+  assert.equal(covered.hit, { role: 'button', name: '[redacted]', tag: 'span' });
+  assert.not.ok(JSON.stringify(covered).includes(PASSWORD), JSON.stringify(covered.hit));
 });
 
 s('a JWT and an sk-live key on a page do not appear in observations or console events', async () => {
