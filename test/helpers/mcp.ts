@@ -6,7 +6,10 @@ import type { ChildProcess } from 'node:child_process';
 import process from 'node:process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client';
+// The SDK's `./*` export maps types to `*.d.ts` of the path as written (`streamableHttp.js.d.ts`),
+// which Deno's checker does not find; tsc falls back to the .d.ts beside the .js.
+// @deno-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.d.ts"
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { IS_DENO, ROOT } from './server-process.ts';
 
