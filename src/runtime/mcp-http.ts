@@ -12,7 +12,6 @@ import { clearInterval, setInterval } from 'node:timers';
 import {
   createMcpHandler,
   isInitializeRequest,
-  isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
   type McpServerFactory,
@@ -130,16 +129,21 @@ export function createMcpHttpRoute(options: McpHttpOptions): McpHttpRoute {
       res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' }).end('request body too large\n');
       return;
     }
-    const request = toWebRequest(req, body, controller.signal);
     let parsedBody: unknown;
     try {
       parsedBody = body === '' ? undefined : JSON.parse(body);
     } catch {
-      parsedBody = undefined; // the SDK answers the parse error itself
+      parsedBody = undefined; // the SDK answers the parse error itself, from the raw body
     }
+    // A parsed body is handed over as such: the SDK then reads none (and copies none).
+    const request = toWebRequest(req, parsedBody === undefined ? body : undefined, controller.signal);
     // The SDK reads `clientId` back in the factory; the token itself never leaves the listener.
     const authInfo: AuthInfo = { token: principal.id, clientId: principal.id, scopes: [] };
-    const legacy = req.method !== 'POST' || (await isLegacyRequest(request, parsedBody));
+    // A 2025-era exchange is an initialize or carries its session's id (GET and DELETE are
+    // session operations too); everything else is for the 2026-07-28 handler, which itself
+    // refuses what it does not serve. Cheaper than the SDK's isLegacyRequest, which would
+    // classify each request a second time on top of the handler's own classification.
+    const legacy = req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined || isInitialize(parsedBody);
     const response = legacy
       ? await serveLegacy(request, parsedBody, principal, authInfo)
       : await modern.fetch(request, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
@@ -170,6 +174,11 @@ export function createMcpHttpRoute(options: McpHttpOptions): McpHttpRoute {
   };
 }
 
+/** The opening of a 2025-era session (the 2026-07-28 revision has no initialize). */
+function isInitialize(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
+}
+
 function jsonRpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
     status,
@@ -189,7 +198,7 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function toWebRequest(req: IncomingMessage, body: string, signal: AbortSignal): Request {
+function toWebRequest(req: IncomingMessage, body: string | undefined, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.startsWith(':')) continue;
@@ -198,7 +207,7 @@ function toWebRequest(req: IncomingMessage, body: string, signal: AbortSignal): 
   // The path only: the query may hold the token, and nothing past the listener needs it.
   const path = (req.url ?? '/').split('?')[0] ?? '/';
   const init: RequestInit = { method: req.method ?? 'GET', headers, signal };
-  if (req.method !== 'GET' && req.method !== 'HEAD') init.body = body;
+  if (body !== undefined && req.method !== 'GET' && req.method !== 'HEAD') init.body = body;
   return new Request(new URL(path, 'http://localhost'), init);
 }
 
@@ -208,6 +217,11 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
   res.writeHead(response.status, headers);
   if (!response.body) {
     res.end();
+    return;
+  }
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    // One JSON answer: written whole, without pumping a stream.
+    res.end(Buffer.from(await response.arrayBuffer()));
     return;
   }
   const reader = response.body.getReader();
