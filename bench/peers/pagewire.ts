@@ -26,7 +26,7 @@ interface Element {
   name: string;
 }
 
-interface Observation {
+export interface Observation {
   state_id: string;
   tree: string;
   text?: string;
@@ -34,7 +34,7 @@ interface Observation {
   truncated: boolean;
 }
 
-interface ActResult {
+export interface ActResult {
   status: string;
   observation: string;
   fresh_state?: Observation;
@@ -43,8 +43,8 @@ interface ActResult {
 }
 
 export class PagewireContender implements Contender {
-  readonly id = 'pagewire';
-  readonly label = 'pagewire';
+  readonly id: string = 'pagewire';
+  readonly label: string = 'pagewire';
   version = 'unknown';
   command = '';
   readonly calls = {
@@ -59,10 +59,12 @@ export class PagewireContender implements Contender {
   readonly #browser: string;
   #child: ChildProcess | undefined;
   #client: TestClient | undefined;
-  #sessionId = '';
-  #targetId = '';
+  protected sessionId = '';
+  protected targetId = '';
   #state: Observation | undefined;
   #stderr = '';
+  /** The ready line's URL (`ws://127.0.0.1:PORT/?token=…`). */
+  protected url = '';
 
   constructor(tag: string, browser: string) {
     this.tag = tag;
@@ -121,30 +123,36 @@ export class PagewireContender implements Contender {
     });
     const url = /^pagewire listening on (ws:\/\/\S+)$/.exec(line.trim())?.[1];
     if (!url) throw new Error(`unexpected ready line: ${line}`);
+    this.url = url;
     this.#client = await TestClient.connect(url);
     const created = await this.#rpc.call<{ session_id: string; target_id: string }>('session.create', { name: 'bench' });
-    this.#sessionId = created.session_id;
-    this.#targetId = created.target_id;
+    this.sessionId = created.session_id;
+    this.targetId = created.target_id;
     const info = await this.#rpc.call<{ name: string; version: string; browser?: unknown }>('server.info', {});
     this.version = `${info.name} ${info.version}`;
   }
 
   async #evaluate(expression: string): Promise<void> {
     const reply = await this.#rpc.call<{ exceptionDetails?: { text: string } }>('cdp.send', {
-      session_id: this.#sessionId,
-      target_id: this.#targetId,
+      session_id: this.sessionId,
+      target_id: this.targetId,
       method: 'Runtime.evaluate',
       params: { expression, awaitPromise: true, returnByValue: true },
     });
     if (reply.exceptionDetails) throw new Error(`page script failed: ${reply.exceptionDetails.text}`);
   }
 
-  async #observeRaw(): Promise<{ observation: Observation; wire: number }> {
-    const reply = await this.#rpc.request('observe', { session_id: this.#sessionId, target_id: this.#targetId });
+  /** One timed observation: the observation, the bytes that crossed the wire, and the text a model reads when it is not the tree. */
+  protected async observeCall(): Promise<{ observation: Observation; wire: number; text?: string }> {
+    const reply = await this.#rpc.request('observe', { session_id: this.sessionId, target_id: this.targetId });
     if (reply.error) throw new Error(`observe failed: ${JSON.stringify(reply.error)}`);
-    const observation = reply.result as Observation;
-    this.#state = observation;
-    return { observation, wire: utf8(JSON.stringify(reply)) };
+    return { observation: reply.result as Observation, wire: utf8(JSON.stringify(reply)) };
+  }
+
+  async #observeRaw(): Promise<{ observation: Observation; wire: number; text?: string }> {
+    const answer = await this.observeCall();
+    this.#state = answer.observation;
+    return answer;
   }
 
   async open(url: string): Promise<void> {
@@ -156,8 +164,8 @@ export class PagewireContender implements Contender {
   }
 
   async observe(): Promise<ObserveOutcome> {
-    const { observation, wire } = await this.#observeRaw();
-    const text = observation.tree + (observation.text ? `\n${observation.text}` : '');
+    const { observation, wire, text: read } = await this.#observeRaw();
+    const text = read ?? observation.tree + (observation.text ? `\n${observation.text}` : '');
     return {
       text,
       interactive: countInteractive(observation.tree, 'pagewire'),
@@ -184,15 +192,20 @@ export class PagewireContender implements Contender {
 
   async #act(action: Record<string, unknown>): Promise<ActResult> {
     if (!this.#state) throw new Error('no observation to act on');
-    const result = await this.#rpc.call<ActResult>('act', {
-      session_id: this.#sessionId,
-      target_id: this.#targetId,
+    const result = await this.actCall({
+      session_id: this.sessionId,
+      target_id: this.targetId,
       state_id: this.#state.state_id,
       ...action,
     });
     if (result.fresh_state) this.#state = result.fresh_state;
     else this.#state = undefined;
     return result;
+  }
+
+  /** One timed act. */
+  protected actCall(params: Record<string, unknown>): Promise<ActResult> {
+    return this.#rpc.call<ActResult>('act', params);
   }
 
   async #actOutcome(action: Record<string, unknown>): Promise<ActOutcome> {
