@@ -212,18 +212,19 @@ function toWebRequest(req: IncomingMessage, body: string | undefined, signal: Ab
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | number> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
-  res.writeHead(response.status, headers);
   if (!response.body) {
-    res.end();
+    res.writeHead(response.status, headers).end();
     return;
   }
   if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    // One JSON answer: written whole, without pumping a stream.
-    res.end(Buffer.from(await response.arrayBuffer()));
+    // One JSON answer: written whole, with its length, without pumping a stream.
+    const whole = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { ...headers, 'content-length': whole.length }).end(whole);
     return;
   }
+  res.writeHead(response.status, headers);
   const reader = response.body.getReader();
   // A client that goes away cancels the stream, which ends the SDK's side of it.
   const onClose = () => void reader.cancel().catch(() => {});
