@@ -292,6 +292,31 @@ http('a JSON-RPC error of the wire is a tool error carrying the structured error
   }),
 );
 
+http('browser_events lists the session\'s events after a seq (every kind, or the kinds asked for) and its downloads', () =>
+  withDoor(async (door) => {
+    const signedIn = await signIn(door);
+    await door.call('browser_act', { action: 'click', ref: refIn(tree(signedIn), 'Delete account') });
+    await door.call('browser_handle_dialog', { accept: false });
+    const all = await door.call('browser_events');
+    assert.is(all.isError, false, textOf(all));
+    const s = all.structuredContent!;
+    const events = s['events'] as Array<{ seq: number; kind: string; data: Record<string, unknown> }>;
+    assert.ok(events.some((e) => e.kind === 'navigation'), 'navigations are listed here (not in the per-call news)');
+    const dialogs = events.filter((e) => e.kind === 'dialog');
+    assert.ok(dialogs.some((e) => e.data['message'] === 'Delete the account of alice?'), JSON.stringify(dialogs));
+    assert.is(s['last_seq'], events.at(-1)!.seq);
+    assert.equal(s['downloads'], []);
+    assert.match(textOf(all), new RegExp(`#${dialogs[0]!.seq} dialog`));
+    const after = await door.call('browser_events', { after_seq: s['last_seq'] });
+    assert.equal(after.structuredContent!['events'], []);
+    const onlyDialogs = await door.call('browser_events', { kinds: ['dialog'] });
+    assert.ok((onlyDialogs.structuredContent!['events'] as Array<{ kind: string }>).every((e) => e.kind === 'dialog'));
+    const invalid = await door.call('browser_events', { kinds: ['nope'] });
+    assert.is(invalid.isError, true);
+    assert.is((invalid.structuredContent!['data'] as Record<string, unknown>)['error_type'], 'invalid_params');
+  }),
+);
+
 /** A raw HTTP exchange, so the Host header can be anything. */
 function post(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
