@@ -6,7 +6,8 @@
 // MCP path adds to a call.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { utf8 } from './contender.ts';
-import { PagewireContender, type ActResult, type Observation } from './pagewire.ts';
+import type { ActResult, Observation } from '../../test/helpers/wire.ts';
+import { PagewireContender } from './pagewire.ts';
 
 interface ToolAnswer {
   content: Array<{ type: string; text?: string }>;

@@ -5,7 +5,6 @@
 // `cancel` does while running); a progress token turns the call's stages into progress
 // notifications.
 import { McpServer, type CallToolResult, type McpRequestContext, type ServerContext } from '@modelcontextprotocol/server';
-import type { z } from 'zod';
 import type { CallContext, Principal } from '../rpc/context.ts';
 import type { AnyMethodDef } from '../rpc/define.ts';
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
@@ -28,8 +27,6 @@ export interface McpHostOptions {
   rpc: McpRpc;
   /** The method table whose params schemas the tools take. */
   methods: readonly AnyMethodDef[];
-  /** The typed wire's result schema of a method (outputSchema), when it has one. */
-  results?: (method: string) => z.ZodType | undefined;
   version: string;
   /** The principal of a stdio connection (HTTP requests name theirs). */
   stdioPrincipal?: Principal;
@@ -44,7 +41,7 @@ const INSTRUCTIONS =
 interface Registered {
   readonly spec: ToolSpec;
   readonly input: JsonSchema;
-  readonly output: JsonSchema | undefined;
+  readonly output: JsonSchema;
 }
 
 /** Lets the SDK list a JSON Schema and hand arguments through untouched: the wire validates them. */
@@ -69,7 +66,7 @@ export class McpHost {
   constructor(options: McpHostOptions) {
     this.#options = options;
     this.#log = options.log ?? silentLogger;
-    const schemas = wireSchemas(options.methods, options.results ?? (() => undefined));
+    const schemas = wireSchemas(options.methods);
     this.#tools = TOOLS.map((spec) => ({ spec, input: toolInputSchema(spec, schemas), output: toolOutputSchema(spec, schemas) }));
   }
 
@@ -91,7 +88,7 @@ export class McpHost {
         {
           description: tool.spec.description,
           inputSchema: passThrough(tool.input),
-          ...(tool.output ? { outputSchema: passThrough(tool.output) } : {}),
+          outputSchema: passThrough(tool.output),
           annotations: tool.spec.annotations,
         },
         (args: unknown, ctx: ServerContext) => this.#run(tool.spec, (args ?? {}) as Record<string, unknown>, ctx, state),

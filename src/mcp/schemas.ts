@@ -1,28 +1,40 @@
-// One lookup for what each tool takes and returns: the params schema of its wire method(s) from
-// the method table, and the result schema of the typed wire. The input side is compacted for the
+// One lookup for what each tool takes and returns: the params and result schemas of its wire
+// method(s), from the method table (src/rpc/wire). The input side is compacted for the
 // model (json-schema.ts); the output side is whole.
-import type { z } from 'zod';
+import { z } from 'zod';
+import { rpcError } from '../rpc/wire/errors.ts';
+import { downloadsList, eventFields, eventOf, EVENT_KINDS } from '../rpc/wire/events.ts';
 import type { AnyMethodDef } from '../rpc/define.ts';
 import { compact, inputJsonSchema, outputJsonSchema, type JsonSchema } from './json-schema.ts';
 import type { ToolSpec } from './tools.ts';
 
 export interface WireSchemas {
   params(method: string): z.ZodType;
-  /** undefined while the typed wire has no result schema for the method. */
-  result(method: string): z.ZodType | undefined;
+  result(method: string): z.ZodType;
 }
 
-export function wireSchemas(methods: readonly AnyMethodDef[], results: (method: string) => z.ZodType | undefined): WireSchemas {
+export function wireSchemas(methods: readonly AnyMethodDef[]): WireSchemas {
   const byName = new Map(methods.map((method) => [method.name, method]));
-  return {
-    params(name) {
-      const method = byName.get(name);
-      if (!method) throw new Error(`no wire method ${name} for an MCP tool`);
-      return method.params;
-    },
-    result: results,
+  const method = (name: string) => {
+    const found = byName.get(name);
+    if (!found) throw new Error(`no wire method ${name} for an MCP tool`);
+    return found;
   };
+  return { params: (name) => method(name).params, result: (name) => method(name).result };
 }
+
+/** One retained event of a session, as browser_events lists it: an `event` notification less its subscription fields. */
+const retainedEvent = z.discriminatedUnion(
+  'kind',
+  EVENT_KINDS.map((kind) => eventOf(kind, { ...eventFields, session_id: z.string() })) as unknown as [ReturnType<typeof eventOf>, ...ReturnType<typeof eventOf>[]],
+);
+
+/** browser_events' result: the retained events after a seq, and downloads.list's list. */
+export const eventsResult = z.object({
+  events: z.array(retainedEvent),
+  last_seq: z.number().int().min(0).describe('The seq of the newest event retained (0: none yet)'),
+  downloads: downloadsList.result.shape.downloads,
+});
 
 /** The input schema a host hands the model for the tool. */
 export function toolInputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchema {
@@ -39,15 +51,23 @@ export function toolInputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchem
   return { type: 'object', properties, required: ['action'] };
 }
 
-/** The tool's outputSchema; undefined while any of its methods lacks a result schema. */
-export function toolOutputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchema | undefined {
-  if (spec.name === 'browser_events') return eventsOutput(schemas);
+/**
+ * The tool's outputSchema: its methods' result schemas, or the JSON-RPC error object a tool error
+ * carries as its structuredContent (2025-era clients check structuredContent against the schema
+ * whether or not the result is an error).
+ */
+export function toolOutputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchema {
   const methods = typeof spec.methods === 'string' ? [spec.methods] : Object.values(spec.methods);
-  const results = methods.map((method) => schemas.result(method));
-  if (results.some((result) => result === undefined)) return undefined;
-  const json = results.map((result) => outputJsonSchema(result!));
-  // MCP wants an object root: several methods' results are alternatives under it.
-  return json.length === 1 ? json[0] : { type: 'object', anyOf: json };
+  const results = spec.name === 'browser_events' ? [eventsResult] : methods.map((method) => schemas.result(method));
+  const json = [...results, rpcError].map(outputJsonSchema);
+  // MCP wants an object root: the alternatives go under it, and their named sub-schemas move up
+  // to it (a `$ref` of `#/$defs/…` is read from the root).
+  const $defs: Record<string, unknown> = {};
+  const anyOf = json.map(({ $defs: defs, ...member }) => {
+    Object.assign($defs, defs ?? {});
+    return member;
+  });
+  return { type: 'object', anyOf, ...(Object.keys($defs).length > 0 ? { $defs } : {}) };
 }
 
 /**
@@ -80,19 +100,3 @@ function without(schema: JsonSchema, hidden: readonly string[]): JsonSchema {
   return { ...schema, properties };
 }
 
-/** browser_events answers with retained events (as the wire delivers them) and downloads.list's list. */
-function eventsOutput(schemas: WireSchemas): JsonSchema | undefined {
-  const downloads = schemas.result('downloads.list');
-  const event = schemas.result('event');
-  if (!downloads || !event) return undefined;
-  const downloadsJson = outputJsonSchema(downloads);
-  return {
-    type: 'object',
-    properties: {
-      events: { type: 'array', items: outputJsonSchema(event) },
-      last_seq: { type: 'integer', minimum: 0 },
-      downloads: (downloadsJson['properties'] as JsonSchema)['downloads'],
-    },
-    required: ['events', 'last_seq', 'downloads'],
-  };
-}

@@ -118,6 +118,18 @@ function flows(name: string, open: () => Promise<McpDoor>): void {
     assert.match(textOf(again), /Observe again/);
   });
 
+  s('a JSON-RPC error of the wire is a tool error carrying the structured error (matching the output schema)', async () => {
+    const result = await door.call('browser_tabs', { action: 'select', target_id: 'no-such-tab' });
+    assert.is(result.isError, true);
+    assert.is((result.structuredContent!['data'] as Record<string, unknown>)['error_type'], 'target_not_found');
+    assert.is(result.structuredContent!['code'], -32005);
+    assert.match(textOf(result), /^error target_not_found: /);
+    const invalid = await door.call('browser_observe', { max_elements: 0 });
+    assert.is(invalid.isError, true);
+    assert.is((invalid.structuredContent!['data'] as Record<string, unknown>)['error_type'], 'invalid_params');
+    assert.match(textOf(invalid), /- max_elements: /);
+  });
+
   s('a screenshot is an image content block with the size the text names', async () => {
     await openApp(door);
     const shot = await door.call('browser_screenshot');
@@ -278,19 +290,6 @@ http('tools/list: nine tools, honest annotations, and names + descriptions + inp
   }),
 );
 
-http('a JSON-RPC error of the wire is a tool error carrying the structured error', () =>
-  withDoor(async (door, server) => {
-    const result = await door.call('browser_tabs', { action: 'select', target_id: 'no-such-tab' });
-    assert.is(result.isError, true);
-    assert.is((result.structuredContent!['data'] as Record<string, unknown>)['error_type'], 'target_not_found');
-    assert.is(result.structuredContent!['code'], -32005);
-    assert.match(textOf(result), /^error target_not_found: /);
-    const invalid = await door.call('browser_observe', { max_elements: 0 });
-    assert.is(invalid.isError, true);
-    assert.is((invalid.structuredContent!['data'] as Record<string, unknown>)['error_type'], 'invalid_params');
-    assert.match(textOf(invalid), /- max_elements: /);
-  }),
-);
 
 http('browser_events lists the session\'s events after a seq (every kind, or the kinds asked for) and its downloads', () =>
   withDoor(async (door) => {

@@ -1,6 +1,7 @@
 // Checkboxes and radios drawn with CSS (PROTOCOL.md §7 step 7): a hit on a pseudo-element is a hit
 // on its originating element, and a hit on the label of the target is a hit on the target (the
 // browser forwards the click); anything else on top is click_intercepted, named as a real element.
+// A control whose own point is unusable (clipped under another button, 0×0) is clicked on a label.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
@@ -104,6 +105,8 @@ s('UI kit: inputs hidden under their label: checkbox, radio, switch (knob then t
     { role: 'checkbox', name: 'Remember me on this device', checked: true },
     { role: 'radio', name: 'Express', checked: true },
     { role: 'radio', name: 'Pick up in store', click: true },
+    // Bootstrap 5 .btn-check: clipped at the group's start, under "Monthly": clicked on its label.
+    { role: 'radio', name: 'Yearly', checked: true },
     { role: 'switch', name: 'Email notifications', checked: true },
     // Checked, the knob has moved away: the point now hits the track (the label's ::before).
     { role: 'switch', name: 'Email notifications', checked: false },
@@ -121,6 +124,7 @@ s('UI kit: inputs hidden under their label: checkbox, radio, switch (knob then t
     'remember on',
     'shipping=express',
     'shipping=pickup',
+    'billing=yearly',
     'notifications on',
     'notifications off',
     'receipt on',
@@ -128,7 +132,7 @@ s('UI kit: inputs hidden under their label: checkbox, radio, switch (knob then t
   ]);
   assert.equal(
     await evaluate(server, o.target_id, `[...document.querySelectorAll('#settings input[type=checkbox], #settings input[type=radio]')].map((i) => i.checked)`),
-    [true, false, false, true, true, false, false, true],
+    [true, false, false, true, false, true, false, true],
   );
 });
 
@@ -148,15 +152,22 @@ s('check on an already-set styled control sends nothing; the label rule does not
   assert.is(await evaluate(server, o.target_id, `document.getElementById('ship-standard').checked`), true);
 });
 
-s('a cookie banner over a checkbox: click_intercepted naming the banner, nothing toggled', async () => {
+s('a cookie banner over checkboxes and their labels: click_intercepted naming the banner, nothing toggled', async () => {
+  // A plain checkbox, a visually hidden one, and a 0×0 switch, which has no point of its own: what
+  // covers its label is what the agent must deal with.
   const o = await open('/checkout.html');
-  for (const action of ['check', 'click', 'hover']) {
-    const r = await act({ state_id: (await client.call<Observation>('observe', { session_id: sessionId })).state_id, action, ref: ref(o, 'checkbox', 'Send me the newsletter'), checked: action === 'check' ? true : undefined });
-    assert.is(r.status, 'action_failed', action);
-    assert.is(r.error_type, 'click_intercepted', action);
-    assert.is(r.execution, 'dispatched_unknown');
-    assert.equal(r.hit, { role: 'dialog', name: 'Cookie consent', tag: 'div' }, action);
-    assert.is(statusOf(r.fresh_state), 'nothing chosen');
+  for (const name of ['Send me the newsletter', 'Text me about my order', 'Show me offers']) {
+    for (const action of ['check', 'click', 'hover']) {
+      const r = await act({ state_id: (await client.call<Observation>('observe', { session_id: sessionId })).state_id, action, ref: ref(o, 'checkbox', name), checked: action === 'check' ? true : undefined });
+      assert.is(r.status, 'action_failed', `${name} ${action}`);
+      assert.is(r.error_type, 'click_intercepted', `${name} ${action}: ${r.error_text}`);
+      assert.is(r.execution, 'dispatched_unknown');
+      // The banner's box, or the text in it.
+      assert.equal({ role: r.hit?.role, name: r.hit?.name }, { role: 'dialog', name: 'Cookie consent' }, `${name} ${action}`);
+      assert.ok(['div', 'span'].includes(r.hit!.tag), r.hit!.tag);
+      assert.match(r.error_text!, name === 'Show me offers' ? /^another element is on top of the target's label at / : /^another element is on top of the target at /);
+      assert.is(statusOf(r.fresh_state), 'nothing chosen');
+    }
   }
 });
 
@@ -186,13 +197,6 @@ s('the floating label of the next field over a checkbox: click_intercepted namin
   await assertCheckRefused('/checkout.html', 'checkbox', 'Save this card', { role: 'LabelText', name: 'Coupon code', tag: 'label' });
 });
 
-s('Bootstrap 5 button radios in a group: the second one sits under the first button, whose label is not its own', async () => {
-  // Absolutely positioned in a flex group, both clipped inputs sit at the group's start, under
-  // "Monthly": a click at the "Yearly" input's point selects Monthly, so it is refused. That label
-  // is ignored in the accessibility tree (its text names its radio): its group names it.
-  await assertCheckRefused('/ui-kit.html', 'radio', 'Yearly', { role: 'group', name: 'Billing period', tag: 'label' });
-});
-
 s("a pseudo-element over a cross-site iframe: click_intercepted naming the element it belongs to", async () => {
   let o = await open('/payment.html');
   for (let i = 0; i < 100 && !o.elements.some((e) => e.name === 'Pay $20.00'); i++) o = await client.call<Observation>('observe', { session_id: sessionId });
@@ -201,6 +205,76 @@ s("a pseudo-element over a cross-site iframe: click_intercepted naming the eleme
   assert.is(r.error_type, 'click_intercepted');
   assert.equal(r.hit, { role: 'note', name: 'Why we ask', tag: 'span' });
   assert.ok(r.fresh_state!.tree.includes('"not paid"'), r.fresh_state!.tree);
+});
+
+/** The plans page: its change events and the clicks that reached an input, in order. */
+async function pricingState(targetId: string): Promise<{ changes: string[]; clicks: string[] }> {
+  return { changes: await evaluate(server, targetId, 'changes'), clicks: await evaluate(server, targetId, 'inputClicks') };
+}
+
+s('Bootstrap 5 toggle buttons: "Yearly", "Extra storage" and "Choose Team" are clicked on their own labels, once each', async () => {
+  // Every .btn-check input of a group sits clipped at the group's start, under the first button:
+  // at their own point a click would go to "Monthly" (or "Priority support").
+  let o = await open('/pricing.html');
+  let r = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'radio', 'Yearly save 20%') });
+  assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
+  assert.ok(r.fresh_state!.tree.includes('"$278"'), 'the yearly prices are shown');
+  o = r.fresh_state!;
+  r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'checkbox', 'Extra storage'), checked: true });
+  assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
+  o = r.fresh_state!;
+  // Its first label is display:none at this width: the second one, "Choose Team", is clicked.
+  r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'radio', 'Choose Team'), checked: true });
+  assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
+  o = r.fresh_state!;
+  // The first button's own point is its own label: nothing changes for it.
+  r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'radio', 'Monthly'), checked: true });
+  assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
+  assert.equal(await pricingState(o.target_id), {
+    changes: ['period=yearly', 'addon-storage on', 'plan=team', 'period=monthly'],
+    clicks: ['period-yearly', 'addon-storage', 'plan-team', 'period-monthly'],
+  });
+  assert.equal(
+    await evaluate(server, o.target_id, `[...document.querySelectorAll('.btn-check')].map((i) => i.id + (i.checked ? ' on' : ''))`),
+    ['period-monthly on', 'period-yearly', 'plan-starter', 'plan-team on', 'addon-support', 'addon-storage on'],
+  );
+});
+
+s('hover on a clipped toggle button hovers its label', async () => {
+  const o = await open('/pricing.html');
+  const r = await act({ state_id: o.state_id, action: 'hover', ref: ref(o, 'checkbox', 'Extra storage') });
+  assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
+  assert.is(await evaluate(server, o.target_id, `document.querySelector('label:hover')?.htmlFor`), 'addon-storage');
+  assert.equal(await pricingState(o.target_id), { changes: [], clicks: [] });
+});
+
+s('switches with a 0×0 input inside their label (W3Schools, and in a closed shadow root), a visually hidden checkbox: on and off, once each', async () => {
+  let o = await open('/pricing.html');
+  const steps: Array<[string, boolean]> = [
+    ['Renew automatically', true],
+    ['Pause my subscription', true],
+    ['Email me my invoices', true],
+    ['Renew automatically', false],
+  ];
+  for (const [name, checked] of steps) {
+    const r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'checkbox', name), checked });
+    assert.is(r.status, 'completed', `${name}: ${r.error_type} ${r.error_text} ${JSON.stringify(r.hit)}`);
+    o = r.fresh_state!;
+  }
+  assert.equal(await pricingState(o.target_id), {
+    changes: ['auto-renew on', 'pause on', 'invoices on', 'auto-renew off'],
+    clicks: ['auto-renew', 'settings-switch', 'invoices', 'auto-renew'],
+  });
+});
+
+s('a 0×0 input with no label (its slider toggles it by script): still not_visible', async () => {
+  const o = await open('/pricing.html');
+  const r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'checkbox', 'Show prices with tax'), checked: true });
+  assert.is(r.status, 'action_failed');
+  assert.is(r.error_type, 'not_visible');
+  assert.is(r.error_text, 'no part of the element is inside the viewport');
+  assert.is(r.hit, undefined);
+  assert.equal(await pricingState(o.target_id), { changes: [], clicks: [] });
 });
 
 s.run();

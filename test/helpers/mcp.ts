@@ -64,6 +64,8 @@ export async function v2Http(url: string, init: RequestInit = {}): Promise<McpDo
   const client = new Client({ name: 'pagewire-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: init }));
   if (client.getProtocolEra() !== 'modern') throw new Error(`expected the 2026-07-28 era, got ${client.getProtocolEra()}`);
+  // As a host does: the listed output schemas are what the client checks every result against.
+  await client.listTools();
   return {
     name: 'SDK v2 over Streamable HTTP',
     call: (name, args = {}, options = {}) => client.callTool({ name, arguments: args }, options) as Promise<ToolResult>,
@@ -75,6 +77,7 @@ export async function v2Http(url: string, init: RequestInit = {}): Promise<McpDo
 export async function v1Http(url: string, init: RequestInit = {}): Promise<McpDoor> {
   const client = new V1Client({ name: 'pagewire-test-v1', version: '1.0.0' });
   await client.connect(new V1Transport(new URL(url), { requestInit: init }));
+  await client.listTools();
   return {
     name: 'SDK v1 over Streamable HTTP',
     call: (name, args = {}, options = {}) => client.callTool({ name, arguments: args }, undefined, options) as Promise<ToolResult>,
@@ -106,6 +109,7 @@ export async function v2Stdio(flags: string[] = []): Promise<StdioDoor> {
   } catch (error) {
     throw new Error(`pagewire mcp did not connect: ${(error as Error).message}\n${stderr}`);
   }
+  await client.listTools();
   // The child itself, read once: the transport forgets it when closing, and the exit code is
   // what the test asserts (the SDK keeps it private).
   const child = (transport as unknown as { _process: ChildProcess })._process;

@@ -1,0 +1,42 @@
+// screenshot (PROTOCOL.md §10).
+import { z } from 'zod';
+import { idString, refField, sessionIdField, targetIdField } from './fields.ts';
+import { wireMethod } from './method.ts';
+
+export const imageMime = z.enum(['image/png', 'image/jpeg']);
+
+export const screenshot = wireMethod({
+  name: 'screenshot',
+  summary: 'Capture the viewport, the whole page or one element of a tab (PNG or JPEG), with password inputs masked.',
+  params: z
+    .object({
+      session_id: sessionIdField,
+      target_id: targetIdField,
+      full_page: z.boolean().optional().describe('The whole document (up to 16384 px a side) instead of the viewport'),
+      ref: refField.optional().describe("Only this element: a ref of the tab's current state, or of state_id"),
+      state_id: idString.optional().describe('The observation that issued `ref` (default: the tab\'s current state)'),
+      format: z.enum(['png', 'jpeg']).optional().describe('Image format (default png)'),
+      quality: z.number().int().min(0).max(100).optional().describe('JPEG quality 0–100 (format "jpeg" only)'),
+      max_side: z.number().int().min(16).max(16_384).optional().describe('Scale down so the long side is at most this many px'),
+      max_pixels: z.number().int().min(256).max(268_435_456).optional().describe('Scale down so the image has at most this many pixels'),
+    })
+    .strict()
+    .superRefine((params, ctx) => {
+      if (params.quality !== undefined && params.format !== 'jpeg') {
+        ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to format "jpeg" only' });
+      }
+      if (params.full_page === true && params.ref !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['ref'], message: 'give either full_page or ref, not both' });
+      }
+      if (params.state_id !== undefined && params.ref === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['state_id'], message: 'state_id only says where ref comes from: give ref too' });
+      }
+    }),
+  result: z.object({
+    mime: imageMime,
+    data: z.string().describe('The image, base64'),
+    width: z.number().describe('px: the image\'s own size (the clip\'s, if the image could not be read)'),
+    height: z.number().describe('px, likewise'),
+    scale: z.number().gt(0).lt(1).optional().describe('Image px per CSS px, when max_side or max_pixels scaled the capture down'),
+  }),
+});
