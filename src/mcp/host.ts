@@ -70,11 +70,6 @@ export class McpHost {
     this.#tools = TOOLS.map((spec) => ({ spec, input: toolInputSchema(spec, schemas), output: toolOutputSchema(spec, schemas) }));
   }
 
-  /** What `tools/list` hands a host, as the tools are registered (for the size check and docs). */
-  get listedTools(): Array<{ name: string; description: string; inputSchema: JsonSchema }> {
-    return this.#tools.map(({ spec, input }) => ({ name: spec.name, description: spec.description, inputSchema: input }));
-  }
-
   /** The SDK's McpServerFactory: a fresh instance with every tool, bound to the caller's principal. */
   readonly factory = (context: McpRequestContext): McpServer => {
     const id = context.authInfo?.clientId;
@@ -166,7 +161,7 @@ export class McpHost {
     const fresh = result['fresh_state'] as Record<string, unknown> | undefined;
     if (fresh && result['replayed'] !== true) principal.handed(fresh);
 
-    const text = spec.name === 'browser_act' ? spec.text(result, args, news) : [spec.text(result, args, news), ...eventLines(news)].join('\n');
+    const text = spec.eventsInText ? spec.text(result, args, news) : [spec.text(result, args, news), ...eventLines(news)].join('\n');
     const shot = outcome.image ?? screenshotOf(result);
     const content: CallToolResult['content'] = [{ type: 'text', text }];
     if (shot) content.push({ type: 'image', data: shot.data, mimeType: shot.mimeType });

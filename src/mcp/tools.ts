@@ -5,7 +5,7 @@
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
 import type { CallOutcome } from '../rpc/server.ts';
 import type { McpPrincipal, WireEvent } from './principal.ts';
-import { actText, eventListText, observationText, screenshotText, sessionsText, summary, tabsText } from './render.ts';
+import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText } from './render.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -44,6 +44,8 @@ export interface ToolSpec {
   /** A different mapping than "the args are the method's params". */
   run?(call: ToolCall): Promise<ToolOutcome>;
   text(result: Obj, args: Obj, news: readonly WireEvent[]): string;
+  /** The text places the events since the previous call itself (else they follow it). */
+  readonly eventsInText?: true;
   /** Whether a successful wire result still reports a failure (act's statuses). */
   failed?(result: Obj): boolean;
 }
@@ -118,6 +120,8 @@ export const TOOLS: readonly ToolSpec[] = [
       return call.wire('act', { ...call.args, state_id: stateId });
     },
     failed: (result) => !ACTED.has(String(result['status'])),
+    // Before the fresh observation's tree, where a model reads them first.
+    eventsInText: true,
     text: (result, _args, news) => actText(result, news),
   },
   {
@@ -211,4 +215,3 @@ export const TOOLS: readonly ToolSpec[] = [
   },
 ];
 
-export { summary };
