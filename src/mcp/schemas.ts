@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { rpcError } from '../rpc/wire/errors.ts';
 import { downloadsList, eventFields, eventOf, EVENT_KINDS } from '../rpc/wire/events.ts';
-import type { AnyMethodDef } from '../rpc/define.ts';
+import type { WireMethod } from '../rpc/wire/method.ts';
 import { compact, inputJsonSchema, outputJsonSchema, type JsonSchema } from './json-schema.ts';
 import type { ToolSpec } from './tools.ts';
 
@@ -13,7 +13,7 @@ export interface WireSchemas {
   result(method: string): z.ZodType;
 }
 
-export function wireSchemas(methods: readonly AnyMethodDef[]): WireSchemas {
+export function wireSchemas(methods: readonly WireMethod[]): WireSchemas {
   const byName = new Map(methods.map((method) => [method.name, method]));
   const method = (name: string) => {
     const found = byName.get(name);
