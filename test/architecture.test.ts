@@ -27,6 +27,8 @@ const ALLOWED: Record<string, string[]> = {
   actions: ['protocol/generated', 'observe', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
   sessions: ['protocol/generated', 'events', 'observe', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
   rpc: ['protocol/generated', 'rpc/wire', 'events', 'sessions', 'actions', 'observe', 'browser', 'cdp', 'util', 'errors', 'version'],
+  // rpc ← mcp ← server: the MCP tools map onto the method table and nothing below it.
+  mcp: ['rpc', 'rpc/wire', 'util', 'errors', 'version'],
   runtime: ['protocol/generated', 'cdp', 'rpc', 'rpc/wire', 'actions', 'util', 'errors'],
   config: ['util'],
   server: ['*'],
@@ -38,8 +40,10 @@ const PACKAGES: Record<string, RegExp> = {
   'rpc/wire': /^zod$/,
   util: /^picomatch$/,
   rpc: /^(zod|json-rpc-2\.0)$/,
+  mcp: /^(zod|@modelcontextprotocol\/server)$/,
   config: /^zod$/,
-  runtime: /^(node:.*|ws)$/,
+  // The MCP transports (stdio, the /mcp route) are the SDK's, mounted here.
+  runtime: /^(node:.*|ws|@modelcontextprotocol\/server(\/stdio)?)$/,
   main: /^node:process$/,
 };
 
