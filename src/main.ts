@@ -1,60 +1,31 @@
 #!/usr/bin/env node
-// The process: parse flags and environment, start the server, print the ready line, and on
-// SIGINT/SIGTERM (or a crash of our own) close every browser we launched before exiting.
+// The `pagewire` executable: the command table and nothing heavy, so that a client command
+// starts without loading the server. `serve` (the default) is the server of docs/PROTOCOL.md §1.
 import process from 'node:process';
-import { ConfigError, helpText, parseConfig } from './config.ts';
-import { startServer, type RunningServer } from './server.ts';
-import { createLogger } from './util/log.ts';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dispatch, EXIT_USAGE, type CommandModule, type CommandTable } from './cli/dispatch.ts';
+import { clientCommands } from './cli/table.ts';
 
-function runtimeName(): string {
-  const deno = (globalThis as { Deno?: { version: { deno: string } } }).Deno;
-  return deno ? `deno ${deno.version.deno}` : `node ${process.version}`;
-}
-
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = parseConfig(process.argv.slice(2), process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`pagewire: ${error.message}\n\n${helpText()}`);
-      process.exit(2);
-    }
-    throw error;
-  }
-  if (config.help) {
-    console.log(helpText());
-    return;
-  }
-  const log = createLogger({ level: config.logLevel, redact: config.tokens });
-  let server: RunningServer | undefined;
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    try {
-      await server?.close();
-    } finally {
-      process.exit(code);
-    }
+/** The MCP server, when this build has it (src/mcp/cli.ts exporting run(argv)). */
+async function mcpModule(): Promise<CommandModule> {
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const url = new URL(`./mcp/cli${ext}`, import.meta.url);
+  if (existsSync(fileURLToPath(url))) return (await import(url.href)) as CommandModule;
+  return {
+    run: async () => {
+      console.error('pagewire: the mcp command is not available in this build (it has no MCP server module)');
+      return EXIT_USAGE;
+    },
   };
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
-  process.on('uncaughtException', (error) => {
-    log.error('uncaught exception', { error: String(error?.stack ?? error) });
-    void stop(1);
-  });
-  process.on('unhandledRejection', (error) => {
-    log.error('unhandled rejection', { error: String((error as Error)?.stack ?? error) });
-    void stop(1);
-  });
-  try {
-    server = await startServer(config, { log, runtime: runtimeName() });
-  } catch (error) {
-    console.error(`pagewire: could not start: ${(error as Error).message}`);
-    process.exit(1);
-  }
-  console.log(server.readyLine);
 }
 
-await main();
+const table: CommandTable = {
+  serve: { usage: 'serve [flags]', summary: 'start the server (the default; flags: pagewire --help)', load: () => import('./serve.ts') },
+  mcp: { usage: 'mcp [flags]', summary: 'the MCP server over stdio', load: mcpModule },
+  ...clientCommands(() => import('./cli/commands.ts')),
+};
+
+const code = await dispatch(process.argv.slice(2), table);
+// A command that returns its code is done: exit now rather than wait for sockets to finish closing.
+if (typeof code === 'number') process.exit(code);

@@ -24,6 +24,11 @@ const ALLOWED: Record<string, string[]> = {
   runtime: ['protocol/generated', 'cdp', 'rpc', 'actions', 'util', 'errors'],
   config: ['util'],
   server: ['*'],
+  // The SDK and the CLI on it never reach into the server (ARCHITECTURE.md D1).
+  'rpc/wire': ['util', 'errors'],
+  client: ['util', 'errors', 'rpc/wire'],
+  cli: ['client', 'util', 'errors', 'rpc/wire'],
+  serve: ['*'],
   main: ['*'],
 };
 
@@ -33,12 +38,18 @@ const PACKAGES: Record<string, RegExp> = {
   rpc: /^(zod|json-rpc-2\.0)$/,
   config: /^zod$/,
   runtime: /^(node:.*|ws)$/,
-  main: /^node:process$/,
+  'rpc/wire': /^zod$/,
+  // Imported lazily, and only where the runtime has no WebSocket of its own (Node 20).
+  client: /^ws$/,
+  cli: /^node:.*$/,
+  serve: /^node:process$/,
+  main: /^node:(process|fs|url)$/,
 };
 
 function layerOf(file: string): string | undefined {
   const rel = relative(root, file).replaceAll('\\', '/');
   if (rel.startsWith('protocol/generated/')) return 'protocol/generated';
+  if (rel.startsWith('src/rpc/wire/') || rel === 'src/rpc/wire.ts') return 'rpc/wire';
   const match = /^src\/([^/]+?)(\.ts)?(\/|$)/.exec(rel);
   return match?.[1];
 }
@@ -80,6 +91,19 @@ s('every import in src/ and protocol/generated follows the layer table', () => {
       } else if (!(PACKAGES[from]?.test(spec) ?? false) && !allowed.includes('*')) {
         violations.push(`${relative(root, file)} → ${spec} (${from} may not import packages like this)`);
       }
+    }
+  }
+  assert.equal(violations, []);
+});
+
+s('the SDK takes only types from the wire schemas, and imports ws only lazily (the browser build has no import at all)', () => {
+  const violations: string[] = [];
+  for (const file of sources(join(root, 'src/client'))) {
+    const text = withoutComments(readFileSync(file, 'utf8'));
+    for (const match of text.matchAll(/^\s*import\s+(type\s+)?[^;'"]*?from\s+['"]([^'"]+)['"]/gm)) {
+      const to = match[2]!.startsWith('.') ? layerOf(resolve(dirname(file), match[2]!)) : match[2];
+      if (to === 'rpc/wire' && !match[1]) violations.push(`${relative(root, file)}: import type from ${match[2]} (the browser build must not carry zod)`);
+      if (to === 'ws') violations.push(`${relative(root, file)}: a static import of ws (import it lazily, only without a global WebSocket)`);
     }
   }
   assert.equal(violations, []);

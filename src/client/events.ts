@@ -39,6 +39,7 @@ export class EventStream implements AsyncIterableIterator<SessionEvent> {
   #early: Array<Record<string, unknown>> | undefined;
   /** The highest seq handed to the queue; the base the next subscription replays after. */
   #lastSeq: number | undefined;
+  #headSeq: number | undefined;
   #ended = false;
   #error: unknown;
   /** Each subscription attempt; a stale one's answer is ignored. */
@@ -73,6 +74,15 @@ export class EventStream implements AsyncIterableIterator<SessionEvent> {
     this.ready = this.#subscribe();
     // A failed first subscription ends the stream; next() reports it, so `ready` need not be awaited.
     this.ready.catch(() => {});
+  }
+
+  /**
+   * The session's newest seq when the first subscription began (the server's `last_seq`): the
+   * replay asked for with afterSeq ends there. Undefined before `ready`, or from a server that
+   * does not say.
+   */
+  get headSeq(): number | undefined {
+    return this.#headSeq;
   }
 
   /** The seq of the last event delivered (or the afterSeq the stream started from). */
@@ -131,7 +141,10 @@ export class EventStream implements AsyncIterableIterator<SessionEvent> {
     }
     // A live-only stream learns where "now" was, so that a reconnect before its first event still
     // replays from there. (A server that does not say so leaves that gap open.)
-    if (this.#lastSeq === undefined && typeof result.last_seq === 'number') this.#lastSeq = result.last_seq;
+    if (typeof result.last_seq === 'number') {
+      this.#headSeq ??= result.last_seq;
+      this.#lastSeq ??= result.last_seq;
+    }
     for (const params of early) this.#onNotification('event', params);
   }
 

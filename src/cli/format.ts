@@ -1,0 +1,69 @@
+// The CLI's human output: a page as a header line and its tree, an act as one status line, an
+// event as one line. `--json` prints the wire results instead (commands.ts).
+import type { ActResult, Observation, SessionEvent, TabInfo } from '../client/wire.ts';
+
+export function pageHeader(observation: Observation): string {
+  const parts = [`page: ${JSON.stringify(observation.title)} ${observation.url}`, `tab ${observation.target_id}`];
+  if (observation.truncated) parts.push(`truncated at ${observation.elements.length} refs (--max N for more)`);
+  return parts.join(' · ');
+}
+
+export function pageText(observation: Observation): string {
+  const lines = [pageHeader(observation)];
+  if (observation.dialog) {
+    lines.push(`dialog: ${observation.dialog.type} ${JSON.stringify(observation.dialog.message)} (pagewire dialog accept|dismiss)`);
+  }
+  const unavailable = observation.frames.filter((f) => f.status === 'unavailable');
+  for (const frame of unavailable) lines.push(`frame unavailable: ${frame.url} (${frame.reason ?? 'no reason given'})`);
+  if (observation.tree !== '') lines.push(observation.tree.replace(/\n$/, ''));
+  if (observation.text !== undefined) lines.push('--- text ---', observation.text);
+  return lines.join('\n');
+}
+
+/** `verified: click @3 → "Title" url` or `action_failed (click_intercepted): …`. */
+export function actLine(what: string, result: ActResult): string {
+  const fresh = result.fresh_state;
+  if (result.status === 'completed' || result.status === 'verified') {
+    const where = fresh ? ` → ${JSON.stringify(fresh.title)} ${fresh.url}` : ' (no fresh observation: observe before acting again)';
+    const notes = [result.replayed ? 'replayed' : '', result.error_text ?? ''].filter(Boolean);
+    return `${result.status}: ${what}${where}${notes.length ? ` (${notes.join('; ')})` : ''}`;
+  }
+  const why = result.error_type ? ` (${result.error_type})` : '';
+  const hit = result.hit ? `; the point hit ${result.hit.role || result.hit.tag} ${JSON.stringify(result.hit.name)}` : '';
+  return `${result.status}${why}: ${what}: ${result.error_text ?? 'no reason given'}${hit}`;
+}
+
+export function eventsLines(events: readonly Pick<SessionEvent, 'seq' | 'kind' | 'target_id' | 'data'>[]): string[] {
+  return events.map(eventLine);
+}
+
+export function eventLine(event: Pick<SessionEvent, 'seq' | 'kind' | 'target_id' | 'data'> & { dropped?: number }): string {
+  const data = event.data;
+  const text = (key: string) => (typeof data[key] === 'string' ? JSON.stringify(data[key]) : '');
+  let detail: string;
+  switch (event.kind) {
+    case 'console':
+      detail = `${String(data['level'] ?? 'log')} ${text('text')}`;
+      break;
+    case 'dialog':
+      detail = `${String(data['type'])} ${text('message')}${data['handled'] ? ` ${String(data['handled'])}` : ''}`;
+      break;
+    case 'navigation':
+      detail = `${String(data['url'])}${data['same_document'] ? ' (same document)' : ''}`;
+      break;
+    case 'download':
+      detail = `${String(data['suggested_filename'])} ${String(data['state'])}${data['path'] ? ` ${String(data['path'])}` : ''}`;
+      break;
+    case 'popup':
+      detail = `${String(data['target_id'])} ${String(data['url'])}`;
+      break;
+    default:
+      detail = JSON.stringify(data);
+  }
+  const dropped = event.dropped ? ` (${event.dropped} dropped before it)` : '';
+  return `#${event.seq} ${event.kind}${event.target_id ? ` [${event.target_id}]` : ''} ${detail}${dropped}`;
+}
+
+export function tabsLines(tabs: readonly TabInfo[]): string[] {
+  return tabs.map((tab) => `${tab.selected ? '*' : ' '} ${tab.target_id}  ${JSON.stringify(tab.title)}  ${tab.url}${tab.opener_id ? `  (opened by ${tab.opener_id})` : ''}`);
+}
