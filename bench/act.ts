@@ -22,6 +22,7 @@ import { startServer, type RunningServer } from '../src/server.ts';
 import { TestClient } from '../test/helpers/client.ts';
 import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
 import { WARMUPS, ms, num, parseRuns, round, stats, table, timed, utf8, waitForLoad, type Stats } from './common.ts';
+import type { ActResult as ActReply, Observation } from '../test/helpers/wire.ts';
 
 /** The browser counts as idle below this many busy cores (all its processes together)… */
 const IDLE_CORES = 0.25;
@@ -54,28 +55,6 @@ const PAGES: PageSpec[] = [
   // 300-row table: the "Edit" buttons are type=button with no handler, so clicking does nothing.
   { path: 'large-table.html', click: { role: 'button', name: 'Edit row 1' }, fill: { role: 'textbox', name: 'Note for row 1' } },
 ];
-
-interface ObservedElement {
-  ref: string;
-  role: string;
-  name: string;
-}
-
-interface Observation {
-  state_id: string;
-  tree: string;
-  elements: ObservedElement[];
-  frames?: Array<{ frame_id: string; status: string; reason?: string }>;
-}
-
-interface ActReply {
-  status: string;
-  execution: string;
-  observation: string;
-  error_type?: string;
-  error_text?: string;
-  fresh_state?: Observation;
-}
 
 interface ActIssue {
   /** 0-based index over warm-ups then runs. */
@@ -211,7 +190,7 @@ const hasAll = (observation: Observation, specs: ElementSpec[]) =>
 async function reobserve(ctx: PageContext, specs: ElementSpec[]): Promise<number> {
   let why = '';
   for (let attempt = 1; attempt <= REOBSERVE_ATTEMPTS; attempt++) {
-    const observation = await ctx.client.call<Observation>('observe', { session_id: ctx.sessionId, target_id: ctx.targetId });
+    const observation = await ctx.client.call('observe', { session_id: ctx.sessionId, target_id: ctx.targetId });
     ctx.current = observation;
     if (hasAll(observation, specs)) return attempt;
     const frames = unavailableFrames(observation);
@@ -236,7 +215,7 @@ async function measureAct(ctx: PageContext, action: ActionName, target: ElementS
         ref: refOf(ctx.current, target),
       };
       if (action === 'fill') params.text = `bench ${i}`;
-      const { ms, value } = await timed(() => ctx.client.call<ActReply>('act', params));
+      const { ms, value } = await timed(() => ctx.client.call('act', params));
       measure.acts++;
       const captured = value.observation === 'captured' && value.fresh_state !== undefined;
       if (!captured) measure.not_captured++;
@@ -426,8 +405,9 @@ async function main(): Promise<number> {
       const env: Record<string, string | undefined> = { PAGEWIRE_BROWSER: process.env.PAGEWIRE_BROWSER };
       const config = parseConfig(['--host', '127.0.0.1', '--port', '0', '--token', token], env);
       server = await startServer(config, { runtime: `node ${process.version}` });
-      client = await TestClient.connect(`${server.url}?token=${encodeURIComponent(token)}`);
-      const { session_id } = await client.call<{ session_id: string }>('session.create', { name: 'bench' });
+      // Unchecked: the schema check would add its own time to every measured call.
+      client = await TestClient.connect(`${server.url}?token=${encodeURIComponent(token)}`, { checkWire: false });
+      const { session_id } = await client.call('session.create', { name: 'bench' });
       started = { fixtures, server, client, sessionId: session_id };
     } catch (error) {
       console.error('bench could not start the servers:', error);
@@ -441,7 +421,7 @@ async function main(): Promise<number> {
       let targetId: string | undefined;
       try {
         const url = started.fixtures.url(`/${spec.path}`);
-        const opened = await started.client.call<{ target_id: string; error_text?: string }>('tabs.new', { session_id: started.sessionId, url });
+        const opened = await started.client.call('tabs.new', { session_id: started.sessionId, url });
         targetId = opened.target_id;
         if (opened.error_text) throw new Error(`tabs.new ${spec.path}: ${opened.error_text}`);
         const browser = started.server.host.current;

@@ -13,6 +13,7 @@ import { RpcCallError, TestClient } from '../test/helpers/client.ts';
 import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
 import { mutateJs } from './peers/contender.ts';
 import { WARMUPS, ms, num, parseRuns, stats, table, timed, utf8, waitForLoad, type Stats } from './common.ts';
+import type { Observation } from '../test/helpers/wire.ts';
 
 
 interface PageSpec {
@@ -26,14 +27,6 @@ const PAGES: PageSpec[] = [
   { path: 'shadow-iframe.html', params: {} },
   { path: 'article.html', params: { include_text: true } },
 ];
-
-interface Observation {
-  tree: string;
-  text?: string;
-  elements: unknown[];
-  truncated: boolean;
-  frames?: Array<{ status: string }>;
-}
 
 interface ObserveResult {
   status: 'ok' | 'method_not_found' | 'error';
@@ -104,7 +97,7 @@ async function measureObserve(
   runs: number,
   change?: (i: number) => Promise<void>,
 ): Promise<ObserveResult> {
-  const call = () => client.call<Observation>('observe', params);
+  const call = () => client.call('observe', params);
   try {
     let first: number | undefined;
     for (let i = 0; i < WARMUPS; i++) {
@@ -200,13 +193,14 @@ async function main(): Promise<number> {
     const env: Record<string, string | undefined> = { PAGEWIRE_BROWSER: process.env.PAGEWIRE_BROWSER };
     const config = parseConfig(['--host', '127.0.0.1', '--port', '0', '--token', token], env);
     server = await startServer(config, { runtime: `node ${process.version}` });
-    client = await TestClient.connect(`${server.url}?token=${encodeURIComponent(token)}`);
-    const { session_id } = await client.call<{ session_id: string }>('session.create', { name: 'bench' });
+    // Unchecked: the schema check would add its own time to every measured call.
+    client = await TestClient.connect(`${server.url}?token=${encodeURIComponent(token)}`, { checkWire: false });
+    const { session_id } = await client.call('session.create', { name: 'bench' });
 
     let observeMissing = false;
     for (const spec of PAGES) {
       const url = fixtures.url(`/${spec.path}`);
-      const opened = await client.call<{ target_id: string; error_text?: string }>('tabs.new', { session_id, url });
+      const opened = await client.call('tabs.new', { session_id, url });
       if (opened.error_text) throw new Error(`tabs.new ${spec.path}: ${opened.error_text}`);
       const { target_id } = opened;
       const browser = server.host.current;

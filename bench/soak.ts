@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
 import { descendants, waitUntilGone } from '../test/helpers/processes.ts';
+import { elementNamed, type ActResult, type MethodName, type Observation, type ResultOf, type ServerInfoResult } from '../test/helpers/wire.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -192,10 +193,12 @@ class SoakClient {
     });
   }
 
-  /** Resolves with the result; a JSON-RPC error or a missing reply is recorded and rejects. */
-  call<T = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}, onResult?: (result: T) => void): Promise<T> {
+  /** Resolves with the result (typed by the method's wire schema); a JSON-RPC error or a missing reply is recorded and rejects. */
+  call<M extends MethodName>(method: M, params?: Record<string, unknown>, onResult?: (result: ResultOf<M>) => void): Promise<ResultOf<M>>;
+  call<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>, onResult?: (result: T) => void): Promise<T>;
+  call(method: string, params: Record<string, unknown> = {}, onResult?: (result: never) => void): Promise<unknown> {
     const id = this.#nextId++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
         problem('no reply', `${this.name}: ${method} got no reply within ${CALL_TIMEOUT_MS / 1000} s`);
@@ -205,7 +208,7 @@ class SoakClient {
         method,
         started: performance.now(),
         onResult: onResult as ((result: unknown) => void) | undefined,
-        resolve: resolve as (r: unknown) => void,
+        resolve,
         reject,
         timer,
       });
@@ -358,27 +361,6 @@ function browserRss(serverPid: number): number {
 
 // ---- clients -------------------------------------------------------------------------------
 
-interface Element {
-  ref: string;
-  name: string;
-}
-interface Observation {
-  state_id: string;
-  target_id: string;
-  elements: Element[];
-  tree: string;
-  diff?: { base: string };
-}
-interface ActResult {
-  status: string;
-  execution: string;
-  observation: string;
-  postcondition: string;
-  fresh_state?: Observation;
-  error_type?: string;
-  error_text?: string;
-}
-
 interface ClientStats {
   name: string;
   sessionId: string;
@@ -425,7 +407,7 @@ class LoadClient {
   /** A connection, a session, and its one tab at act.html. */
   static async create(url: string, fixtures: FixtureServer, index: number): Promise<LoadClient> {
     const client = await SoakClient.connect(url, `client-${index + 1}`);
-    const { session_id, target_id } = await client.call<{ session_id: string; target_id: string }>('session.create', {
+    const { session_id, target_id } = await client.call('session.create', {
       name: `soak-${index + 1}`,
       viewport: { width: 1000, height: 800 },
     });
@@ -494,7 +476,7 @@ class LoadClient {
       this.stats.navigations++;
     }
     if (k % 20 === 10) {
-      const shot = await this.#client.call<{ mime: string; data: string }>('screenshot', { session_id, format: 'jpeg', quality: 40 });
+      const shot = await this.#client.call('screenshot', { session_id, format: 'jpeg', quality: 40 });
       if (shot.mime !== 'image/jpeg' || shot.data.length === 0) problem('bad screenshot', `${this.#client.name}: ${shot.mime}, ${shot.data.length} chars`);
       this.stats.screenshots++;
     }
@@ -503,7 +485,7 @@ class LoadClient {
   /** A second tab: opened in the background, observed, clicked, listed and closed. */
   async #churnTab(): Promise<void> {
     const session_id = this.stats.sessionId;
-    const opened = await this.#client.call<{ target_id: string; error_text?: string }>('tabs.new', {
+    const opened = await this.#client.call('tabs.new', {
       session_id,
       url: this.#fixtures.url('/mutable.html'),
       select: false,
@@ -517,11 +499,11 @@ class LoadClient {
       }
       const o = await this.#observe({ session_id, target_id });
       if (o.target_id !== target_id) problem('wrong target', `${this.#client.name}: observed ${o.target_id}, asked ${target_id}`);
-      const r = await this.#client.call<ActResult>('act', { session_id, state_id: o.state_id, action: 'click', ref: ref(o, 'Bravo') });
+      const r = await this.#client.call('act', { session_id, state_id: o.state_id, action: 'click', ref: ref(o, 'Bravo') });
       this.#checkAct(r, 'completed');
-      const { frames } = await this.#client.call<{ frames: unknown[] }>('frames.list', { session_id, target_id });
+      const { frames } = await this.#client.call('frames.list', { session_id, target_id });
       if (frames.length !== 1) problem('unexpected frames', `${this.#client.name}: mutable.html has ${frames.length} frames`);
-      const { tabs } = await this.#client.call<{ tabs: Array<{ target_id: string; selected: boolean }> }>('tabs.list', { session_id });
+      const { tabs } = await this.#client.call('tabs.list', { session_id });
       if (tabs.length !== 2 || tabs.find((t) => t.target_id === target_id)?.selected !== false) {
         problem('unexpected tabs', `${this.#client.name}: ${JSON.stringify(tabs)}`);
       }
@@ -532,13 +514,13 @@ class LoadClient {
   }
 
   async #observe(params: Record<string, unknown>): Promise<Observation> {
-    const o = await this.#client.call<Observation>('observe', params);
+    const o = await this.#client.call('observe', params);
     this.stats.observes++;
     return o;
   }
 
   async #act(action: Record<string, unknown>, want: 'completed' | 'verified'): Promise<void> {
-    const r = await this.#client.call<ActResult>('act', { session_id: this.stats.sessionId, state_id: this.#state!.state_id, ...action });
+    const r = await this.#client.call('act', { session_id: this.stats.sessionId, state_id: this.#state!.state_id, ...action });
     this.#state = r.observation === 'captured' ? r.fresh_state : undefined;
     this.#checkAct(r, want);
   }
@@ -555,8 +537,9 @@ class LoadClient {
   }
 }
 
+/** The ref of the element named `name`; a missing one is recorded as a problem. */
 function ref(o: Observation | undefined, name: string): string {
-  const element = o?.elements.find((e) => e.name === name);
+  const element = o && elementNamed(o, name);
   if (!element) {
     problem('element missing', `no element named ${JSON.stringify(name)} in the observation:\n${o?.tree.slice(0, 300)}`);
     throw new RpcFailure(`no element ${name}`);
@@ -612,7 +595,7 @@ class Subscriber {
 
   async #subscribe(sessionId: string, afterSeq: number, lastSeq: number | undefined): Promise<void> {
     // Known from the moment its reply is read: its first events may follow in the same chunk.
-    await this.client.call<{ subscription_id: string }>('events.subscribe', { session_id: sessionId, after_seq: afterSeq }, ({ subscription_id }) => {
+    await this.client.call('events.subscribe', { session_id: sessionId, after_seq: afterSeq }, ({ subscription_id }) => {
       const sub: Subscription = { id: subscription_id, sessionId, lastSeq };
       this.#subs.set(subscription_id, sub);
       this.#bySession.set(sessionId, sub);
@@ -664,10 +647,7 @@ interface Sample {
   browser_rss_bytes: number;
 }
 
-interface Info {
-  limits: Record<string, number>;
-  counts: Record<string, number>;
-}
+type Info = ServerInfoResult;
 
 interface Check {
   name: string;
@@ -742,9 +722,9 @@ async function soak(options: Options): Promise<boolean> {
 
     // Idle baseline with a running browser: a session made and closed by the monitor.
     const monitor = await SoakClient.connect(url, 'monitor');
-    const warm = await monitor.call<{ session_id: string }>('session.create', { name: 'soak-monitor' });
+    const warm = await monitor.call('session.create', { name: 'soak-monitor' });
     await monitor.call('session.close', { session_id: warm.session_id });
-    const idle = await monitor.call<Info>('server.info');
+    const idle = await monitor.call('server.info');
     const limits = idle.limits;
 
     const clients = await Promise.all(Array.from({ length: options.clients }, (_, i) => LoadClient.create(url, fixtures, i)));
@@ -757,8 +737,8 @@ async function soak(options: Options): Promise<boolean> {
       clients.reduce((sum, c) => sum + Math.min(limits['states_kept_for_closed_tabs'] ?? 64, c.stats.observedTabsClosed), 0);
     const sample = async (): Promise<void> => {
       const retained = closedTabStates();
-      const { counts } = await monitor.call<Info>('server.info');
-      const n = (key: string) => counts[key] ?? 0;
+      const { counts } = await monitor.call('server.info');
+      const n = (key: keyof typeof counts) => counts[key] ?? 0;
       const s: Sample = {
         t_s: Math.round((Date.now() - loadStart) / 1000),
         rss_bytes: n('rss_bytes'),
@@ -839,12 +819,12 @@ async function soak(options: Options): Promise<boolean> {
       info.counts['cdp_sessions'] === idle.counts['cdp_sessions'] &&
       info.counts['cdp_listeners'] === idle.counts['cdp_listeners'];
     for (;;) {
-      final = await monitor.call<Info>('server.info');
+      final = await monitor.call('server.info');
       if (isIdle(final) || Date.now() > settledBy) break;
       await sleep(200);
     }
     const pick = (info: Info) =>
-      JSON.stringify(Object.fromEntries(['sessions', 'tabs', 'states', 'subscriptions', 'pending_requests', 'pending_cdp_calls', 'cdp_sessions', 'cdp_listeners'].map((k) => [k, info.counts[k]])));
+      JSON.stringify(Object.fromEntries((['sessions', 'tabs', 'states', 'subscriptions', 'pending_requests', 'pending_cdp_calls', 'cdp_sessions', 'cdp_listeners'] as const).map((k) => [k, info.counts[k]])));
     checks.push({ name: 'counts back to idle after the sessions closed', ok: isIdle(final), detail: `idle ${pick(idle)}, after ${pick(final)}` });
     const memoryLine =
       `  server rss: idle ${mb(idle.counts['rss_bytes'] ?? 0)}, peak ${mb(Math.max(0, ...samples.map((s) => s.rss_bytes)))}, ` +

@@ -32,11 +32,27 @@ function paramNames(method: OpenRpcMethod): string {
   return method.params.map((p) => code(p.required ? p.name : `${p.name}?`)).join(', ') || '—';
 }
 
-// One column per fact; a results column (from `method.result.schema`) goes here once methods
-// have result schemas.
+type JsonSchema = { $ref?: string; type?: string; properties?: Record<string, JsonSchema>; required?: string[]; items?: JsonSchema; anyOf?: JsonSchema[] };
+
+/** A result schema in a few characters: a named shape, `{field, optional?}`, or the alternatives. */
+function shapeOf(schema: JsonSchema): string {
+  if (schema.$ref) return schema.$ref.slice(schema.$ref.lastIndexOf('/') + 1);
+  if (schema.anyOf) return schema.anyOf.map(shapeOf).join(' or ');
+  if (schema.type === 'array' && schema.items) return `[${shapeOf(schema.items)}]`;
+  if (!schema.properties) return schema.type ?? 'any';
+  const required = new Set(schema.required ?? []);
+  const fields = Object.entries(schema.properties).map(([name, field]) => {
+    const inner = field.$ref || field.type === 'array' ? `: ${shapeOf(field)}` : '';
+    return `${name}${required.has(name) ? '' : '?'}${inner}`;
+  });
+  return `{${fields.join(', ')}}`;
+}
+
+// One column per fact.
 const METHOD_COLUMNS: Column<OpenRpcMethod>[] = [
   { title: 'method', cell: (m) => code(m.name) },
   { title: 'params', cell: paramNames },
+  { title: 'result', cell: (m) => code(shapeOf(m.result.schema as JsonSchema)) },
   { title: 'what it does', cell: (m) => m.summary },
 ];
 

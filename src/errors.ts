@@ -1,25 +1,9 @@
-// Every error word of PROTOCOL.md §3 with its JSON-RPC code, and the one error class the
-// server throws. Clients branch on `error_type`; the number is for generic JSON-RPC tooling.
+// The one error class the server throws, with a word of PROTOCOL.md §3 (the words and their
+// JSON-RPC codes are part of the wire: src/rpc/wire/errors.ts).
+import { ERROR_CODES, type ErrorType } from './rpc/wire/errors.ts';
 
-export const ERROR_CODES = {
-  parse_error: -32700,
-  invalid_request: -32600,
-  method_not_found: -32601,
-  invalid_params: -32602,
-  forbidden: -32001,
-  session_not_found: -32004,
-  target_not_found: -32005,
-  frame_not_found: -32006,
-  modal_blocked: -32007,
-  last_tab: -32008,
-  browser_unavailable: -32009,
-  operation_cancelled: -32010,
-  timeout: -32011,
-  no_modal: -32012,
-  internal_error: -32603,
-} as const;
 
-export type ErrorType = keyof typeof ERROR_CODES;
+export { ERROR_CODES, type ErrorType };
 
 /** When each word is used, for people: the README's error table is written from this (npm run docs). */
 export const ERROR_MEANINGS: Record<ErrorType, string> = {

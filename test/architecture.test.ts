@@ -1,5 +1,6 @@
 // The layering of src/ (docs/architecture.md): each folder imports only the layers to its left,
-// and node:*, ws and Deno stay in the runtime adapters and the process entry.
+// node:*, ws and Deno stay in the runtime adapters and the process entry, and the protocol
+// module (src/rpc/wire) imports nothing of the server.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,24 +9,28 @@ import * as assert from 'uvu/assert';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 
-/** layer → the layers it may import (itself always allowed). */
+/**
+ * layer → the layers it may import (itself always allowed). `rpc/wire` is the protocol's schemas
+ * and types: it imports only zod, and every layer that speaks the wire's words may import it
+ * (clients import it as `pagewire/protocol`).
+ */
 const ALLOWED: Record<string, string[]> = {
   'protocol/generated': [],
+  'rpc/wire': [],
   util: [],
-  errors: ['util'],
-  events: ['util', 'errors'],
+  errors: ['util', 'rpc/wire'],
+  events: ['util', 'errors', 'rpc/wire'],
   version: [],
   cdp: ['protocol/generated', 'util', 'errors'],
-  browser: ['protocol/generated', 'cdp', 'util', 'errors'],
-  observe: ['protocol/generated', 'browser', 'cdp', 'util', 'errors'],
-  actions: ['protocol/generated', 'observe', 'browser', 'cdp', 'util', 'errors'],
-  sessions: ['protocol/generated', 'events', 'observe', 'browser', 'cdp', 'util', 'errors'],
-  rpc: ['protocol/generated', 'events', 'sessions', 'actions', 'observe', 'browser', 'cdp', 'util', 'errors', 'version'],
-  runtime: ['protocol/generated', 'cdp', 'rpc', 'actions', 'util', 'errors'],
+  browser: ['protocol/generated', 'cdp', 'util', 'errors', 'rpc/wire'],
+  observe: ['protocol/generated', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
+  actions: ['protocol/generated', 'observe', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
+  sessions: ['protocol/generated', 'events', 'observe', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
+  rpc: ['protocol/generated', 'rpc/wire', 'events', 'sessions', 'actions', 'observe', 'browser', 'cdp', 'util', 'errors', 'version'],
+  runtime: ['protocol/generated', 'cdp', 'rpc', 'rpc/wire', 'actions', 'util', 'errors'],
   config: ['util'],
   server: ['*'],
   // The SDK and the CLI on it never reach into the server (ARCHITECTURE.md D1).
-  'rpc/wire': ['util', 'errors'],
   client: ['util', 'errors', 'rpc/wire'],
   cli: ['client', 'util', 'errors', 'rpc/wire'],
   serve: ['*'],
@@ -34,11 +39,11 @@ const ALLOWED: Record<string, string[]> = {
 
 /** Packages (and node: builtins) a layer may import. */
 const PACKAGES: Record<string, RegExp> = {
+  'rpc/wire': /^zod$/,
   util: /^picomatch$/,
   rpc: /^(zod|json-rpc-2\.0)$/,
   config: /^zod$/,
   runtime: /^(node:.*|ws)$/,
-  'rpc/wire': /^zod$/,
   // Imported lazily, and only where the runtime has no WebSocket of its own (Node 20).
   client: /^ws$/,
   cli: /^node:.*$/,
@@ -49,7 +54,7 @@ const PACKAGES: Record<string, RegExp> = {
 function layerOf(file: string): string | undefined {
   const rel = relative(root, file).replaceAll('\\', '/');
   if (rel.startsWith('protocol/generated/')) return 'protocol/generated';
-  if (rel.startsWith('src/rpc/wire/') || rel === 'src/rpc/wire.ts') return 'rpc/wire';
+  if (rel.startsWith('src/rpc/wire/')) return 'rpc/wire';
   const match = /^src\/([^/]+?)(\.ts)?(\/|$)/.exec(rel);
   return match?.[1];
 }

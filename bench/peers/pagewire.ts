@@ -17,30 +17,9 @@ import {
   type PageSpec,
 } from './contender.ts';
 import { countInteractive } from './snapshot-text.ts';
+import type { ActResult, Observation } from '../../test/helpers/wire.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-interface Element {
-  ref: string;
-  role: string;
-  name: string;
-}
-
-interface Observation {
-  state_id: string;
-  tree: string;
-  text?: string;
-  elements: Element[];
-  truncated: boolean;
-}
-
-interface ActResult {
-  status: string;
-  observation: string;
-  fresh_state?: Observation;
-  error_type?: string;
-  error_text?: string;
-}
 
 export class PagewireContender implements Contender {
   readonly id = 'pagewire';
@@ -121,11 +100,12 @@ export class PagewireContender implements Contender {
     });
     const url = /^pagewire listening on (ws:\/\/\S+)$/.exec(line.trim())?.[1];
     if (!url) throw new Error(`unexpected ready line: ${line}`);
-    this.#client = await TestClient.connect(url);
-    const created = await this.#rpc.call<{ session_id: string; target_id: string }>('session.create', { name: 'bench' });
+    // Unchecked: the schema check would add its own time to every measured call.
+    this.#client = await TestClient.connect(url, { checkWire: false });
+    const created = await this.#rpc.call('session.create', { name: 'bench' });
     this.#sessionId = created.session_id;
     this.#targetId = created.target_id;
-    const info = await this.#rpc.call<{ name: string; version: string; browser?: unknown }>('server.info', {});
+    const info = await this.#rpc.call('server.info', {});
     this.version = `${info.name} ${info.version}`;
   }
 
@@ -184,7 +164,7 @@ export class PagewireContender implements Contender {
 
   async #act(action: Record<string, unknown>): Promise<ActResult> {
     if (!this.#state) throw new Error('no observation to act on');
-    const result = await this.#rpc.call<ActResult>('act', {
+    const result = await this.#rpc.call('act', {
       session_id: this.#sessionId,
       target_id: this.#targetId,
       state_id: this.#state.state_id,

@@ -8,52 +8,47 @@ import type { PrefetchedChanges } from '../observe/observer.ts';
 import { AbortedError, Deadline, DeadlineExceededError } from '../util/deadline.ts';
 import { DisposableStack, type Disposable } from '../util/disposable.ts';
 import { redactSecrets, redactUrl } from '../util/redact.ts';
-import { checkExpectation, waitForCondition, type Verdict } from './conditions.ts';
+import { checkExpectation, waitForCondition } from './conditions.ts';
 import { checkFrame, NodeResolver } from './identity.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callInWorld } from '../browser/page-function.ts';
 import { SETTLE, SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../browser/page-settle.ts';
 import { NavigationWatch } from './navigation-watch.ts';
-import { ActionError, STALE_OBSERVATION, STALE_REFERENCE, type ActErrorType, type HitDescription } from './outcome.ts';
+import {
+  ActionError,
+  summarize,
+  type ActEnding,
+  type ActErrorType,
+  type HitDescription,
+  type Observation,
+  type ReportedErrorType,
+} from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
 import { perform, type PerformOutcome } from './perform.ts';
 import { FOCUSING_ACTIONS, NAVIGATING_ACTIONS, refsOf, type Action, type Expectation, type WaitFor } from './types.ts';
+import type { Screenshot } from '../observe/screenshot.ts';
+import { ACT_EVENT_KINDS, type ActStatus, type EventKind, type Execution, type Postcondition, type SessionEvent } from '../rpc/wire/index.ts';
 
-export type ActStatus =
-  | 'completed'
-  | 'verified'
-  | 'condition_not_met'
-  | 'interrupted'
-  | 'stale_observation'
-  | 'stale_reference'
-  | 'action_failed'
-  | 'request_id_conflict'
-  | 'outcome_unknown';
-export type Execution = 'not_dispatched' | 'dispatched_unknown' | 'completed';
-export type Postcondition = 'not_requested' | 'unknown' | 'unmet' | 'met';
+export type { ActStatus, Execution, Postcondition };
 
-export interface ActEvent {
-  kind: string;
-  seq: number;
-  target_id?: string;
-  frame_id?: string;
-  time: number;
-  data: Record<string, unknown>;
-}
+/** A session event of a kind an act reports (dialogs, popups, downloads, navigations, file choosers). */
+export type ActSessionEvent = SessionEvent<(typeof ACT_EVENT_KINDS)[number]>;
 
-export interface ActResult {
+export type { ReportedErrorType };
+
+/** What an act did, in the act layer's terms; the RPC layer words it for the wire. */
+export interface ActOutcome<O> {
   status: ActStatus;
   execution: Execution;
-  observation: 'captured' | 'unavailable';
+  observation: Observation;
   postcondition: Postcondition;
   completed: number[];
-  events: ActEvent[];
-  fresh_state?: Record<string, unknown>;
-  error_type?: string;
-  error_text?: string;
+  events: ActSessionEvent[];
+  freshState?: O;
+  errorType?: ReportedErrorType;
+  errorText?: string;
   hit?: HitDescription;
-  replayed?: true;
-  screenshot?: { mime: string; data: string };
+  screenshot?: Pick<Screenshot, 'mime' | 'data'>;
 }
 
 export interface ActRequest {
@@ -66,17 +61,18 @@ export interface ActRequest {
   screenshot: 'never' | 'on_error' | 'always';
 }
 
-export interface ActEnv {
+/** `O` is the observation `capture` makes: the act layer only hands it on. */
+export interface ActEnv<O> {
   states: StateStore;
   browser: Browser;
   worlds: IsolatedWorlds;
   secrets: Set<string>;
   uploads: PathPolicy;
   /**
-   * Observes `frameId` of the tab as `observe` would and returns the wire observation; changes
+   * Observes `frameId` of the tab as `observe` would and returns that observation; changes
    * already taken as the last input settled are not asked for again.
    */
-  capture(tab: Tab, frameId: string, signal: AbortSignal, prefetched?: PrefetchedChanges): Promise<Record<string, unknown>>;
+  capture(tab: Tab, frameId: string, signal: AbortSignal, prefetched?: PrefetchedChanges): Promise<O>;
   /**
    * Lets the acted frame settle after an input and, in the same round trip, takes its changes for
    * the capture of `root` that follows. Without it the page is settled on its own.
@@ -88,47 +84,71 @@ export interface ActEnv {
     acknowledged?: Promise<unknown>,
     likelyChanged?: readonly number[],
   ): Promise<PrefetchedChanges | undefined>;
-  screenshot?(tab: Tab): Promise<{ mime: string; data: string }>;
+  screenshot?(tab: Tab): Promise<Pick<Screenshot, 'mime' | 'data'>>;
   /** Aborted by cancel and session.close. */
   signal: AbortSignal;
   /** The session's event stream (dialogs, popups, downloads… as the session publishes them). */
   events: { subscribe(listener: (event: SessionEventLike) => void): Disposable };
 }
 
-export interface SessionEventLike {
-  seq: number;
-  kind: string;
-  target_id?: string;
-  frame_id?: string;
-  time: number;
-  data: Record<string, unknown>;
+export type SessionEventLike = SessionEvent;
+
+/** What stopped a batch before its end (PROTOCOL.md §7 `interrupted`). */
+type Interruption = 'dialog' | 'popup' | 'navigation';
+
+const INTERRUPTION_TEXT: Record<Interruption, string> = {
+  dialog: 'a dialog opened; it stays open for dialog.handle',
+  popup: 'a popup opened; the remaining actions did not run',
+  navigation: 'the page navigated; the remaining actions did not run',
+};
+
+/**
+ * Why an act fell short. `check`: a check or the step's own failure (an ActionError) refused a
+ * step, not a timeout, a cancel or a loss; `sideEffect`: that step had begun one.
+ */
+interface Failure {
+  type: ActErrorType;
+  text: string;
+  check?: boolean;
+  sideEffect?: boolean;
+  hit?: HitDescription;
 }
 
 /** PROTOCOL.md §7: "dialogs, popups, downloads, navigations seen meanwhile" (file choosers too). */
-const ACT_EVENT_KINDS = new Set(['dialog', 'popup', 'download', 'navigation', 'file_chooser']);
+const REPORTED_KINDS: ReadonlySet<EventKind> = new Set(ACT_EVENT_KINDS);
 
-class ActRun {
-  readonly #env: ActEnv;
+function isReported(event: SessionEventLike): event is ActSessionEvent {
+  return REPORTED_KINDS.has(event.kind);
+}
+
+class ActRun<O> {
+  readonly #env: ActEnv<O>;
   readonly #request: ActRequest;
   readonly #deadline: Deadline;
-  readonly #events: ActEvent[] = [];
+  readonly #events: ActSessionEvent[] = [];
   readonly #completed: number[] = [];
   readonly #disposables = new DisposableStack();
   #sideEffect = false;
+  /**
+   * A step with a side effect began and is not acknowledged yet: its input, or the new document
+   * of a navigation it started (PROTOCOL.md §7 execution).
+   */
+  #awaitingAck = false;
   /** Things the caller should know that are not failures (a navigation that became a download). */
   readonly #notes: string[] = [];
   /** The acted frame's changes, taken as the batch's last input settled, for the capture. */
   #prefetched: PrefetchedChanges | undefined;
-  #acknowledged = false;
   #tab: Tab | undefined;
+  /** Rejects once the acted tab is lost (closed, crashed, the browser gone). */
+  #lost: Promise<never> = new Promise<never>(() => {});
 
-  constructor(env: ActEnv, request: ActRequest) {
+  constructor(env: ActEnv<O>, request: ActRequest) {
     this.#env = env;
     this.#request = request;
     this.#deadline = new Deadline(request.timeoutMs, { signal: env.signal });
   }
 
-  async run(): Promise<ActResult> {
+  async run(): Promise<ActOutcome<O>> {
     try {
       return await this.#run();
     } catch (error) {
@@ -138,7 +158,7 @@ class ActRun {
     }
   }
 
-  async #run(): Promise<ActResult> {
+  async #run(): Promise<ActOutcome<O>> {
     const { states } = this.#env;
     const request = this.#request;
     // 2. A state this server never issued: refused, and the tab's current state is untouched.
@@ -163,6 +183,7 @@ class ActRun {
     }
     this.#tab = tab;
     this.#watchEvents(tab);
+    this.#watchLoss(tab);
     // A state observed while a dialog was open saw no document: only the dialog can be answered.
     if (record.dialogPending) {
       return this.#result({ type: 'modal_blocked', text: 'the state was observed while a dialog was open: handle it with dialog.handle, then observe' });
@@ -186,7 +207,7 @@ class ActRun {
     }
 
     // 7. Dispatch, one action at a time.
-    let interruption: string | undefined;
+    let interruption: Interruption | undefined;
     for (let index = 0; index < request.actions.length; index++) {
       const action = request.actions[index]!;
       if (index > 0) {
@@ -220,7 +241,7 @@ class ActRun {
     return refs.length === 1 ? refs[0] : undefined;
   }
 
-  async #dispatch(tab: Tab, frame: FrameRecord, action: Action, resolver: NodeResolver, last: boolean): Promise<string | undefined> {
+  async #dispatch(tab: Tab, frame: FrameRecord, action: Action, resolver: NodeResolver, last: boolean): Promise<Interruption | undefined> {
     const actedFrame = refsOf(action)[0] !== undefined ? resolver.frameOf(refsOf(action)[0]!) : frame;
     const watch = new NavigationWatch(tab, actedFrame);
     const popupsBefore = this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length;
@@ -248,40 +269,54 @@ class ActRun {
             settling.catch(() => {});
           },
           beginSideEffect: async () => {
+            this.#awaitingAck = true;
             if (this.#sideEffect) return () => {};
             this.#sideEffect = true;
             // Only a mark so far when the tab is already in front: that can be taken back.
             const inFront = this.#env.browser.isFront(tab);
             await this.#env.browser.bringToFront(tab);
-            return inFront ? () => (this.#sideEffect = false) : () => {};
+            return inFront
+              ? () => {
+                  this.#sideEffect = false;
+                  this.#awaitingAck = false;
+                }
+              : () => {};
           },
         },
         action,
       );
-      if (outcome.kind === 'input' && outcome.input === 'dialog') {
-        // The input reached the page (its handler opened the dialog) but was never acknowledged.
-        this.#acknowledged = false;
-        return 'dialog';
-      }
-      this.#acknowledged = true;
+      // The input reached the page (its handler opened the dialog) but was never acknowledged.
+      if (outcome.kind === 'input' && outcome.input === 'dialog') return 'dialog';
       if (outcome.kind === 'navigation') {
         if (outcome.errorText) {
           throw new ActionError('navigation_failed', outcome.errorText, { sideEffect: true });
         }
         if (outcome.download) {
           this.#notes.push('the navigation became a download; the page stays as it was');
+          this.#awaitingAck = false;
           return undefined;
         }
-        if (action.action !== 'navigate' && (await this.#awaitNavigation(watch, actedFrame, true)) === 'download') return undefined;
-        return 'navigation';
+        // navigate waited for its new document itself; back, forward and reload wait here.
+        const loaded = action.action === 'navigate' ? 'loaded' : await this.#awaitNavigation(watch, actedFrame, true);
+        this.#awaitingAck = false;
+        return loaded === 'download' ? undefined : 'navigation';
       }
+      this.#awaitingAck = false;
       await (settling ?? this.#settle(tab, frame, actedFrame, take));
       if (watch.navigating) {
-        return (await this.#awaitNavigation(watch, actedFrame, false)) === 'download' ? undefined : 'navigation';
+        // The input started a navigation: the step is done once its new document is there.
+        this.#awaitingAck = true;
+        const loaded = await this.#awaitNavigation(watch, actedFrame, false);
+        this.#awaitingAck = false;
+        return loaded === 'download' ? undefined : 'navigation';
       }
       // A popup or a file chooser takes the next step out of the caller's hands.
       if (this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length > popupsBefore) return 'popup';
       return NAVIGATING_ACTIONS.has(action.action) ? 'navigation' : undefined;
+    } catch (error) {
+      // A navigation the input started belongs to the step: cut short, the step is unacknowledged.
+      if (watch.navigating) this.#awaitingAck = true;
+      throw error;
     } finally {
       watch.dispose();
     }
@@ -350,59 +385,76 @@ class ActRun {
     }
   }
 
-  async #finish(tab: Tab, record: StateRecord, interruption: string | undefined): Promise<ActResult> {
+  async #finish(tab: Tab, record: StateRecord, interruption: Interruption | undefined): Promise<ActOutcome<O>> {
     const request = this.#request;
-    let postcondition: Postcondition = request.expect || request.waitFor ? 'unknown' : 'not_requested';
+    const requested = request.expect !== undefined || request.waitFor !== undefined;
+    const evaluated = requested && !interruption;
     const frameOf = () => tab.frames.get(record.frameId) ?? tab.frames.get(tab.mainFrameId);
-    let waitVerdict: Verdict | undefined;
-    if (request.waitFor && !interruption) {
-      waitVerdict = await waitForCondition(tab, frameOf, this.#env.worlds, request.waitFor, this.#deadline);
-    }
-    const fresh = await this.#capture(tab, record);
-    if (!interruption && (request.expect || request.waitFor)) {
-      let verdict: Verdict = waitVerdict ?? 'met';
-      if (request.expect && verdict === 'met') {
-        const frame = frameOf();
-        verdict = fresh && frame ? await checkExpectation(tab, frame, this.#env.worlds, request.expect) : 'unknown';
+    let verdict: 'met' | 'unmet' | undefined;
+    let failure: Failure | undefined;
+    if (evaluated && request.waitFor) {
+      try {
+        verdict = await waitForCondition(tab, frameOf, this.#env.worlds, request.waitFor, { deadline: this.#deadline, lost: this.#lost });
+      } catch (error) {
+        failure = this.#classify(error);
       }
-      postcondition = verdict;
     }
-    const status: ActStatus = interruption
-      ? 'interrupted'
-      : postcondition === 'not_requested'
-        ? 'completed'
-        : postcondition === 'met'
-          ? 'verified'
-          : 'condition_not_met';
-    const result: ActResult = {
-      status,
-      execution: this.#acknowledged && interruption !== 'dialog' ? 'completed' : this.#sideEffect ? 'dispatched_unknown' : 'not_dispatched',
-      observation: fresh ? 'captured' : 'unavailable',
-      postcondition,
-      completed: [...this.#completed],
-      events: this.#events,
-    };
-    if (fresh) result.fresh_state = fresh;
-    if (interruption) {
-      result.error_text =
-        interruption === 'dialog'
-          ? 'a dialog opened; it stays open for dialog.handle'
-          : interruption === 'popup'
-            ? 'a popup opened; the remaining actions did not run'
-            : 'the page navigated; the remaining actions did not run';
+    const fresh = failure?.type === 'operation_cancelled' ? undefined : await this.#capture(tab, record);
+    if (evaluated && request.expect && !failure && verdict !== 'unmet') {
+      // Checked in the captured document: without one there is nothing to check it in.
+      const frame = frameOf();
+      const lost = this.#lossFailure();
+      if (lost || !fresh || !frame) {
+        failure = lost ?? { type: 'action_failed', text: 'expect was not checked: the fresh observation could not be captured' };
+      } else {
+        try {
+          // A crashed page never answers: the loss ends the check, not a CDP timeout.
+          verdict = await Promise.race([checkExpectation(frame, this.#env.worlds, request.expect), this.#lost]);
+        } catch (error) {
+          failure = this.#classify(error);
+        }
+      }
     }
-    if (postcondition === 'unmet') result.error_text = 'the postcondition does not hold';
-    if (!result.error_text && this.#notes.length > 0) {
+    const result = this.#assemble(
+      {
+        began: this.#sideEffect,
+        acknowledged: !this.#awaitingAck,
+        ...(interruption ? { interruption } : {}),
+        // Every action ran: what failed now is the postcondition or the capture, not a check of a step.
+        ...(failure ? { failure: { type: failure.type, check: false } } : {}),
+        requested,
+        ...(verdict && !failure ? { verdict } : {}),
+        captured: fresh !== undefined,
+      },
+      fresh,
+    );
+    if (failure) result.errorText = redactSecrets(failure.text, this.#env.secrets);
+    else if (interruption) result.errorText = INTERRUPTION_TEXT[interruption];
+    else if (result.postcondition === 'unmet') result.errorText = 'the postcondition does not hold';
+    if (!result.errorText && this.#notes.length > 0) {
       const downloaded = this.#events.some((e) => e.kind === 'download' && e.data.state === 'started');
-      result.error_text = downloaded
+      result.errorText = downloaded
         ? 'the navigation became a download; the page stays as it was'
         : `${this.#notes.join('; ')} (no content, cancelled, or a download)`;
     }
-    if (request.screenshot === 'always') await this.#attachScreenshot(result, tab);
+    if (!result.errorText && !fresh && result.errorType) result.errorText = this.#lossFailure()?.text;
+    if (request.screenshot === 'always' || (request.screenshot === 'on_error' && failure)) await this.#attachScreenshot(result, tab);
     return result;
   }
 
-  async #capture(tab: Tab, record: StateRecord): Promise<Record<string, unknown> | undefined> {
+  /** The result's words from how the act ended (outcome.ts: summarize), with what it ran and saw. */
+  #assemble(ending: Omit<ActEnding, 'captureLost'>, fresh: O | undefined): ActOutcome<O> {
+    const lost = fresh ? undefined : this.#lossFailure()?.type;
+    const result: ActOutcome<O> = {
+      ...summarize({ ...ending, ...(lost ? { captureLost: lost } : {}) }),
+      completed: [...this.#completed],
+      events: this.#events,
+    };
+    if (fresh) result.freshState = fresh;
+    return result;
+  }
+
+  async #capture(tab: Tab, record: StateRecord): Promise<O | undefined> {
     if (tab.closed) return undefined;
     const frameId = tab.frames.get(record.frameId) ? record.frameId : tab.mainFrameId;
     const prefetched = this.#prefetched;
@@ -414,7 +466,7 @@ class ActRun {
     }
   }
 
-  async #attachScreenshot(result: ActResult, tab: Tab): Promise<void> {
+  async #attachScreenshot(result: ActOutcome<O>, tab: Tab): Promise<void> {
     if (!this.#env.screenshot || tab.closed || tab.dialogs.pending) return;
     try {
       result.screenshot = await this.#env.screenshot(tab);
@@ -427,72 +479,87 @@ class ActRun {
   #watchEvents(tab: Tab): void {
     this.#disposables.add(
       this.#env.events.subscribe((event) => {
-        const concerns = event.target_id === tab.targetId || event.data.opener_id === tab.targetId;
-        if (!concerns || !ACT_EVENT_KINDS.has(event.kind)) return;
-        this.#events.push({
-          kind: event.kind,
-          seq: event.seq,
-          ...(event.target_id ? { target_id: event.target_id } : {}),
-          ...(event.frame_id ? { frame_id: event.frame_id } : {}),
-          time: event.time,
-          data: event.data,
-        });
+        const concerns = event.target_id === tab.targetId || (event.kind === 'popup' && event.data.opener_id === tab.targetId);
+        if (!concerns || !isReported(event)) return;
+        this.#events.push(event);
       }),
     );
   }
 
-  async #failure(error: unknown): Promise<ActResult> {
-    if (error instanceof AbortedError || this.#env.signal.aborted) {
-      return { ...(await this.#result({ type: 'operation_cancelled', text: 'the act was cancelled; its outcome is unknown' })), status: 'outcome_unknown' };
+  /** Why the act fell short when `error` stopped it: the loss of the tab or browser names it first. */
+  #classify(error: unknown): Failure {
+    const browserGone = this.#tab !== undefined && !this.#env.browser.isConnected;
+    if (!browserGone && (error instanceof AbortedError || this.#env.signal.aborted)) {
+      return { type: 'operation_cancelled', text: 'the act was cancelled; its outcome is unknown' };
     }
-    if (error instanceof DeadlineExceededError) {
-      return this.#result({ type: 'timeout', text: `${error.message}` }, true);
-    }
+    const lost = this.#lossFailure();
+    if (lost) return lost;
+    if (error instanceof DeadlineExceededError) return { type: 'timeout', text: error.message };
     if (error instanceof ActionError) {
-      return this.#result({ type: error.type, text: error.message, ...(error.hit ? { hit: error.hit } : {}) }, error.sideEffect);
+      return { type: error.type, text: error.message, check: true, sideEffect: error.sideEffect, ...(error.hit ? { hit: error.hit } : {}) };
     }
-    return this.#result({ type: 'action_failed', text: `unexpected failure: ${(error as Error)?.message ?? String(error)}` }, true);
+    return { type: 'action_failed', text: `unexpected failure: ${(error as Error)?.message ?? String(error)}` };
   }
 
-  /** A result for an act that stopped on an error (before or during dispatch). */
-  async #result(failure: { type: ActErrorType; text: string; hit?: HitDescription }, sideEffect = false): Promise<ActResult> {
-    const type = failure.type;
-    const dispatched = this.#sideEffect || sideEffect;
-    const status: ActStatus = STALE_OBSERVATION.has(type)
-      ? 'stale_observation'
-      : STALE_REFERENCE.has(type)
-        ? 'stale_reference'
-        : type === 'operation_cancelled'
-          ? 'outcome_unknown'
-          : 'action_failed';
-    const result: ActResult = {
-      status,
-      execution: dispatched ? 'dispatched_unknown' : this.#completed.length > 0 ? 'completed' : 'not_dispatched',
-      observation: 'unavailable',
-      postcondition: this.#request.expect || this.#request.waitFor ? 'unknown' : 'not_requested',
-      completed: [...this.#completed],
-      events: this.#events,
-      error_type: type === 'navigation_failed' ? 'action_failed' : type,
-      error_text: redactSecrets(failure.text, this.#env.secrets),
-    };
-    if (failure.hit) result.hit = failure.hit;
+  /** The acted tab is gone, or its page or the whole browser: the word for it, with what to do. */
+  #lossFailure(): Failure | undefined {
+    const tab = this.#tab;
+    if (!tab) return undefined;
+    if (!this.#env.browser.isConnected) {
+      return { type: 'browser_unavailable', text: 'the browser went away during the act (it crashed or was killed); its sessions are closed: create a new one' };
+    }
+    if (tab.closed) return { type: 'target_not_found', text: `the tab ${tab.targetId} closed during the act` };
+    if (tab.crashed) {
+      // The observed document died with its renderer: the word step 5 uses for a crashed page.
+      return { type: 'document_changed', text: 'the page crashed during the act: reload the tab (act reload) or navigate, then observe' };
+    }
+    return undefined;
+  }
+
+  #watchLoss(tab: Tab): void {
+    const browser = this.#env.browser;
+    this.#lost = new Promise<never>((_, reject) => {
+      const lost = () => reject(new Error('the tab was lost'));
+      this.#disposables.add(tab.events.on('closed', lost));
+      this.#disposables.add(browser.events.on('tabCrashed', (event) => event.tab === tab && lost()));
+      this.#disposables.add(browser.events.on('disconnected', lost));
+      if (tab.closed || tab.crashed || !browser.isConnected) lost();
+    });
+    this.#lost.catch(() => {});
+  }
+
+  async #failure(error: unknown): Promise<ActOutcome<O>> {
+    return this.#result(this.#classify(error));
+  }
+
+  /** A result for an act that stopped on an error before or while dispatching its actions. */
+  async #result(failure: Failure): Promise<ActOutcome<O>> {
+    const began = this.#sideEffect || failure.sideEffect === true;
     // After input began, the page may have changed: a fresh observation lets the caller go on.
     const tab = this.#tab;
-    if (tab && dispatched && !this.#env.signal.aborted) {
+    let fresh: O | undefined;
+    if (tab && began && failure.type !== 'operation_cancelled') {
       const record = this.#env.states.get(this.#request.stateId);
-      if (record) {
-        const fresh = await this.#capture(tab, record);
-        if (fresh) {
-          result.fresh_state = fresh;
-          result.observation = 'captured';
-        }
-      }
+      if (record) fresh = await this.#capture(tab, record);
     }
+    const result = this.#assemble(
+      {
+        began,
+        acknowledged: !this.#awaitingAck,
+        failure: { type: failure.type, check: failure.check === true },
+        requested: this.#request.expect !== undefined || this.#request.waitFor !== undefined,
+        captured: fresh !== undefined,
+      },
+      fresh,
+    );
+    result.errorText = redactSecrets(failure.text, this.#env.secrets);
+    // The covering element's name is page text, which may show a typed secret.
+    if (failure.hit) result.hit = { ...failure.hit, name: redactSecrets(failure.hit.name, this.#env.secrets) };
     if (tab && (this.#request.screenshot === 'always' || this.#request.screenshot === 'on_error')) await this.#attachScreenshot(result, tab);
     return result;
   }
 }
 
-export function runAct(env: ActEnv, request: ActRequest): Promise<ActResult> {
+export function runAct<O>(env: ActEnv<O>, request: ActRequest): Promise<ActOutcome<O>> {
   return new ActRun(env, request).run();
 }

@@ -4,13 +4,12 @@
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
-import { AbortedError, DeadlineExceededError, type Deadline } from '../util/deadline.ts';
+import { DeadlineExceededError, type Deadline } from '../util/deadline.ts';
 import { urlMatches } from '../util/url-glob.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callInWorld, pageFunction } from '../browser/page-function.ts';
+import { ActionError } from './outcome.ts';
 import type { Expectation, WaitFor } from './types.ts';
-
-export type Verdict = 'met' | 'unmet' | 'unknown';
 
 function expectText(selector: string, text: string): string {
   const matches = document.querySelectorAll(selector);
@@ -50,7 +49,10 @@ function waitInPage(kind: string, argument: string, state: string, timeoutMs: nu
   });
 }
 
-async function evaluateIn<T>(tab: Tab, frame: FrameRecord, worlds: IsolatedWorlds, fn: (...args: never[]) => unknown, args: unknown[], timeoutMs?: number): Promise<T> {
+/** The page function threw (an invalid selector): the caller's params are at fault. */
+class PageThrew extends Error {}
+
+async function evaluateIn<T>(frame: FrameRecord, worlds: IsolatedWorlds, fn: (...args: never[]) => unknown, args: unknown[], timeoutMs?: number): Promise<T> {
   const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
   const { result, exceptionDetails } = await callInWorld(
     frame.session,
@@ -59,27 +61,54 @@ async function evaluateIn<T>(tab: Tab, frame: FrameRecord, worlds: IsolatedWorld
     { arguments: args.map((value) => ({ value })), returnByValue: true, awaitPromise: true },
     timeoutMs === undefined ? {} : { timeoutMs: timeoutMs + 1_000 },
   );
-  if (exceptionDetails) throw new Error(exceptionDetails.exception?.description ?? exceptionDetails.text);
-  void tab;
+  if (exceptionDetails) throw new PageThrew(exceptionDetails.exception?.description ?? exceptionDetails.text);
   return result.value as T;
 }
 
-export async function checkExpectation(tab: Tab, frame: FrameRecord, worlds: IsolatedWorlds, expectation: Expectation): Promise<Verdict> {
+/**
+ * Checks `expect` once in the captured document. Throws when it cannot be evaluated:
+ * invalid_params for a selector the page refuses, document_changed when that document is gone;
+ * a CDP error of a lost target as it came (the act names the loss).
+ */
+export async function checkExpectation(frame: FrameRecord, worlds: IsolatedWorlds, expectation: Expectation): Promise<'met' | 'unmet'> {
+  let verdict: string;
   try {
-    return (await evaluateIn<Verdict>(tab, frame, worlds, expectText, [expectation.selector, expectation.text], 5_000)) ?? 'unknown';
-  } catch {
-    return 'unknown'; // an invalid selector, a frame that went away
+    verdict = await evaluateIn<string>(frame, worlds, expectText, [expectation.selector, expectation.text], 5_000);
+  } catch (error) {
+    if (error instanceof PageThrew) throw new ActionError('invalid_params', `expect.selector is not a selector the page accepts: ${firstLine(error.message)}`);
+    if (isCdpError(error) && !error.isTargetGone) {
+      throw new ActionError('document_changed', 'the captured document went away before expect could be checked', { cause: error });
+    }
+    throw error;
   }
+  return verdict === 'met' ? 'met' : 'unmet';
 }
 
+export interface WaitOptions {
+  deadline: Deadline;
+  /** Rejects once the tab is lost (closed, crashed, the browser gone): nothing is left to wait for. */
+  lost: Promise<never>;
+}
+
+/**
+ * Waits for `condition` within the deadline: `met`, or `unmet` once the budget ran out while it
+ * was being waited for. Throws when it cannot be evaluated: AbortedError (cancel),
+ * DeadlineExceededError (the budget was gone before it could be checked once), invalid_params
+ * (a selector the page refuses), the loss of the tab (`lost`), a CDP error of a lost target.
+ */
 export async function waitForCondition(
   tab: Tab,
   frameOf: () => FrameRecord | undefined,
   worlds: IsolatedWorlds,
   condition: WaitFor,
-  deadline: Deadline,
-): Promise<Verdict> {
+  { deadline, lost }: WaitOptions,
+): Promise<'met' | 'unmet'> {
   const state = condition.state ?? 'visible';
+  if (deadline.expired) throw new DeadlineExceededError('wait_for', deadline.budgetMs);
+  const untilLost = <T>(promise: Promise<T>): Promise<T> => {
+    promise.catch(() => {}); // when the loss wins, the wait settles on its own
+    return Promise.race([promise, lost]);
+  };
   if ('url' in condition) {
     const matches = () => {
       const url = frameOf()?.url ?? '';
@@ -87,19 +116,18 @@ export async function waitForCondition(
       return state === 'hidden' || state === 'detached' ? !hit : hit;
     };
     if (matches()) return 'met';
+    let subscription: { dispose(): void } | undefined;
     const waiting = new Promise<void>((resolve) => {
-      const subscription = tab.events.on('navigated', () => {
-        if (matches()) {
-          subscription.dispose();
-          resolve();
-        }
-      });
+      subscription = tab.events.on('navigated', () => matches() && resolve());
     });
     try {
-      await deadline.race(waiting, 'waiting for the URL');
+      await untilLost(deadline.race(waiting, 'waiting for the URL'));
       return 'met';
-    } catch {
-      return 'unmet';
+    } catch (error) {
+      if (error instanceof DeadlineExceededError) return 'unmet';
+      throw error;
+    } finally {
+      subscription?.dispose();
     }
   }
   const [kind, argument] = 'text' in condition ? ['text', condition.text] : ['selector', condition.selector];
@@ -110,28 +138,38 @@ export async function waitForCondition(
     const next = new Promise<void>((resolve) => {
       subscription = t.events.on('navigated', () => resolve());
     });
-    return d.race(next, 'waiting for the next document').finally(() => subscription?.dispose());
+    return untilLost(d.race(next, 'waiting for the next document')).finally(() => subscription?.dispose());
   };
   // A navigation destroys the page's context mid-wait: start again in the new document.
-  while (deadline.remaining() > 0) {
-    const frame = frameOf();
-    if (!frame) return 'unknown';
-    try {
-      const held = await deadline.race(
-        // The page gives up a little before the budget does, so an unmet condition reads as unmet.
-        evaluateIn<boolean>(tab, frame, worlds, waitInPage, [kind, argument, state, Math.max(1, Math.floor(deadline.remaining() - 100))], deadline.remaining()),
-        'wait_for',
-      );
-      return held ? 'met' : 'unmet';
-    } catch (error) {
-      if (error instanceof DeadlineExceededError || error instanceof AbortedError) throw error;
-      // The target is gone (closed, crashed, browser lost): nothing left to wait for.
-      if (isCdpError(error) && error.isTargetGone) return 'unknown';
-      // The page itself threw (an invalid selector): it would throw again.
-      if (!isCdpError(error)) return 'unknown';
-      // The document went away mid-wait: go on in the next one once it commits.
-      if (!navigatedSince(frame)) await nextNavigation(tab, deadline);
+  try {
+    while (deadline.remaining() > 0) {
+      const frame = frameOf();
+      if (!frame) throw new ActionError('frame_detached', 'the frame to wait in is gone');
+      try {
+        const held = await untilLost(
+          deadline.race(
+            // The page gives up a little before the budget does, so an unmet condition reads as unmet.
+            evaluateIn<boolean>(frame, worlds, waitInPage, [kind, argument, state, Math.max(1, Math.floor(deadline.remaining() - 100))], deadline.remaining()),
+            'wait_for',
+          ),
+        );
+        return held ? 'met' : 'unmet';
+      } catch (error) {
+        if (error instanceof PageThrew) throw new ActionError('invalid_params', `wait_for.selector is not a selector the page accepts: ${firstLine(error.message)}`);
+        // Anything but a context the page destroyed (by navigating) ends the wait.
+        if (!isCdpError(error) || error.isTargetGone || tab.closed || tab.crashed) throw error;
+        // The document went away mid-wait: go on in the next one once it commits.
+        if (!navigatedSince(frame)) await nextNavigation(tab, deadline);
+      }
     }
+  } catch (error) {
+    // The budget ran out while the condition was being waited for: it did not hold in time.
+    if (error instanceof DeadlineExceededError) return 'unmet';
+    throw error;
   }
   return 'unmet';
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0]!;
 }

@@ -139,6 +139,6 @@ export class NodeResolver {
     } catch (error) {
       throw new ActionError('node_detached', `the node of ${ref} no longer exists`, { cause: error });
     }
-    return { target: { tab: this.#tab, frame, handle, executionContextId }, document: documentHandle };
+    return { target: { tab: this.#tab, frame, handle, executionContextId, worlds: this.#worlds }, document: documentHandle };
   }
 }

@@ -1,5 +1,8 @@
-// Why an action fell short, as the error words of PROTOCOL.md §7, and whether anything with a
-// side effect had begun when it did.
+// Why an action fell short, as the error words of PROTOCOL.md §7, whether anything with a side
+// effect had begun when it did, and the one place where how an act ended becomes the result's
+// status, execution, observation, postcondition and error_type.
+
+import type { ActResult, ActStatus, Execution, Postcondition } from '../rpc/wire/index.ts';
 
 export type ActErrorType =
   | 'unknown_state'
@@ -19,7 +22,9 @@ export type ActErrorType =
   | 'invalid_params'
   | 'action_failed'
   | 'operation_cancelled'
-  | 'target_not_found';
+  | 'target_not_found'
+  | 'browser_unavailable'
+  | 'request_id_conflict';
 
 export const STALE_OBSERVATION: ReadonlySet<ActErrorType> = new Set([
   'unknown_state',
@@ -49,4 +54,98 @@ export class ActionError extends Error {
     this.sideEffect = options.sideEffect ?? false;
     this.hit = options.hit;
   }
+}
+
+export type { ActStatus, Execution, Postcondition };
+/** Whether a fresh observation came with the result. */
+export type Observation = ActResult['observation'];
+
+/** The error words an outcome reports (a failed navigation is reported as action_failed). */
+export type ReportedErrorType = Exclude<ActErrorType, 'navigation_failed'>;
+
+/** How an act ended, as the act layer saw it. */
+export interface ActEnding {
+  /** Something with a side effect began: bringing the tab to front, scrolling, focusing, input. */
+  readonly began: boolean;
+  /**
+   * Every step that began was acknowledged: its input, and the new document of a navigation it
+   * started. False when a step was cut short (a timeout, a cancel, a lost tab) before that.
+   */
+  readonly acknowledged: boolean;
+  /**
+   * What stopped the batch before its end (§7 `interrupted`: a dialog, a popup, a navigation).
+   * The input that opened a dialog is never acknowledged.
+   */
+  readonly interruption?: 'dialog' | 'popup' | 'navigation';
+  /**
+   * Why the act fell short. `check`: a check of a step (or the step's own failure, such as a
+   * navigation error or a disabled option) refused it after dispatch had begun, not a timeout,
+   * a cancel or a loss.
+   */
+  readonly failure?: { readonly type: ActErrorType; readonly check: boolean };
+  /** expect or wait_for was given. */
+  readonly requested: boolean;
+  /** The postcondition, when it was evaluated: `met` or `unmet` as it was found. */
+  readonly verdict?: 'met' | 'unmet';
+  /** A fresh observation was captured. */
+  readonly captured: boolean;
+  /** Without a fresh observation: the word for why, when it has one (the tab or browser is gone). */
+  readonly captureLost?: ActErrorType;
+}
+
+export interface ActSummary {
+  status: ActStatus;
+  execution: Execution;
+  observation: Observation;
+  postcondition: Postcondition;
+  errorType?: ReportedErrorType;
+}
+
+/**
+ * PROTOCOL.md §7 "Result". A postcondition that was not evaluated is `unknown` and never reads
+ * as `condition_not_met` (which says it was evaluated and did not hold): whatever kept it from
+ * being evaluated is the act's failure, with its word. `stale_observation` says nothing ran;
+ * once something has, the same words come with `action_failed` (a node gone stale mid-batch
+ * keeps `stale_reference`, as §7 says).
+ */
+export function summarize(ending: ActEnding): ActSummary {
+  const { failure, interruption, requested, verdict } = ending;
+  const summary: ActSummary = {
+    status: statusOf(ending),
+    execution: !ending.began
+      ? 'not_dispatched'
+      : // Once every begun step was acknowledged, a timeout, a cancel or a lost tab (while the page
+        // settles, in wait_for, expect or the capture) leaves it completed; a failed check does not.
+        !ending.acknowledged || interruption === 'dialog' || failure?.check
+        ? 'dispatched_unknown'
+        : 'completed',
+    observation: ending.captured ? 'captured' : 'unavailable',
+    postcondition: !requested ? 'not_requested' : !failure && !interruption && verdict ? verdict : 'unknown',
+  };
+  const unevaluated = requested && !failure && !interruption && !verdict;
+  const why = failure?.type ?? (unevaluated ? 'action_failed' : ending.captured ? undefined : ending.captureLost);
+  if (why !== undefined) summary.errorType = wireWord(why);
+  return summary;
+}
+
+function statusOf({ failure, began, interruption, requested, verdict }: ActEnding): ActStatus {
+  if (failure) {
+    const type = failure.type;
+    if (type === 'operation_cancelled') return 'outcome_unknown';
+    if (type === 'request_id_conflict') return 'request_id_conflict';
+    if (STALE_REFERENCE.has(type)) return 'stale_reference';
+    if (STALE_OBSERVATION.has(type) && !began) return 'stale_observation';
+    return 'action_failed';
+  }
+  if (interruption) return 'interrupted';
+  if (!requested) return 'completed';
+  if (verdict === 'met') return 'verified';
+  if (verdict === 'unmet') return 'condition_not_met';
+  // Asked for and never evaluated, yet no failure names why: a bug of the caller, never a verdict.
+  return 'action_failed';
+}
+
+/** A navigation error has no word of its own on the wire (§7 lists it under action_failed). */
+function wireWord(type: ActErrorType): ReportedErrorType {
+  return type === 'navigation_failed' ? 'action_failed' : type;
 }

@@ -1,12 +1,17 @@
 // Where to click a node and whether a click there would land on it (CDP-NOTES §4): scroll it into
 // view (which also forces layout, so quads are fresh), take the visible part of its content quads,
-// hit-test that point (page coordinates) and accept only the node itself or a node inside it,
-// across shadow roots and slots. Out-of-process iframes are checked link by link up to the page.
+// hit-test that point (page coordinates) and accept only a hit the browser routes to the node: the
+// node itself, a node inside it across shadow roots and slots, a pseudo-element of either, or its
+// label (PROTOCOL.md §7 step 7). Out-of-process iframes are checked link by link up to the page.
+// A control whose own point is refused is clicked on one of its labels, as a person would.
 import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
+import { clickReaches, describeHit, describeInFrame, describeOriginating, type Reach } from './hit.ts';
 import { unbufferedInput } from './input.ts';
+import { callInWorld, pageFunction } from '../browser/page-function.ts';
 import { callOn, release, resolveNode, type NodeHandle } from './node-handle.ts';
 import { ActionError, type HitDescription } from './outcome.ts';
 import { quadBox, type Rect } from '../browser/geometry.ts';
@@ -19,6 +24,8 @@ export interface Point {
   y: number;
   /** That target's scroll offset when the point was taken (for hit-testing it again). */
   scroll?: { pageX: number; pageY: number };
+  /** The point is on a label of the node (which forwards the click), not on the node. */
+  onLabel?: true;
 }
 
 export interface PointTarget {
@@ -26,16 +33,8 @@ export interface PointTarget {
   frame: FrameRecord;
   handle: NodeHandle;
   executionContextId: number;
-}
-
-/** Walks from `hit` up the flat tree (slots, parents, shadow hosts) looking for the node. */
-function containsComposed(this: Node, hit: Node): boolean {
-  let node: Node | null = hit;
-  while (node) {
-    if (node === this) return true;
-    node = (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
-  }
-  return false;
+  /** Our world's contexts, for naming what covers an out-of-process frame in its parent. */
+  worlds: IsolatedWorlds;
 }
 
 function scrollIntoCenter(this: Element): void {
@@ -76,11 +75,6 @@ async function ownerContentBox(tab: Tab, frame: FrameRecord): Promise<(Rect & { 
   return { ...quadBox(model.content), owner: backendNodeId, parent };
 }
 
-async function visiblePart(target: PointTarget): Promise<{ part: Rect | undefined; scroll: Scroll }> {
-  const { session, backendNodeId } = target.handle;
-  return visibleOf(await Promise.all([session.send('DOM.getContentQuads', { backendNodeId }), viewportOf(target.tab, target.frame)]));
-}
-
 function visibleOf([{ quads }, viewport]: [{ quads: number[][] }, { rect: Rect; scroll: Scroll }]): { part: Rect | undefined; scroll: Scroll } {
   let best: Rect | undefined;
   for (const quad of quads) {
@@ -88,21 +82,6 @@ function visibleOf([{ quads }, viewport]: [{ quads: number[][] }, { rect: Rect; 
     if (part && (!best || part.width * part.height > best.width * best.height)) best = part;
   }
   return { part: best, scroll: viewport.scroll };
-}
-
-export async function describeHit(session: CdpSession, backendNodeId: number): Promise<HitDescription> {
-  const [ax, described] = await Promise.all([
-    session.send('Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true }).catch(() => ({ nodes: [] })),
-    session.send('DOM.describeNode', { backendNodeId }).catch(() => undefined),
-  ]);
-  // The node itself may be ignored (a bare div); then its nearest named ancestor says what it is.
-  const own = ax.nodes.find((n) => n.backendDOMNodeId === backendNodeId && !n.ignored);
-  const named = own ?? [...ax.nodes].reverse().find((n) => !n.ignored && n.role?.value !== 'RootWebArea');
-  return {
-    role: String(named?.role?.value ?? 'generic'),
-    name: String(named?.name?.value ?? ''),
-    tag: (described?.node.localName || described?.node.nodeName || '').toLowerCase(),
-  };
 }
 
 /**
@@ -126,37 +105,97 @@ async function hitAt(session: CdpSession, x: number, y: number, scroll?: Scroll)
   }
 }
 
+/** In page: a labelable control's labels in tree order (its own tree), or null when it has none. */
+function labelsOf(this: Element): HTMLLabelElement[] | null {
+  const labels = (this as Partial<HTMLInputElement>).labels;
+  return labels && labels.length > 0 ? [...labels] : null;
+}
+
+/** The node's labels as objects of its world (`label.control` is the node), in tree order. */
+async function labelObjects(handle: NodeHandle): Promise<string[]> {
+  const { result, exceptionDetails } = await callInWorld(handle.session, handle.executionContextId, pageFunction(labelsOf), { objectId: handle.objectId });
+  if (exceptionDetails) throw new Error(`in-page check failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+  if (!result.objectId) return [];
+  try {
+    const { result: items } = await handle.session.send('Runtime.getProperties', { objectId: result.objectId, ownProperties: true });
+    return items.filter((item) => /^\d+$/.test(item.name) && item.value?.objectId).map((item) => item.value!.objectId!);
+  } finally {
+    handle.session.send('Runtime.releaseObject', { objectId: result.objectId }).catch(() => {});
+  }
+}
+
 /**
- * A point where a click reaches the node, after scrolling it into view. Throws not_visible or
- * click_intercepted (with what is on top). Every step after the first scroll has a side effect.
+ * The nodes a click on the target may be aimed at, best first: the target itself, then, for a
+ * labelled control, each of its labels (a click on a label is forwarded to its control once): a
+ * person clicks the label of a Bootstrap toggle button, whose input is clipped away under another
+ * button, or of a switch whose input is 0x0. The labels are looked up only when the caller asks
+ * for more than the target, so a target whose own point works costs nothing more.
  */
-export async function clickablePoint(target: PointTarget): Promise<Point> {
-  const { session, backendNodeId } = target.handle;
+async function* aimCandidates(target: PointTarget): AsyncGenerator<{ objectId: string; label: boolean }> {
+  yield { objectId: target.handle.objectId, label: false };
+  const labels = await labelObjects(target.handle);
+  try {
+    for (const objectId of labels) yield { objectId, label: true };
+  } finally {
+    for (const objectId of labels) target.handle.session.send('Runtime.releaseObject', { objectId }).catch(() => {});
+  }
+}
+
+/**
+ * The centre of the largest visible part of `node` (the target or one of its labels, an object of
+ * the target's world), after scrolling it into view. Throws not_visible.
+ */
+async function visibleCentre(target: PointTarget, node: { objectId: string; label: boolean }): Promise<Point> {
+  const { session } = target.handle;
+  const what = node.label ? 'the element\'s label' : 'the element';
+  const selector = node.label ? { objectId: node.objectId } : { backendNodeId: target.handle.backendNodeId };
   // One round trip: the renderer runs a session's commands in order, so the quads and the scroll
   // offset are read after the scroll (which also forces layout, so the quads are not stale).
-  const scrolled = session.send('DOM.scrollIntoViewIfNeeded', { backendNodeId });
-  const geometry = Promise.all([session.send('DOM.getContentQuads', { backendNodeId }), viewportOf(target.tab, target.frame)]);
+  const scrolled = session.send('DOM.scrollIntoViewIfNeeded', selector);
+  const geometry = Promise.all([session.send('DOM.getContentQuads', selector), viewportOf(target.tab, target.frame)]);
   geometry.catch(() => {});
   try {
     await scrolled;
   } catch (error) {
-    throw new ActionError('not_visible', 'the element has no layout box (display:none or detached from rendering)', {
-      sideEffect: false,
+    throw new ActionError('not_visible', `${what} has no layout box (display:none or detached from rendering)`, {
+      sideEffect: node.label,
       cause: error,
     });
   }
   let visible = visibleOf(await geometry);
   if (!visible.part) {
     // scrollIntoViewIfNeeded leaves some nodes (nested scrollers, under fixed bars) out of view.
-    await callOn(target.handle, scrollIntoCenter);
-    visible = await visiblePart(target);
+    await callInWorld(session, target.executionContextId, pageFunction(scrollIntoCenter), { objectId: node.objectId });
+    visible = visibleOf(await Promise.all([session.send('DOM.getContentQuads', selector), viewportOf(target.tab, target.frame)]));
   }
   const part = visible.part;
-  if (!part) throw new ActionError('not_visible', 'no part of the element is inside the viewport', { sideEffect: true });
-  const point: Point = { session, x: part.x + part.width / 2, y: part.y + part.height / 2, scroll: visible.scroll };
-  await assertHits(target, point);
-  await assertFrameChainVisible(target.tab, target.frame, point.x, point.y);
-  return point;
+  if (!part) throw new ActionError('not_visible', `no part of ${what} is inside the viewport`, { sideEffect: true });
+  return { session, x: part.x + part.width / 2, y: part.y + part.height / 2, scroll: visible.scroll, ...(node.label ? { onLabel: true as const } : {}) };
+}
+
+/**
+ * A point where a click reaches the node, after scrolling it (or the label aimed at) into view:
+ * the first of aimCandidates whose visible centre passes the hit rule. Otherwise throws what was
+ * wrong with the target's own point (not_visible or click_intercepted, with what is on top), or,
+ * when the target had no point at all, what covers a label of it, which is what stands in the way.
+ */
+export async function clickablePoint(target: PointTarget): Promise<Point> {
+  const refused: ActionError[] = [];
+  for await (const candidate of aimCandidates(target)) {
+    try {
+      const point = await visibleCentre(target, candidate);
+      await assertHits(target, point);
+      await assertFrameChainVisible(target, point.x, point.y);
+      return point;
+    } catch (error) {
+      if (!(error instanceof ActionError) || (error.type !== 'not_visible' && error.type !== 'click_intercepted')) throw error;
+      refused.push(error);
+    }
+  }
+  const first = refused.find((error) => error.type === 'click_intercepted') ?? refused[0]!;
+  // A label tried after it was scrolled into view: something had begun after all.
+  if (refused.length === 1 || first.sideEffect) throw first;
+  throw new ActionError(first.type, first.message, { sideEffect: true, hit: first.hit, cause: first });
 }
 
 /**
@@ -183,23 +222,28 @@ export async function pointAfterMove(target: PointTarget, move: (point: Point) =
 async function assertHits(target: PointTarget, point: Point): Promise<void> {
   const hit = await hitAt(point.session, point.x, point.y, point.scroll);
   if (hit === undefined) {
-    throw new ActionError('not_visible', 'nothing can be hit at the element\'s visible point', { sideEffect: true });
+    throw new ActionError('not_visible', `nothing can be hit at the element's${point.onLabel ? " label's" : ''} visible point`, { sideEffect: true });
   }
   if (hit === target.handle.backendNodeId) return;
   const hitHandle = await resolveNode(point.session, hit, target.executionContextId).catch(() => undefined);
-  const inside = hitHandle ? await callOn<boolean>(target.handle, containsComposed, [{ objectId: hitHandle.objectId }]) : false;
-  if (hitHandle) release(hitHandle);
-  if (inside) return;
-  const description = await describeHit(point.session, hit);
+  let description: HitDescription | undefined;
+  try {
+    const reach = hitHandle ? await callOn<Reach>(target.handle, clickReaches, [{ objectId: hitHandle.objectId }]) : 'covered';
+    if (reach === 'target' || reach === 'label') return;
+    if (reach === 'covered_by_pseudo') description = await describeOriginating(hitHandle!).catch(() => undefined);
+  } finally {
+    if (hitHandle) release(hitHandle);
+  }
+  description ??= (await describeHit(point.session, { backendNodeId: hit })).hit;
   throw new ActionError(
     'click_intercepted',
-    `another element is on top of the target at (${Math.round(point.x)}, ${Math.round(point.y)}): ${description.tag}${description.name ? ` "${description.name}"` : ''}`,
+    `another element is on top of the target${point.onLabel ? "'s label" : ''} at (${Math.round(point.x)}, ${Math.round(point.y)}): ${description.tag}${description.name ? ` "${description.name}"` : ''}`,
     { sideEffect: true, hit: description },
   );
 }
 
 /** For a node in an OOPIF: each <iframe> on the way up must itself be hit at the translated point. */
-async function assertFrameChainVisible(tab: Tab, frame: FrameRecord, x: number, y: number): Promise<void> {
+async function assertFrameChainVisible({ tab, frame, worlds }: PointTarget, x: number, y: number): Promise<void> {
   let current = frame;
   let px = x;
   let py = y;
@@ -214,7 +258,7 @@ async function assertFrameChainVisible(tab: Tab, frame: FrameRecord, x: number, 
     }
     const hit = await hitAt(owner.parent.session, px, py);
     if (hit !== owner.owner) {
-      const description = hit === undefined ? { role: 'none', name: '', tag: '' } : await describeHit(owner.parent.session, hit);
+      const description = hit === undefined ? { role: 'none', name: '', tag: '' } : await describeInFrame(worlds, owner.parent, hit);
       throw new ActionError('click_intercepted', `another element covers the element's frame: ${description.tag}`, {
         sideEffect: true,
         hit: description,

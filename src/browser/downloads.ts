@@ -8,6 +8,7 @@
 // node:* and runs the same under the fake CDP peer in tests.
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { CdpSession } from '../cdp/session.ts';
+import type { Download } from '../rpc/wire/index.ts';
 import { DisposableStack, type Disposable } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
 import { redactUrl } from '../util/redact.ts';
@@ -85,7 +86,7 @@ interface Entry {
 }
 
 /** The §9 `data` of a download event and of a downloads.list item (URL redacted per §11). */
-export function downloadData(record: DownloadRecord): Record<string, unknown> {
+export function downloadData(record: DownloadRecord): Download {
   return {
     guid: record.guid,
     url: redactUrl(record.url),

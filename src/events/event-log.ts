@@ -76,15 +76,20 @@ export class EventLog {
    * After close() the event is numbered and returned but neither retained nor delivered.
    */
   publish(init: EventInit): SessionEvent {
-    const event: SessionEvent = {
-      seq: ++this.#lastSeq,
-      kind: init.kind,
-      session_id: this.#sessionId(),
-      ...(init.target_id !== undefined ? { target_id: init.target_id } : {}),
-      ...(init.frame_id !== undefined ? { frame_id: init.frame_id } : {}),
-      time: this.#now(),
-      data: init.data,
-    };
+    const { target_id, frame_id, ...kindAndData } = init;
+    // kind and data travel as one (TypeScript checks a pair only when it stays together), and
+    // are assigned last rather than spread first, so that data ends the record as §9 lists it.
+    const event: SessionEvent = Object.assign(
+      {
+        seq: ++this.#lastSeq,
+        kind: init.kind,
+        session_id: this.#sessionId(),
+        ...(target_id !== undefined ? { target_id } : {}),
+        ...(frame_id !== undefined ? { frame_id } : {}),
+        time: this.#now(),
+      },
+      kindAndData,
+    );
     if (this.#closed) return event;
     this.#ring[(event.seq - 1) % this.#capacity] = event;
     this.#emitter.emit('event', event);

@@ -33,7 +33,7 @@ export interface ScreenshotOptions {
 }
 
 export interface Screenshot {
-  mime: string;
+  mime: 'image/png' | 'image/jpeg';
   /** base64 */
   data: string;
   /** The image's size in pixels (CSS px at deviceScaleFactor 1). */

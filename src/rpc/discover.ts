@@ -1,43 +1,16 @@
 // The OpenRPC document behind `rpc.discover`, generated from the very zod schemas that
-// validate params, so the description cannot drift from what the server accepts.
+// validate params and describe results, so the description cannot drift from the server.
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.ts';
-import type { AnyMethodDef } from './define.ts';
+import type { OpenRpcContentDescriptor, OpenRpcDocument, OpenRpcMethod, WireMethod } from './wire/index.ts';
+import { OPENRPC_VERSION } from './wire/server.ts';
 
-export const OPENRPC_VERSION = '1.2.6';
+export { OPENRPC_VERSION, type OpenRpcContentDescriptor, type OpenRpcDocument, type OpenRpcMethod };
 
 type JsonSchema = Record<string, unknown>;
 
-export interface OpenRpcContentDescriptor {
-  name: string;
-  required: boolean;
-  schema: JsonSchema;
-  description?: string;
-}
-
-export interface OpenRpcMethod {
-  name: string;
-  summary: string;
-  paramStructure: 'by-name';
-  params: OpenRpcContentDescriptor[];
-  result: { name: string; schema: JsonSchema };
-  /** The whole params schema, present when it is not a plain object (a union, say): the
-   *  per-name list above cannot say "exactly one of these shapes". */
-  'x-params-schema'?: JsonSchema;
-}
-
-export interface OpenRpcDocument {
-  openrpc: typeof OPENRPC_VERSION;
-  info: { title: string; version: string; description?: string };
-  methods: OpenRpcMethod[];
-  components: {
-    schemas: Record<string, JsonSchema>;
-    errors: Record<string, { code: number; message: string; data: { error_type: string } }>;
-  };
-}
-
-/** A method may carry a result schema; without one the result is described as any JSON. */
-export type DescribedMethod = AnyMethodDef & { readonly result?: z.ZodType };
+/** What the document needs of a method: its wire description (a handler may come with it). */
+export type DescribedMethod = WireMethod;
 
 export interface OpenRpcInfo {
   version: string;
@@ -56,7 +29,7 @@ export function buildOpenRpcDocument(methods: readonly DescribedMethod[], info: 
       params: describeParams(params),
       result: {
         name: 'result',
-        schema: method.result === undefined ? {} : hoistDefinitions(convert(method.result, 'output'), method.name, schemas),
+        schema: hoistDefinitions(convert(method.result, 'output'), method.name, schemas),
       },
     };
     if (!isPlainObjectSchema(params)) entry['x-params-schema'] = params;
@@ -136,13 +109,19 @@ function hoistDefinitions(schema: JsonSchema, methodName: string, components: Re
   if (!isRecord(defs)) return schema;
   delete schema['definitions'];
   const rename = new Map<string, string>();
-  for (const [name, def] of Object.entries(defs)) {
-    const shared = components[name];
-    const isAnonymous = name.startsWith('__schema');
-    const target = !isAnonymous && (shared === undefined || sameJson(shared, def)) ? name : `${methodName}.${name}`;
-    rename.set(name, target);
+  for (const name of Object.keys(defs)) rename.set(name, name.startsWith('__schema') ? `${methodName}.${name}` : name);
+  // A named definition is shared when it equals the one already listed, compared with its $refs
+  // rewritten; renaming one changes the refs of those that point at it, hence the repeat.
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (const [name, def] of Object.entries(defs)) {
+      const shared = components[name];
+      if (rename.get(name) !== name || shared === undefined || sameJson(shared, rewrite(def))) continue;
+      rename.set(name, `${methodName}.${name}`);
+      moved = true;
+    }
   }
-  const rewrite = (value: unknown): unknown => {
+  function rewrite(value: unknown): unknown {
     if (Array.isArray(value)) return value.map(rewrite);
     if (!isRecord(value)) return value;
     const copy: JsonSchema = {};
@@ -155,7 +134,7 @@ function hoistDefinitions(schema: JsonSchema, methodName: string, components: Re
       }
     }
     return copy;
-  };
+  }
   for (const [name, def] of Object.entries(defs)) components[rename.get(name)!] = rewrite(def) as JsonSchema;
   return rewrite(schema) as JsonSchema;
 }

@@ -14,6 +14,7 @@ import { silentLogger, type Logger } from '../util/log.ts';
 import type { CallContext } from './context.ts';
 import type { AnyMethodDef } from './define.ts';
 import { isUnexpected, protocolError, toJsonRpcError, type JsonRpcErrorObject } from './errors.ts';
+import { nestsDeeperThan, outlineJson } from './json-outline.ts';
 
 /**
  * Longest batch accepted. A batch runs its calls concurrently, so an unbounded one would let
@@ -73,6 +74,9 @@ export class PendingLimit {
   }
 }
 
+/** A batch element: parsed (to be read as a request), or refused before parsing. */
+type BatchElement = { kind: 'parsed'; value: unknown } | { kind: 'refused'; response: JSONRPCResponse };
+
 /** One parsed element: either a call to run or an error to answer with. */
 type Envelope =
   | { kind: 'invalid'; id: JSONRPCID; message: string }
@@ -102,17 +106,7 @@ export class RpcServer {
    * nothing must be sent (a notification, or a batch of notifications). Never rejects.
    */
   async handle(text: string, call: CallContext, limit?: PendingLimit): Promise<string | undefined> {
-    if (nestsDeeperThan(text, MAX_NESTING_DEPTH)) {
-      return serialize(
-        errorResponse(
-          null,
-          protocolError('invalid_request', `Invalid request: nested deeper than ${MAX_NESTING_DEPTH} levels`, {
-            limit: 'nesting_depth',
-            max: MAX_NESTING_DEPTH,
-          }),
-        ),
-      );
-    }
+    if (nestsDeeperThan(text, MAX_NESTING_DEPTH)) return this.#handleTooDeep(text, call, limit);
     let payload: unknown;
     try {
       payload = JSON.parse(text);
@@ -127,18 +121,49 @@ export class RpcServer {
     if (payload.length === 0) {
       return serialize(errorResponse(null, protocolError('invalid_request', 'Invalid request: empty batch')));
     }
-    if (payload.length > this.#maxBatchLength) {
-      return serialize(
-        errorResponse(
-          null,
-          protocolError('invalid_request', `Invalid request: a batch holds at most ${this.#maxBatchLength} calls`, {
-            max_batch_length: this.#maxBatchLength,
-          }),
-        ),
-      );
-    }
-    // Elements run concurrently; the reply keeps input order and leaves out notifications.
-    const responses = await Promise.all(payload.map((element) => this.#handleOne(element, call, limit)));
+    if (payload.length > this.#maxBatchLength) return serialize(this.#batchTooLong());
+    return this.#handleBatch(
+      payload.map((value): BatchElement => ({ kind: 'parsed', value })),
+      call,
+      limit,
+    );
+  }
+
+  /**
+   * A text nested deeper than the limit is never parsed whole. Each request in it is still
+   * answered with its own id where the outline can read one: a request object gets its refusal;
+   * a batch gets an array, the elements within the limit parsed and run as usual.
+   */
+  #handleTooDeep(text: string, call: CallContext, limit: PendingLimit | undefined): Promise<string | undefined> | string {
+    const outline = outlineJson(text);
+    if (outline?.elements === undefined) return serialize(tooDeep(outline?.root.id ?? null));
+    if (outline.elements.length > this.#maxBatchLength) return serialize(this.#batchTooLong());
+    return this.#handleBatch(
+      outline.elements.map(
+        (element): BatchElement =>
+          element.depth > MAX_NESTING_DEPTH
+            ? { kind: 'refused', response: tooDeep(element.id) }
+            : { kind: 'parsed', value: JSON.parse(text.slice(element.start, element.end)) },
+      ),
+      call,
+      limit,
+    );
+  }
+
+  #batchTooLong(): JSONRPCResponse {
+    return errorResponse(
+      null,
+      protocolError('invalid_request', `Invalid request: a batch holds at most ${this.#maxBatchLength} calls`, {
+        max_batch_length: this.#maxBatchLength,
+      }),
+    );
+  }
+
+  // Elements run concurrently; the reply keeps input order and leaves out notifications.
+  async #handleBatch(elements: readonly BatchElement[], call: CallContext, limit: PendingLimit | undefined): Promise<string | undefined> {
+    const responses = await Promise.all(
+      elements.map((element) => (element.kind === 'refused' ? element.response : this.#handleOne(element.value, call, limit))),
+    );
     const parts = responses.filter((r): r is JSONRPCResponse => r !== undefined).map((r) => this.#serializeSafely(r));
     return parts.length === 0 ? undefined : `[${parts.join(',')}]`;
   }
@@ -269,6 +294,17 @@ function validateParams(schema: z.ZodType, params: unknown): ParamsResult {
   return { ok: false, message: `Invalid params${where}`, issues };
 }
 
+/** Always answered, even without an id: like any invalid request, the server cannot tell what was meant. */
+function tooDeep(id: JSONRPCID): JSONRPCResponse {
+  return errorResponse(
+    id,
+    protocolError('invalid_request', `Invalid request: nested deeper than ${MAX_NESTING_DEPTH} levels`, {
+      limit: 'nesting_depth',
+      max: MAX_NESTING_DEPTH,
+    }),
+  );
+}
+
 function errorResponse(id: JSONRPCID, error: JsonRpcErrorObject): JSONRPCResponse {
   return createJSONRPCErrorResponse(id, error.code, error.message, error.data);
 }
@@ -284,21 +320,4 @@ function truncateName(name: string): string {
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-/** A linear scan of `[` and `{` outside strings: far cheaper than parsing what it refuses. */
-function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // the escaped character cannot end the string
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
 }

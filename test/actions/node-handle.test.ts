@@ -10,7 +10,7 @@ const s = suite('node handles kept across acts');
 const ctx = withSession(s, 'node-handle');
 
 s('the same node gives the same handle; the least recently used of 33 is released', async () => {
-  const { target_id } = await ctx.client.call<{ target_id: string }>('tabs.new', { session_id: ctx.sessionId, url: ctx.fixtures.url('/buttons-400.html') });
+  const { target_id } = await ctx.client.call('tabs.new', { session_id: ctx.sessionId, url: ctx.fixtures.url('/buttons-400.html') });
   const tab = tabOf(ctx.server, target_id);
   const frame = tab.frames.get(tab.mainFrameId)!;
   const contextId = await ctx.server.server.host.current!.worlds.contextFor(frame.session, frame.id, frame.loaderId);

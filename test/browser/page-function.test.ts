@@ -12,7 +12,7 @@ const ctx = withSession(s, 'page-function');
 let targetId: string;
 
 s.before(async () => {
-  ({ target_id: targetId } = await ctx.client.call<{ target_id: string }>('tabs.new', { session_id: ctx.sessionId, url: ctx.fixtures.url('/form.html') }));
+  ({ target_id: targetId } = await ctx.client.call('tabs.new', { session_id: ctx.sessionId, url: ctx.fixtures.url('/form.html') }));
 });
 
 /** A function with a recognisable body, new per test so that no context has it yet. */
@@ -100,8 +100,8 @@ s('a new document is a new context: the source is sent to it again', async () =>
   });
   const before = await worldOfMainFrame();
   await callInWorld(before.frame.session, before.contextId, fn, { arguments: [{ value: 1 }], returnByValue: true });
-  const { state_id } = await ctx.client.call<{ state_id: string }>('observe', { session_id: ctx.sessionId, target_id: targetId });
-  const reloaded = await ctx.client.call<{ status: string }>('act', { session_id: ctx.sessionId, target_id: targetId, state_id, action: 'reload' });
+  const { state_id } = await ctx.client.call('observe', { session_id: ctx.sessionId, target_id: targetId });
+  const reloaded = await ctx.client.call('act', { session_id: ctx.sessionId, target_id: targetId, state_id, action: 'reload' });
   assert.is(reloaded.status, 'completed');
   const after = await worldOfMainFrame();
   assert.is.not(after.contextId, before.contextId);

@@ -7,35 +7,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
-
-interface Element {
-  ref: string;
-  role: string;
-  name: string;
-  frame_id: string;
-}
-interface Observation {
-  state_id: string;
-  target_id: string;
-  frame_id: string;
-  url: string;
-  tree: string;
-  elements: Element[];
-  dialog?: { type: string; message: string };
-}
-interface ActResult {
-  status: string;
-  execution: string;
-  observation: string;
-  postcondition: string;
-  completed: number[];
-  events: Array<{ kind: string; data: Record<string, unknown> }>;
-  fresh_state?: Observation;
-  error_type?: string;
-  error_text?: string;
-  hit?: { role: string; name: string; tag: string };
-  replayed?: boolean;
-}
+import { ref, type ActResult, type Observation } from '../helpers/wire.ts';
 
 const s = suite('act');
 let server: TestServer;
@@ -46,26 +18,21 @@ let sessionId: string;
 withSession(s, 'act', (context) => ({ server, fixtures, client, sessionId } = context));
 
 async function open(path: string): Promise<Observation> {
-  const { target_id } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
+  const { target_id } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
   await closeOtherTabs(target_id);
   return observe();
 }
 
 /** One tab per test: the session stays far below its tab limit. */
 async function closeOtherTabs(keep: string): Promise<void> {
-  const { tabs } = await client.call<{ tabs: Array<{ target_id: string }> }>('tabs.list', { session_id: sessionId });
+  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
   for (const tab of tabs) if (tab.target_id !== keep) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
 }
 function observe(params: Record<string, unknown> = {}): Promise<Observation> {
-  return client.call<Observation>('observe', { session_id: sessionId, ...params });
+  return client.call('observe', { session_id: sessionId, ...params });
 }
 function act(params: Record<string, unknown>): Promise<ActResult> {
-  return client.call<ActResult>('act', { session_id: sessionId, ...params });
-}
-function ref(o: Observation, name: string): string {
-  const element = o.elements.find((e) => e.name === name);
-  if (!element) throw new Error(`no element named ${name} in\n${o.tree}`);
-  return element.ref;
+  return client.call('act', { session_id: sessionId, ...params });
 }
 // A text line of the tree is a quoted string alone on its line.
 const statusOf = (o: Observation | undefined) => /^ *"(clicked[^"]*|idle|agree[^"]*|fruit[^"]*|submitted[^"]*|far[^"]*|confirm[^"]*|dropped[^"]*|covered[^"]*|typed[^"]*|nothing yet)"$/m.exec(o?.tree ?? '')?.[1];
@@ -221,7 +188,7 @@ s('a closed tab is target_changed; a removed iframe is frame_detached', async ()
   const closed = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Count') });
   assert.is(closed.error_type, 'target_changed');
   const framed = await open('/shadow-iframe.html');
-  const frameObservation = await observe({ frame_id: (await client.call<{ frames: Array<{ frame_id: string; url: string }> }>('frames.list', { session_id: sessionId })).frames.find((f) => f.url.endsWith('/frame-buttons.html') && f.url.includes('127.0.0.1'))!.frame_id });
+  const frameObservation = await observe({ frame_id: (await client.call('frames.list', { session_id: sessionId })).frames.find((f) => f.url.endsWith('/frame-buttons.html') && f.url.includes('127.0.0.1'))!.frame_id });
   await evaluate(server, framed.target_id, `document.getElementById('same-origin').remove()`);
   const detached = await act({ state_id: frameObservation.state_id, action: 'click', ref: ref(frameObservation, 'Frame button 1') });
   assert.is(detached.error_type, 'frame_detached');
@@ -405,7 +372,7 @@ s('a _blank link opens a popup: reported, and later actions of the batch do not 
   const popup = r.events.find((e) => e.kind === 'popup');
   assert.ok(popup, JSON.stringify(r.events));
   assert.is(popup!.data.opener_id, o.target_id);
-  const { tabs } = await client.call<{ tabs: Array<{ target_id: string; opener_id?: string; selected: boolean }> }>('tabs.list', { session_id: sessionId });
+  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
   const opened = tabs.find((t) => t.target_id === popup!.data.target_id);
   assert.is(opened?.opener_id, o.target_id);
   assert.is(opened?.selected, false, 'a popup does not take the selection');
@@ -464,7 +431,7 @@ s('cancel during a long wait_for: outcome_unknown with operation_cancelled; idle
   // session's queue, which the running act holds.
   const status = () => evaluate<string>(server, o.target_id, `document.getElementById('status').textContent`);
   for (let i = 0; i < 500 && (await status()) !== 'clicked 1'; i++);
-  const cancelled = await client.call<{ status: string }>('cancel', { session_id: sessionId });
+  const cancelled = await client.call('cancel', { session_id: sessionId });
   assert.is(cancelled.status, 'cancellation_requested');
   const r = await running;
   assert.is(r.status, 'outcome_unknown');
@@ -490,14 +457,14 @@ s('timeout_ms 0 means the default; 60001 and -1 are invalid params that touch no
 
 s('screenshot: always attaches one; on_error only on failure', async () => {
   let o = await open('/act.html');
-  const always = await client.call<ActResult & { screenshot?: { mime: string; data: string } }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Count'), screenshot: 'always' });
+  const always = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Count'), screenshot: 'always' });
   assert.is(always.screenshot?.mime, 'image/png');
   assert.ok((always.screenshot?.data.length ?? 0) > 1000);
   o = always.fresh_state!;
-  const quiet = await client.call<ActResult & { screenshot?: unknown }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Count'), screenshot: 'on_error' });
+  const quiet = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Count'), screenshot: 'on_error' });
   assert.is(quiet.screenshot, undefined);
   o = quiet.fresh_state!;
-  const failed = await client.call<ActResult & { screenshot?: { mime: string } }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Covered'), screenshot: 'on_error' });
+  const failed = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Covered'), screenshot: 'on_error' });
   assert.is(failed.error_type, 'click_intercepted');
   assert.is(failed.screenshot?.mime, 'image/png');
 });

@@ -25,7 +25,7 @@ s('a browser path that does not exist: browser_unavailable that says how to fix 
   // The server stays usable and tries again on the next call.
   const again = await client.callError('tabs.list');
   assert.is(again.data?.error_type, 'browser_unavailable');
-  const info = await client.call<{ name: string }>('server.info');
+  const info = await client.call('server.info');
   assert.is(info.name, 'pagewire');
   client.close();
   await server.server.close();
@@ -64,8 +64,8 @@ s('--connect http://127.0.0.1:PORT attaches to a running browser and leaves it r
   });
   const server = await startTestServer(['--connect', endpoint]);
   const client = await server.connect();
-  const { session_id } = await client.call<{ session_id: string }>('session.create');
-  const { tabs } = await client.call<{ tabs: unknown[] }>('tabs.list', { session_id });
+  const { session_id } = await client.call('session.create');
+  const { tabs } = await client.call('tabs.list', { session_id });
   assert.is(tabs.length, 1);
   client.close();
   await server.server.close();
@@ -75,7 +75,7 @@ s('--connect http://127.0.0.1:PORT attaches to a running browser and leaves it r
 s('a browser that dies is replaced on the next call; its sessions are gone', async () => {
   const server = await startTestServer();
   const client = await server.connect();
-  const { session_id } = await client.call<{ session_id: string }>('session.create');
+  const { session_id } = await client.call('session.create');
   const before = server.server.host.current!;
   const lost = new Promise<void>((resolve) => server.server.host.events.on('lost', () => resolve()));
   // Kill the browser process under the server's feet.
@@ -83,7 +83,7 @@ s('a browser that dies is replaced on the next call; its sessions are gone', asy
   await lost;
   const gone = await client.callError('tabs.list', { session_id });
   assert.is(gone.data?.error_type, 'session_not_found');
-  const fresh = await client.call<{ session_id: string }>('session.create');
+  const fresh = await client.call('session.create');
   assert.ok(fresh.session_id);
   assert.is(server.server.host.launches, 2);
   client.close();

@@ -10,24 +10,7 @@ import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts'
 import { evaluate, tabOf } from '../helpers/page.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
 import { onTeardown } from '../helpers/teardown.ts';
-
-interface Observation {
-  state_id: string;
-  target_id: string;
-  tree: string;
-  elements: Array<{ ref: string; name: string; role: string }>;
-  dialog?: { type: string; message: string; default_prompt?: string };
-}
-interface EventParams {
-  subscription_id: string;
-  seq: number;
-  kind: string;
-  session_id: string;
-  target_id?: string;
-  time: number;
-  data: Record<string, unknown>;
-  dropped?: number;
-}
+import { freshState, nextEvent as next, receivedEvents, ref, type Download, type EventKind, type Observation } from '../helpers/wire.ts';
 
 const s = suite('events and modals');
 let server: TestServer;
@@ -52,26 +35,19 @@ s.before(async () => {
 s.after(() => server.server.close());
 
 async function sessionWith(client: TestClient, dialogs: string): Promise<string> {
-  return (await client.call<{ session_id: string }>('session.create', { name: `events-${dialogs}`, dialogs })).session_id;
+  return (await client.call('session.create', { name: `events-${dialogs}`, dialogs })).session_id;
 }
 async function openEvents(client: TestClient, sessionId: string): Promise<Observation> {
   await client.call('tabs.new', { session_id: sessionId, url: fixtures.url('/events.html') });
-  return client.call<Observation>('observe', { session_id: sessionId });
+  return client.call('observe', { session_id: sessionId });
 }
-function ref(o: Observation, name: string): string {
-  const element = o.elements.find((e) => e.name === name);
-  if (!element) throw new Error(`no ${name} in ${o.tree}`);
-  return element.ref;
-}
-const events = (client: TestClient, kind?: string) =>
-  client.notifications.filter((n) => n.method === 'event').map((n) => n.params as EventParams).filter((p) => !kind || p.kind === kind);
-const nextEvent = (client: TestClient, kind: string, after = 0, sessionId?: string) =>
-  client
-    .waitForNotification((n) => {
-      const p = n.params as EventParams;
-      return n.method === 'event' && p.kind === kind && p.seq > after && (sessionId === undefined || p.session_id === sessionId);
-    })
-    .then((n) => n.params as EventParams);
+const events = receivedEvents;
+/** The next event of `kind` after seq `after` (of `sessionId`, when given). */
+const nextEvent = <K extends EventKind>(client: TestClient, kind: K, after = 0, sessionId?: string) =>
+  next(client, kind, (event) => event.seq > after && (sessionId === undefined || event.session_id === sessionId));
+/** The next console event whose text is `text`. */
+const logged = (client: TestClient, text: string) => next(client, 'console', (event) => event.data.text === text);
+const download = (client: TestClient, state: Download['state']) => next(client, 'download', (event) => event.data.state === state);
 
 s('hold: a dialog opened by an act returns interrupted; the event streams; dialog.handle answers it; no_modal after', async () => {
   const client = await server.connect();
@@ -84,21 +60,21 @@ s('hold: a dialog opened by an act returns interrupted; the event streams; dialo
   ] as const) {
     const o = await openEvents(client, sessionId);
     const before = events(client, 'dialog').length;
-    const r = await client.call<{ status: string; events: Array<{ kind: string }> }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, button) });
+    const r = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, button) });
     assert.is(r.status, 'interrupted');
     const event = await client.waitForNotification(() => events(client, 'dialog').length > before).then(() => events(client, 'dialog').at(-1)!);
     assert.is(event.data.type, type);
     assert.is(event.data.message, `${type} text`);
     if (type === 'prompt') assert.is(event.data.default_prompt, 'default answer');
-    const blocked = await client.call<Observation>('observe', { session_id: sessionId });
+    const blocked = await client.call('observe', { session_id: sessionId });
     assert.is(blocked.dialog?.type, type);
-    const handled = await client.call<{ action: string; dialog_type: string; message: string }>('dialog.handle', {
+    const handled = await client.call('dialog.handle', {
       session_id: sessionId,
       accept,
       ...(type === 'prompt' ? { prompt_text: 'my answer' } : {}),
     });
     assert.equal(handled, { action: accept ? 'accepted' : 'dismissed', dialog_type: type, message: `${type} text` });
-    const after = await client.call<Observation>('observe', { session_id: sessionId });
+    const after = await client.call('observe', { session_id: sessionId });
     assert.match(after.tree, new RegExp(`^ *"${status}"$`, 'm'));
     const none = await client.callError('dialog.handle', { session_id: sessionId, accept: true });
     assert.is(none.data?.error_type, 'no_modal');
@@ -115,7 +91,7 @@ s('a dialog opened by a timer while no call runs is held and streamed; act is mo
   const opened = nextEvent(client, 'dialog');
   await evaluate(server, o.target_id, 'alertSoon()');
   assert.is((await opened).data.message, 'timer alert');
-  const r = await client.call<{ status: string; error_type: string }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Warn') });
+  const r = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Warn') });
   assert.is(r.error_type, 'modal_blocked');
   await client.call('dialog.handle', { session_id: sessionId, accept: true });
   client.close();
@@ -127,14 +103,14 @@ s('accept and dismiss policies answer at once, report the dialog, and the act co
     const sessionId = await sessionWith(client, policy);
     await client.call('events.subscribe', { session_id: sessionId, kinds: ['dialog'] });
     const o = await openEvents(client, sessionId);
-    const r = await client.call<{ status: string; events: Array<{ kind: string; data: Record<string, unknown> }>; fresh_state: Observation }>('act', {
+    const r = await client.call('act', {
       session_id: sessionId,
       state_id: o.state_id,
       action: 'click',
       ref: ref(o, 'Confirm'),
     });
     assert.is(r.status, 'completed');
-    assert.match(r.fresh_state.tree, new RegExp(`^ *"${expected}"$`, 'm'));
+    assert.match(freshState(r).tree, new RegExp(`^ *"${expected}"$`, 'm'));
     const dialog = r.events.find((e) => e.kind === 'dialog');
     assert.is(dialog?.data.handled, policy === 'accept' ? 'accepted' : 'dismissed');
     const streamed = await nextEvent(client, 'dialog', 0, sessionId);
@@ -148,9 +124,9 @@ s('beforeunload after a real click: held, then accepting lets the navigation pro
   const client = await server.connect();
   const sessionId = await sessionWith(client, 'hold');
   let o = await openEvents(client, sessionId);
-  const guarded = await client.call<{ fresh_state: Observation }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Guard unload') });
-  o = guarded.fresh_state;
-  const r = await client.call<{ status: string; events: Array<{ kind: string; data: Record<string, unknown> }> }>('act', {
+  const guarded = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Guard unload') });
+  o = freshState(guarded);
+  const r = await client.call('act', {
     session_id: sessionId,
     state_id: o.state_id,
     action: 'navigate',
@@ -164,7 +140,7 @@ s('beforeunload after a real click: held, then accepting lets the navigation pro
   // besides the stream: poll the tab within a bound).
   let url = '';
   for (let i = 0; i < 200 && !url.endsWith('/child.html'); i++) {
-    url = (await client.call<{ tabs: Array<{ url: string; selected: boolean }> }>('tabs.list', { session_id: sessionId })).tabs.find((t) => t.selected)!.url;
+    url = (await client.call('tabs.list', { session_id: sessionId })).tabs.find((t) => t.selected)!.url;
   }
   assert.is(url, fixtures.url('/child.html'));
   client.close();
@@ -176,7 +152,7 @@ s('file chooser: event, resolve with files, cancel, and refusal outside the root
   await client.call('events.subscribe', { session_id: sessionId, kinds: ['file_chooser'] });
   let o = await openEvents(client, sessionId);
   const chooserRef = o.elements.find((e) => e.role === 'button' && /Choose/i.test(e.name))!.ref;
-  let r = await client.call<{ status: string; events: Array<{ kind: string }> }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: chooserRef });
+  let r = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: chooserRef });
   assert.is(r.status, 'completed');
   assert.ok(r.events.some((e) => e.kind === 'file_chooser'));
   const event = await nextEvent(client, 'file_chooser');
@@ -185,15 +161,15 @@ s('file chooser: event, resolve with files, cancel, and refusal outside the root
   assert.is(refused.data?.error_type, 'forbidden');
   const outside = await client.callError('file_chooser.resolve', { session_id: sessionId, paths: ['../../etc/passwd'] });
   assert.is(outside.data?.error_type, 'forbidden');
-  o = await client.call<Observation>('observe', { session_id: sessionId });
-  const blocked = await client.call<{ error_type: string }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Warn') });
+  o = await client.call('observe', { session_id: sessionId });
+  const blocked = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Warn') });
   assert.is(blocked.error_type, 'modal_blocked', 'a pending chooser blocks acts; the refusals lost nothing');
   const resolved = await client.call('file_chooser.resolve', { session_id: sessionId, paths: ['a.txt', join(uploadsRoot, 'b.txt')] });
   assert.equal(resolved, { uploaded_count: 2 });
   assert.is(await evaluate(server, o.target_id, `document.getElementById('status').textContent`), 'files a.txt:5,b.txt:6');
   const none = await client.callError('file_chooser.resolve', { session_id: sessionId });
   assert.is(none.data?.error_type, 'no_modal');
-  o = await client.call<Observation>('observe', { session_id: sessionId });
+  o = await client.call('observe', { session_id: sessionId });
   r = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: chooserRef });
   await nextEvent(client, 'file_chooser', event.seq);
   assert.equal(await client.call('file_chooser.resolve', { session_id: sessionId, paths: [] }), { cancelled: true });
@@ -208,12 +184,12 @@ s('popups from window.open and from a _blank link: events with opener, listed, n
   let o = await openEvents(client, sessionId);
   for (const name of ['Open popup', 'Blank link']) {
     const before = events(client, 'popup').length;
-    const r = await client.call<{ fresh_state: Observation }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, name) });
-    o = r.fresh_state;
+    const r = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, name) });
+    o = freshState(r);
     await client.waitForNotification(() => events(client, 'popup').length > before);
     const popup = events(client, 'popup').at(-1)!;
     assert.is(popup.data.opener_id, o.target_id);
-    const { tabs } = await client.call<{ tabs: Array<{ target_id: string; opener_id?: string; selected: boolean }> }>('tabs.list', { session_id: sessionId });
+    const { tabs } = await client.call('tabs.list', { session_id: sessionId });
     const listed = tabs.find((t) => t.target_id === popup.data.target_id);
     assert.is(listed?.opener_id, o.target_id);
     assert.is(listed?.selected, false);
@@ -230,8 +206,7 @@ s('after_seq replays what was missed while disconnected, then live events, witho
   await first.call('events.subscribe', { session_id: sessionId, kinds: ['console', 'navigation'] });
   const o = await openEvents(first, sessionId);
   await evaluate(server, o.target_id, `console.log('one'); console.log('two')`);
-  const two = await first.waitForNotification((n) => (n.params as EventParams).data?.text === 'two');
-  const seenSeq = (two.params as EventParams).seq;
+  const seenSeq = (await logged(first, 'two')).seq;
   first.close();
   await first.closed();
   await evaluate(server, o.target_id, `console.log('three'); console.log('four')`);
@@ -241,7 +216,7 @@ s('after_seq replays what was missed while disconnected, then live events, witho
   const second = await server.connect();
   await second.call('events.subscribe', { session_id: sessionId, kinds: ['console'], after_seq: seenSeq });
   await evaluate(server, o.target_id, `console.log('five')`);
-  await second.waitForNotification((n) => (n.params as EventParams).data?.text === 'five');
+  await logged(second, 'five');
   const texts = events(second, 'console').map((e) => e.data.text);
   assert.equal(texts, ['three', 'four', 'five']);
   const seqs = events(second, 'console').map((e) => e.seq);
@@ -261,9 +236,9 @@ s('a subscriber that does not read while the page logs 10,000 lines: memory boun
   (slow.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
   const other = await server.connect();
   const start = Date.now();
-  const r = await other.call<{ status: string; fresh_state: Observation }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Flood console') });
+  const r = await other.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Flood console') });
   assert.is(r.status, 'completed');
-  assert.match(r.fresh_state.tree, /^ *"logged"$/m);
+  assert.match(freshState(r).tree, /^ *"logged"$/m);
   assert.ok(Date.now() - start < 20_000, 'the browser and the server kept going');
   const session = server.server.registry.all().find((x) => x.id === sessionId)!;
   for (let i = 0; i < 400 && session.events.lastSeq < 10_000; i++) await other.call('server.info');
@@ -272,10 +247,9 @@ s('a subscriber that does not read while the page logs 10,000 lines: memory boun
   assert.ok(stats.droppedTotal > 0, 'events were dropped');
   (slow.socket as unknown as { _socket: { resume(): void } })._socket.resume();
   await evaluate(server, o.target_id, `console.log('after the flood')`);
-  const after = await slow.waitForNotification((n) => (n.params as EventParams).data?.text === 'after the flood');
+  await logged(slow, 'after the flood');
   const withDropped = events(slow, 'console').find((e) => (e.dropped ?? 0) > 0);
   assert.ok(withDropped, 'a delivered event carries dropped: N');
-  void after;
   slow.close();
   other.close();
 });
@@ -283,7 +257,7 @@ s('a subscriber that does not read while the page logs 10,000 lines: memory boun
 s('events.unsubscribe stops delivery; closing a session ends with session_closed', async () => {
   const client = await server.connect();
   const sessionId = await sessionWith(client, 'hold');
-  const { subscription_id } = await client.call<{ subscription_id: string }>('events.subscribe', { session_id: sessionId, kinds: ['session_closed', 'console'] });
+  const { subscription_id } = await client.call('events.subscribe', { session_id: sessionId, kinds: ['session_closed', 'console'] });
   const o = await openEvents(client, sessionId);
   assert.equal(await client.call('events.unsubscribe', { subscription_id }), { unsubscribed: true });
   await evaluate(server, o.target_id, `console.log('unseen')`);
@@ -300,10 +274,10 @@ s('downloads: one completed (file in the session folder, listed), one canceled (
   const sessionId = await sessionWith(client, 'hold');
   await client.call('events.subscribe', { session_id: sessionId, kinds: ['download'] });
   let o = await openEvents(client, sessionId);
-  const done = client.waitForNotification((n) => (n.params as EventParams).data?.state === 'completed');
-  const r = await client.call<{ status: string; fresh_state: Observation }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Download report') });
+  const done = download(client, 'completed');
+  const r = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Download report') });
   assert.is(r.status, 'completed');
-  const completed = (await done).params as EventParams;
+  const completed = await done;
   assert.is(completed.data.suggested_filename, 'report.txt');
   assert.is(completed.data.received_bytes, 12);
   const path = String(completed.data.path);
@@ -313,12 +287,12 @@ s('downloads: one completed (file in the session folder, listed), one canceled (
   assert.not.ok(path.startsWith(process.env.HOME ?? '/root/'), 'nothing in the home folder');
   const started = events(client, 'download').find((e) => e.data.state === 'started');
   assert.is(started?.data.guid, completed.data.guid);
-  const { downloads } = await client.call<{ downloads: Array<{ guid: string; state: string; path?: string }> }>('downloads.list', { session_id: sessionId });
+  const { downloads } = await client.call('downloads.list', { session_id: sessionId });
   assert.equal(downloads.map((d) => [d.guid, d.state, d.path]), [[completed.data.guid, 'completed', path]]);
-  o = r.fresh_state;
-  const canceled = client.waitForNotification((n) => (n.params as EventParams).data?.state === 'canceled');
+  o = freshState(r);
+  const canceled = download(client, 'canceled');
   await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Download broken') });
-  const event = (await canceled).params as EventParams;
+  const event = await canceled;
   assert.is(event.data.suggested_filename, 'broken.bin');
   const folder = path.slice(0, path.lastIndexOf('/'));
   // The partial file goes once the cancellation's clean-up has run.

@@ -10,19 +10,7 @@ import { evaluate, tabOf } from '../helpers/page.ts';
 import { descendants, isAlive, waitUntilGone } from '../helpers/processes.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
 import type { TestClient } from '../helpers/client.ts';
-
-interface Observation {
-  state_id: string;
-  target_id: string;
-  tree: string;
-  elements: Array<{ ref: string; name: string }>;
-  frames: Array<{ status: string; reason?: string }>;
-}
-interface EventParams {
-  kind: string;
-  seq: number;
-  data: Record<string, unknown>;
-}
+import { nextEvent, type Observation } from '../helpers/wire.ts';
 
 const s = suite('faults');
 
@@ -34,14 +22,12 @@ s.before(async () => {
 
 async function setup(server: TestServer, path: string): Promise<{ client: TestClient; sessionId: string; o: Observation }> {
   const client = await server.connect();
-  const { session_id } = await client.call<{ session_id: string }>('session.create', { name: 'faults' });
+  const { session_id } = await client.call('session.create', { name: 'faults' });
   await client.call('tabs.new', { session_id, url: fixtures.url(path) });
-  const o = await client.call<Observation>('observe', { session_id });
+  const o = await client.call('observe', { session_id });
   return { client, sessionId: session_id, o };
 }
 
-const nextEvent = (client: TestClient, kind: string) =>
-  client.waitForNotification((n) => n.method === 'event' && (n.params as EventParams).kind === kind).then((n) => n.params as EventParams);
 
 s('a renderer crash: a crash event, acts on the dead page end at once, the tab can be reloaded', async () => {
   const server = await startTestServer();
@@ -51,12 +37,12 @@ s('a renderer crash: a crash event, acts on the dead page end at once, the tab c
   tabOf(server, o.target_id).session.send('Page.crash').catch(() => {});
   assert.is((await crash).data.scope, 'renderer');
   const started = Date.now();
-  const r = await client.call<{ status: string; error_type?: string }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: o.elements[0]!.ref, timeout_ms: 20_000 });
+  const r = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: o.elements[0]!.ref, timeout_ms: 20_000 });
   assert.is.not(r.status, 'completed');
   assert.ok(Date.now() - started < 10_000, `ended in ${Date.now() - started} ms`);
-  const reloaded = await client.call<{ status: string }>('act', {
+  const reloaded = await client.call('act', {
     session_id: sessionId,
-    state_id: (await client.call<Observation>('observe', { session_id: sessionId })).state_id,
+    state_id: (await client.call('observe', { session_id: sessionId })).state_id,
     action: 'navigate',
     url: fixtures.url('/child.html'),
   });
@@ -94,7 +80,7 @@ s('the browser process killed: pending calls end promptly, crash and session_clo
   await client.call('events.subscribe', { session_id: sessionId, kinds: ['crash', 'session_closed'] });
   const browserPid = server.server.host.pid!;
   const family = [browserPid, ...descendants(browserPid).map((p) => p.pid)];
-  const pending = client.call<{ status: string; error_type?: string }>('act', {
+  const pending = client.call('act', {
     session_id: sessionId,
     state_id: o.state_id,
     action: 'click',
@@ -116,7 +102,7 @@ s('the browser process killed: pending calls end promptly, crash and session_clo
   assert.equal(await waitUntilGone(family, 10_000), [], 'the dead browser left nothing behind');
   const gone = await client.callError('observe', { session_id: sessionId });
   assert.is(gone.data?.error_type, 'session_not_found');
-  const fresh = await client.call<{ session_id: string }>('session.create');
+  const fresh = await client.call('session.create');
   assert.ok(fresh.session_id);
   assert.ok(server.server.host.pid !== browserPid && isAlive(server.server.host.pid!));
   client.close();
@@ -127,18 +113,18 @@ s('a page in an endless loop: observe answers within its budget, act times out, 
   const server = await startTestServer();
   const { client, sessionId, o } = await setup(server, '/busy.html');
   await evaluate(server, o.target_id, 'hangSoon()');
-  const act = await client.call<{ status: string; error_type?: string }>('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: o.elements[0]!.ref, timeout_ms: 2_000 });
+  const act = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: o.elements[0]!.ref, timeout_ms: 2_000 });
   assert.is(act.status, 'action_failed');
   assert.is(act.error_type, 'timeout');
   const started = Date.now();
-  const stuck = await client.call<Observation>('observe', { session_id: sessionId });
+  const stuck = await client.call('observe', { session_id: sessionId });
   assert.ok(Date.now() - started < 6_000, `observe took ${Date.now() - started} ms`);
   assert.is(stuck.frames[0]!.status, 'unavailable');
-  const running = client.call<Observation>('observe', { session_id: sessionId });
+  const running = client.call('observe', { session_id: sessionId });
   assert.equal(await client.call('cancel', { session_id: sessionId }), { status: 'cancellation_requested' });
   const cancelled = await running.then(() => undefined, (error: { type?: string }) => error.type);
   assert.ok(cancelled === 'operation_cancelled' || cancelled === undefined);
-  const { tabs } = await client.call<{ tabs: Array<{ target_id: string }> }>('tabs.list', { session_id: sessionId });
+  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
   assert.equal(await client.call('tabs.close', { session_id: sessionId, target_id: o.target_id }), { closed: true });
   assert.is(tabs.length, 2);
   client.close();
@@ -154,7 +140,7 @@ s('the socket closed in the middle of an act: the act ends by itself, the sessio
   await client.closed();
   const again = await server.connect();
   // The queued call runs after the orphaned act finishes (within its 1.5 s budget).
-  const next = await again.call<Observation>('observe', { session_id: sessionId });
+  const next = await again.call('observe', { session_id: sessionId });
   assert.match(next.tree, /^ *"clicked 1"$/m);
   again.close();
   await server.server.close();
@@ -170,7 +156,7 @@ s("the server's own CDP pipe closed: sessions end with a crash event, the browse
   server.server.host.current!.connection.close('pipe closed by the test');
   await closed;
   assert.equal(await waitUntilGone(family, 10_000), [], 'the browser behind the closed pipe was stopped');
-  const fresh = await client.call<{ session_id: string }>('session.create');
+  const fresh = await client.call('session.create');
   assert.ok(fresh.session_id);
   client.close();
   await server.server.close();

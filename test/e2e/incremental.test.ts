@@ -6,23 +6,7 @@ import * as assert from 'uvu/assert';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import { withSession } from '../helpers/session-suite.ts';
 import { forgetReads } from '../../src/observe/observer.ts';
-
-interface Observation {
-  tree: string;
-  text?: string;
-  elements: Array<Record<string, unknown>>;
-  frames: Array<{ frame_id: string; status: string }>;
-}
-interface Counts {
-  frame_reads_full: number;
-  frame_reads_patched: number;
-  frame_reads_reused: number;
-  snapshots_full: number;
-  snapshots_light: number;
-  snapshots_kept: number;
-  changes_prefetched: number;
-  ax_parts_prefetched: number;
-}
+import { freshState, type ActResult as ActAnswer, type Observation, type ServerCounts as Counts } from '../helpers/wire.ts';
 
 const s = suite('incremental observation');
 const ctx = withSession(s, 'incremental');
@@ -30,15 +14,15 @@ let targetId: string;
 
 async function open(path: string): Promise<void> {
   const { client, sessionId, fixtures } = ctx;
-  const { tabs } = await client.call<{ tabs: Array<{ target_id: string }> }>('tabs.list', { session_id: sessionId });
-  ({ target_id: targetId } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url(path) }));
+  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
+  ({ target_id: targetId } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) }));
   for (const tab of tabs) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
 }
 
-const observe = () => ctx.client.call<Observation>('observe', { session_id: ctx.sessionId, target_id: targetId, include_text: true, max_elements: 500 });
+const observe = () => ctx.client.call('observe', { session_id: ctx.sessionId, target_id: targetId, include_text: true, max_elements: 500 });
 
 async function counts(): Promise<Counts> {
-  return (await ctx.client.call<{ counts: Counts }>('server.info')).counts;
+  return (await ctx.client.call('server.info')).counts;
 }
 
 /** Opens the incremental fixture, runs `script` in it, and observes once the page is quiet. */
@@ -49,12 +33,10 @@ async function openWithScript(script: string): Promise<Observation & { state_id:
   return (await observe()) as Observation & { state_id: string };
 }
 
-type ActAnswer = { status: string; fresh_state: Observation & { state_id: string } };
-
 /** Acts on the tab and says how its fresh observation was read (server.info counts, before and after). */
 async function actCounted(stateId: string, params: Record<string, unknown>) {
   const before = await counts();
-  const answer = await ctx.client.call<ActAnswer>('act', { session_id: ctx.sessionId, target_id: targetId, state_id: stateId, ...params });
+  const answer = await ctx.client.call('act', { session_id: ctx.sessionId, target_id: targetId, state_id: stateId, ...params });
   const after = await counts();
   return {
     answer,
@@ -317,24 +299,24 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
   const click = await act({ action: 'click', ref: ref('Count: 0') });
   assert.is(click.prefetched, 1, 'the changes came with the settle');
   assert.is(click.full, 0, 'and were patched in');
-  assert.ok(click.answer.fresh_state.tree.includes('button "Count: 1"'), click.answer.fresh_state.tree);
-  assert.ok(click.answer.fresh_state.tree.includes('Saved later'), `the timer's change is in: ${click.answer.fresh_state.tree}`);
+  assert.ok(freshState(click.answer).tree.includes('button "Count: 1"'), freshState(click.answer).tree);
+  assert.ok(freshState(click.answer).tree.includes('Saved later'), `the timer's change is in: ${freshState(click.answer).tree}`);
   // A full read, observed with act's defaults, that the fresh observation must equal.
   const fullReadEquals = async (fresh: Observation): Promise<Observation> => {
     forgetReads(tabOf(ctx.server, targetId));
-    const read = await ctx.client.call<Observation>('observe', { session_id: ctx.sessionId, target_id: targetId });
+    const read = await ctx.client.call('observe', { session_id: ctx.sessionId, target_id: targetId });
     assert.is(fresh.tree, read.tree);
     assert.equal(fresh.elements, read.elements);
     return read;
   };
-  let full = await fullReadEquals(click.answer.fresh_state);
+  let full = await fullReadEquals(freshState(click.answer));
 
   state = full;
   const fill = await act({ action: 'fill', ref: ref('Search orders'), text: 'abc' });
   assert.is(fill.prefetched, 1);
   assert.is(fill.preread, 1, 'the field was read while the page settled');
-  full = await fullReadEquals(fill.answer.fresh_state);
-  assert.ok(fill.answer.fresh_state.elements.some((e) => e.name === 'Search orders' && e.has_value === true));
+  full = await fullReadEquals(freshState(fill.answer));
+  assert.ok(freshState(fill.answer).elements.some((e) => e.name === 'Search orders' && e.has_value === true));
 
   // A page that empties the field again from a timer after its input: that early read is stale,
   // so the field is read again after the settle.
@@ -346,15 +328,15 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
   state = full;
   const emptied = await act({ action: 'fill', ref: ref('Search orders'), text: 'xyz' });
   assert.is(emptied.preread, 0, 'the early read was not used');
-  full = await fullReadEquals(emptied.answer.fresh_state);
-  assert.ok(emptied.answer.fresh_state.elements.some((e) => e.name === 'Search orders' && e.has_value === false));
+  full = await fullReadEquals(freshState(emptied.answer));
+  assert.ok(freshState(emptied.answer).elements.some((e) => e.name === 'Search orders' && e.has_value === false));
 
   // A batch takes the changes with its last input only; wait_for runs after it, so then none are.
   state = full;
   const batch = await act({ actions: [{ action: 'check', ref: ref('Paid 1'), checked: true }, { action: 'check', ref: ref('Paid 2'), checked: true }] });
   assert.is(batch.prefetched, 1);
-  assert.equal(batch.answer.fresh_state.elements.filter((e) => e.checked === true).map((e) => e.name), ['Paid 1', 'Paid 2']);
-  state = batch.answer.fresh_state;
+  assert.equal(freshState(batch.answer).elements.filter((e) => e.checked === true).map((e) => e.name), ['Paid 1', 'Paid 2']);
+  state = freshState(batch.answer);
   const waited = await act({ action: 'check', ref: ref('Paid 3'), checked: true, wait_for: { text: 'Orders' } });
   assert.is(waited.prefetched, 0);
 });
@@ -367,8 +349,8 @@ s('a fill whose handler updates a status line again has that line read while the
     const ref = state.elements.find((e) => e.name === 'Search orders')!.ref;
     const { answer, preread, full } = await actCounted(state.state_id, { action: 'fill', ref, text });
     assert.is(answer.status, 'completed');
-    state = answer.fresh_state;
-    return { tree: answer.fresh_state.tree, preread, full };
+    state = freshState(answer);
+    return { tree: freshState(answer).tree, preread, full };
   };
   const first = await fill('one');
   assert.is(first.preread, 1, 'the first time, only the field is known to change');
@@ -379,7 +361,7 @@ s('a fill whose handler updates a status line again has that line read while the
   assert.match(second.tree, /typed two/);
   // The fresh observation equals a full read made with act's defaults.
   forgetReads(tabOf(ctx.server, targetId));
-  const read = await ctx.client.call<Observation>('observe', { session_id: ctx.sessionId, target_id: targetId });
+  const read = await ctx.client.call('observe', { session_id: ctx.sessionId, target_id: targetId });
   assert.is(second.tree, read.tree);
 });
 

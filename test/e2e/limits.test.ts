@@ -10,23 +10,7 @@ import { StateStore, type NewState } from '../../src/observe/state-store.ts';
 import type { RpcErrorShape, TestClient } from '../helpers/client.ts';
 import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, startTestServer, type TestServer } from '../helpers/pagewire.ts';
-
-interface Observation {
-  state_id: string;
-  target_id: string;
-  elements: Array<{ ref: string; name: string }>;
-  tree: string;
-}
-interface ActResult {
-  status: string;
-  error_type?: string;
-  error_text?: string;
-  events: Array<{ kind: string; data: Record<string, unknown> }>;
-}
-interface Info {
-  limits: Record<string, number>;
-  counts: Record<string, number>;
-}
+import { ref, type ActResult, type Observation, type ServerInfoResult as Info } from '../helpers/wire.ts';
 
 const MAX = { sessions: 3, tabs: 3, pending: 3, subscriptions: 2 };
 
@@ -49,7 +33,7 @@ s.after(() => client.close());
 
 /** Every test leaves the private server without sessions, so the session limit is all theirs. */
 async function closeAllSessions(): Promise<void> {
-  const { sessions } = await client.call<{ sessions: Array<{ session_id: string }> }>('session.list');
+  const { sessions } = await client.call('session.list');
   for (const { session_id } of sessions) await client.call('session.close', { session_id });
 }
 s.after.each(closeAllSessions);
@@ -60,12 +44,6 @@ function assertLimitError(error: RpcErrorShape, limit: string, max: number, todo
   assert.is(error.data?.limit, limit);
   assert.is(error.data?.max, max);
   assert.match(error.message, todo, 'the message says what to do');
-}
-
-function ref(o: Observation, name: string): string {
-  const element = o.elements.find((e) => e.name === name);
-  if (!element) throw new Error(`no element named ${name} in\n${o.tree}`);
-  return element.ref;
 }
 
 async function until<T>(what: string, fn: () => Promise<T>, ok: (value: T) => boolean, budgetMs = 10_000): Promise<T> {
@@ -95,7 +73,7 @@ s('defaults: flags, environment, --help, and server.info limits', async () => {
   }
 
   const shared = await (await sharedServer()).connect();
-  const { limits } = await shared.call<Info>('server.info');
+  const { limits } = await shared.call('server.info');
   shared.close();
   assert.is(limits['max_sessions'], 16);
   assert.is(limits['tabs_per_session'], 20);
@@ -105,7 +83,7 @@ s('defaults: flags, environment, --help, and server.info limits', async () => {
   assert.is(limits['states_kept_for_closed_tabs'], 64);
   assert.is(limits['states_retained_per_session'], 256);
 
-  const { limits: own } = await client.call<Info>('server.info');
+  const { limits: own } = await client.call('server.info');
   assert.is(own['max_sessions'], MAX.sessions);
   assert.is(own['tabs_per_session'], MAX.tabs);
   assert.is(own['pending_requests_per_connection'], MAX.pending);
@@ -114,36 +92,36 @@ s('defaults: flags, environment, --help, and server.info limits', async () => {
 
 s('sessions: the one past --max-sessions is refused (default session too) until one is closed', async () => {
   const ids: string[] = [];
-  for (let i = 0; i < MAX.sessions; i++) ids.push((await client.call<{ session_id: string }>('session.create', { name: `limit-${i}` })).session_id);
+  for (let i = 0; i < MAX.sessions; i++) ids.push((await client.call('session.create', { name: `limit-${i}` })).session_id);
   const refused = await client.callError('session.create', { name: 'one-too-many' });
   assertLimitError(refused, 'max_sessions', MAX.sessions, /session\.close.*--max-sessions/);
   // The principal's implicit default session counts like any other.
   assertLimitError(await client.callError('observe', {}), 'max_sessions', MAX.sessions, /session\.close/);
-  const { sessions } = await client.call<{ sessions: unknown[] }>('session.list');
+  const { sessions } = await client.call('session.list');
   assert.is(sessions.length, MAX.sessions, 'a refused creation leaves nothing behind');
   await client.call('session.close', { session_id: ids[0] });
-  const again = await client.call<{ session_id: string }>('session.create', { name: 'after-close' });
+  const again = await client.call('session.create', { name: 'after-close' });
   assert.type(again.session_id, 'string');
 });
 
 s('tabs: tabs.new past --max-tabs-per-session is refused until one is closed; popups are not refused but count', async () => {
-  const { session_id } = await client.call<{ session_id: string }>('session.create', { name: 'tabs' });
-  const { target_id: actTab } = await client.call<{ target_id: string }>('tabs.new', { session_id, url: fixtures.url('/act.html') });
-  const { target_id: spare } = await client.call<{ target_id: string }>('tabs.new', { session_id, select: false });
+  const { session_id } = await client.call('session.create', { name: 'tabs' });
+  const { target_id: actTab } = await client.call('tabs.new', { session_id, url: fixtures.url('/act.html') });
+  const { target_id: spare } = await client.call('tabs.new', { session_id, select: false });
   const refused = await client.callError('tabs.new', { session_id, url: fixtures.url('/child.html') });
   assertLimitError(refused, 'tabs_per_session', MAX.tabs, /tabs\.close.*--max-tabs-per-session/);
   assert.is(refused.data?.tabs, MAX.tabs);
-  const tabsOf = async () => (await client.call<{ tabs: Array<{ target_id: string }> }>('tabs.list', { session_id })).tabs;
+  const tabsOf = async () => (await client.call('tabs.list', { session_id })).tabs;
   assert.is((await tabsOf()).length, MAX.tabs, 'the refused call opened nothing');
 
   await client.call('tabs.close', { session_id, target_id: spare });
-  const { target_id: reopened } = await client.call<{ target_id: string }>('tabs.new', { session_id, select: false });
+  const { target_id: reopened } = await client.call('tabs.new', { session_id, select: false });
   assert.type(reopened, 'string', 'under the limit again: tabs.new works');
 
   // A page may still open a popup at the limit: it is listed (never closed behind the client's
   // back), and it counts, so tabs.new stays refused.
-  const o = await client.call<Observation>('observe', { session_id, target_id: actTab });
-  const r = await client.call<ActResult>('act', { session_id, state_id: o.state_id, action: 'click', ref: ref(o, 'Open in new tab') });
+  const o = await client.call('observe', { session_id, target_id: actTab });
+  const r = await client.call('act', { session_id, state_id: o.state_id, action: 'click', ref: ref(o, 'Open in new tab') });
   assert.ok(['completed', 'interrupted'].includes(r.status), JSON.stringify(r));
   const tabs = await until('the popup is listed', tabsOf, (list) => list.length === MAX.tabs + 1);
   assert.is(tabs.length, MAX.tabs + 1);
@@ -166,7 +144,7 @@ s('requests in flight: each batch element counts; the one past the limit is refu
 });
 
 s('requests in flight: separate messages count too, only on their own connection, and the count goes back to zero', async () => {
-  const { session_id } = await client.call<{ session_id: string }>('session.create', { name: 'pending' });
+  const { session_id } = await client.call('session.create', { name: 'pending' });
   // One slow call and two queued behind it in the session: three in flight for about three seconds.
   const order: string[] = [];
   const slow = client.request('tabs.new', { session_id, url: fixtures.url('/slow?ms=3000') }).then((r) => (order.push('slow'), r));
@@ -177,50 +155,50 @@ s('requests in flight: separate messages count too, only on their own connection
 
   // Another connection has its own allowance and sees the three in flight.
   const other = await server.connect();
-  const seen = await other.call<Info>('server.info');
+  const seen = await other.call('server.info');
   assert.is(seen.counts['pending_requests'], MAX.pending + 1, 'three of the first connection and this call');
   other.close();
 
   assert.not.ok((await slow).error, JSON.stringify(await slow));
   for (const reply of await Promise.all(queued)) assert.not.ok(reply.error, JSON.stringify(reply));
   assert.equal(order, ['refused', 'slow'], 'refused at once, not after the slow call');
-  const after = await client.call<Info>('server.info');
+  const after = await client.call('server.info');
   assert.is(after.counts['pending_requests'], 1, 'under the limit again; only this call is in flight');
 });
 
 s('subscriptions: the one past --max-subscriptions-per-connection is refused until one is ended', async () => {
-  const { session_id } = await client.call<{ session_id: string }>('session.create', { name: 'subs' });
+  const { session_id } = await client.call('session.create', { name: 'subs' });
   const ids: string[] = [];
   for (let i = 0; i < MAX.subscriptions; i++) {
-    ids.push((await client.call<{ subscription_id: string }>('events.subscribe', { session_id })).subscription_id);
+    ids.push((await client.call('events.subscribe', { session_id })).subscription_id);
   }
   const refused = await client.callError('events.subscribe', { session_id, kinds: ['console'] });
   assertLimitError(refused, 'subscriptions_per_connection', MAX.subscriptions, /events\.unsubscribe.*--max-subscriptions-per-connection/);
   // The limit is per connection: another one has its own.
   const other = await server.connect();
-  assert.type((await other.call<{ subscription_id: string }>('events.subscribe', { session_id })).subscription_id, 'string');
+  assert.type((await other.call('events.subscribe', { session_id })).subscription_id, 'string');
   other.close();
   await client.call('events.unsubscribe', { subscription_id: ids[0] });
-  assert.type((await client.call<{ subscription_id: string }>('events.subscribe', { session_id })).subscription_id, 'string');
-  assert.is((await client.call<Info>('server.info')).counts['subscriptions'], MAX.subscriptions, 'the other connection closed: its one is gone');
+  assert.type((await client.call('events.subscribe', { session_id })).subscription_id, 'string');
+  assert.is((await client.call('server.info')).counts['subscriptions'], MAX.subscriptions, 'the other connection closed: its one is gone');
 });
 
 s('retained states: 8 per tab; an evicted state is refused as stale_state; server.info counts them', async () => {
-  const { session_id } = await client.call<{ session_id: string }>('session.create', { name: 'states' });
+  const { session_id } = await client.call('session.create', { name: 'states' });
   await client.call('tabs.new', { session_id, url: fixtures.url('/act.html') });
-  const first = await client.call<Observation>('observe', { session_id });
+  const first = await client.call('observe', { session_id });
   let last = first;
-  for (let i = 0; i < 10; i++) last = await client.call<Observation>('observe', { session_id });
-  const info = await client.call<Info>('server.info');
+  for (let i = 0; i < 10; i++) last = await client.call('observe', { session_id });
+  const info = await client.call('server.info');
   assert.is(info.counts['states'], info.limits['states_kept_per_tab'], 'only the last 8 observations of the tab are kept');
-  const stale = await client.call<ActResult>('act', { session_id, state_id: first.state_id, action: 'click', ref: ref(first, 'Count') });
+  const stale = await client.call('act', { session_id, state_id: first.state_id, action: 'click', ref: ref(first, 'Count') });
   assert.is(stale.status, 'stale_observation');
   assert.is(stale.error_type, 'stale_state');
   assert.match(stale.error_text ?? '', /observe again/);
-  const fresh = await client.call<ActResult>('act', { session_id, state_id: last.state_id, action: 'click', ref: ref(last, 'Count') });
+  const fresh = await client.call('act', { session_id, state_id: last.state_id, action: 'click', ref: ref(last, 'Count') });
   assert.is(fresh.status, 'completed', 'the current state still acts');
   await client.call('session.close', { session_id });
-  assert.is((await client.call<Info>('server.info')).counts['states'], 0, 'a closed session takes its states with it');
+  assert.is((await client.call('server.info')).counts['states'], 0, 'a closed session takes its states with it');
 });
 
 s('retained states: one session keeps at most its cap, oldest non-current first', () => {
@@ -259,12 +237,12 @@ s('retained states: one session keeps at most its cap, oldest non-current first'
 });
 
 s('server.info counts: CDP listeners, states, requests in flight and memory; listeners return after a session closes', async () => {
-  const base = await client.call<Info>('server.info');
-  const { session_id } = await client.call<{ session_id: string }>('session.create', { name: 'counts' });
+  const base = await client.call('server.info');
+  const { session_id } = await client.call('session.create', { name: 'counts' });
   await client.call('tabs.new', { session_id, url: fixtures.url('/act.html') });
   await client.call('observe', { session_id });
-  const busy = await client.call<Info>('server.info');
-  for (const key of ['cdp_listeners', 'cdp_sessions', 'tabs', 'states', 'pending_requests', 'rss_bytes', 'heap_used_bytes', 'subscriptions']) {
+  const busy = await client.call('server.info');
+  for (const key of ['cdp_listeners', 'cdp_sessions', 'tabs', 'states', 'pending_requests', 'rss_bytes', 'heap_used_bytes', 'subscriptions'] as const) {
     assert.type(busy.counts[key], 'number', key);
   }
   assert.ok(busy.counts['rss_bytes']! > busy.counts['heap_used_bytes']! && busy.counts['heap_used_bytes']! > 0);
@@ -274,7 +252,7 @@ s('server.info counts: CDP listeners, states, requests in flight and memory; lis
   await client.call('session.close', { session_id });
   const after = await until(
     'listeners back to where they were',
-    () => client.call<Info>('server.info'),
+    () => client.call('server.info'),
     (info) => info.counts['cdp_listeners'] === base.counts['cdp_listeners'] && info.counts['tabs'] === base.counts['tabs'],
   );
   assert.is(after.counts['states'], 0);

@@ -6,36 +6,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
-
-interface Element {
-  ref: string;
-  role: string;
-  name: string;
-  frame_id: string;
-  visible: boolean;
-  in_viewport: boolean;
-  checked?: boolean | 'mixed';
-  has_value?: boolean;
-  href?: string;
-  required?: boolean;
-  disabled?: boolean;
-}
-interface Observation {
-  state_id: string;
-  session_id: string;
-  target_id: string;
-  frame_id: string;
-  document: { frame_id: string; loader_id: string; url: string };
-  url: string;
-  title: string;
-  tree: string;
-  elements: Element[];
-  text?: string;
-  frames: Array<{ frame_id: string; url: string; status: string; reason?: string }>;
-  truncated: boolean;
-  dialog?: { type: string; message: string };
-  diff?: { base: string; added: Element[]; changed: Element[]; removed: string[]; text_changed: boolean };
-}
+import type { Element, Observation } from '../helpers/wire.ts';
 
 const s = suite('observe');
 let server: TestServer;
@@ -46,19 +17,19 @@ let sessionId: string;
 withSession(s, 'observe', (context) => ({ server, fixtures, client, sessionId } = context));
 
 async function open(path: string): Promise<string> {
-  const { target_id } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
+  const { target_id } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
   await closeOtherTabs(target_id);
   return target_id;
 }
 
 /** One tab per test: the session stays far below its tab limit. */
 async function closeOtherTabs(keep: string): Promise<void> {
-  const { tabs } = await client.call<{ tabs: Array<{ target_id: string }> }>('tabs.list', { session_id: sessionId });
+  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
   for (const tab of tabs) if (tab.target_id !== keep) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
 }
 
 function observe(params: Record<string, unknown> = {}): Promise<Observation> {
-  return client.call<Observation>('observe', { session_id: sessionId, ...params });
+  return client.call('observe', { session_id: sessionId, ...params });
 }
 
 /** Observes until `predicate` holds (frames load after DOMContentLoaded), within 10 s. */
@@ -284,7 +255,7 @@ s('a node replaced by an identical twin gets a new ref', async () => {
 
 s('redaction: no userinfo, query or fragment in URLs; no input values; no token-looking text', async () => {
   const port = new URL(fixtures.origin).port;
-  const { target_id } = await client.call<{ target_id: string }>('tabs.new', {
+  const { target_id } = await client.call('tabs.new', {
     session_id: sessionId,
     url: `http://alice:pa55word@127.0.0.1:${port}/secrets.html?session=s3cr3t#frag`,
   });
@@ -393,7 +364,7 @@ s('values typed or chosen inside table cells, grid rows, labels and buttons are 
   const before = await observe();
   // Typed and chosen through act (the text field and the select in table cells), and set by the
   // page (the rest).
-  const typed = await client.call<{ status: string }>('act', {
+  const typed = await client.call('act', {
     session_id: sessionId,
     state_id: before.state_id,
     actions: [

@@ -9,23 +9,13 @@ import { evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
 import { coloursIn, decodeBase64, decodePng, type DecodedImage } from '../helpers/png.ts';
+import type { Observation, ScreenshotResult as Shot } from '../helpers/wire.ts';
 
-interface Shot {
-  mime: string;
-  data: string;
-  width: number;
-  height: number;
-}
 interface Rect {
   x: number;
   y: number;
   width: number;
   height: number;
-}
-interface Observation {
-  state_id: string;
-  target_id: string;
-  elements: Array<{ ref: string; role: string; name: string; frame_id: string }>;
 }
 
 const BLACK = '0,0,0,255';
@@ -40,16 +30,16 @@ let sessionId: string;
 withSession(s, 'screenshot', (context) => ({ server, fixtures, client, sessionId } = context));
 
 async function open(path: string): Promise<string> {
-  const { target_id } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
+  const { target_id } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
   return target_id;
 }
 
 function shoot(params: Record<string, unknown> = {}): Promise<Shot> {
-  return client.call<Shot>('screenshot', { session_id: sessionId, ...params });
+  return client.call('screenshot', { session_id: sessionId, ...params });
 }
 
 function observe(targetId: string): Promise<Observation> {
-  return client.call<Observation>('observe', { session_id: sessionId, target_id: targetId });
+  return client.call('observe', { session_id: sessionId, target_id: targetId });
 }
 
 function decode(shot: Shot): DecodedImage {

@@ -4,21 +4,7 @@ import * as assert from 'uvu/assert';
 import { fixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, startTestServer } from '../helpers/pagewire.ts';
 import type { TestClient } from '../helpers/client.ts';
-
-interface Tab {
-  target_id: string;
-  url: string;
-  title: string;
-  selected: boolean;
-  opener_id?: string;
-}
-interface Frame {
-  frame_id: string;
-  parent_frame_id: string | null;
-  url: string;
-  name: string;
-  cross_process: boolean;
-}
+import type { FrameSummary as Frame, TabSummary as Tab } from '../helpers/wire.ts';
 
 const s = suite('sessions, tabs and frames');
 let client: TestClient;
@@ -39,7 +25,7 @@ async function newSession(name = 'e2e'): Promise<{ session_id: string; target_id
 async function framesUntil(sessionId: string, predicate: (frames: Frame[]) => boolean): Promise<Frame[]> {
   const end = Date.now() + 10_000;
   for (;;) {
-    const { frames } = await client.call<{ frames: Frame[] }>('frames.list', { session_id: sessionId });
+    const { frames } = await client.call('frames.list', { session_id: sessionId });
     if (predicate(frames) || Date.now() > end) return frames;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -48,7 +34,7 @@ async function framesUntil(sessionId: string, predicate: (frames: Frame[]) => bo
 s('session.create opens one selected about:blank tab', async () => {
   const { session_id, target_id } = await newSession();
   assert.type(session_id, 'string');
-  const { tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id });
+  const { tabs } = await client.call('tabs.list', { session_id });
   assert.is(tabs.length, 1);
   assert.is(tabs[0]!.target_id, target_id);
   assert.is(tabs[0]!.url, 'about:blank');
@@ -59,11 +45,11 @@ s('session.create opens one selected about:blank tab', async () => {
 s('tabs.new with a URL waits for the page, lists it with its title, and frames.list shows its iframe', async () => {
   const fixtures = await fixtureServer();
   const { session_id } = await newSession();
-  const { target_id } = await client.call<{ target_id: string }>('tabs.new', {
+  const { target_id } = await client.call('tabs.new', {
     session_id,
     url: fixtures.url('/with-iframe.html?secret=1#frag'),
   });
-  const { tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id });
+  const { tabs } = await client.call('tabs.list', { session_id });
   assert.is(tabs.length, 2);
   const tab = tabs.find((t) => t.target_id === target_id)!;
   assert.is(tab.title, 'Frames fixture');
@@ -94,15 +80,15 @@ s('a cross-site iframe is listed as cross_process', async () => {
 
 s('tabs.new with select:false keeps the selection; tabs.select moves it; explicit ids never fall back', async () => {
   const { session_id, target_id: first } = await newSession();
-  const { target_id: second } = await client.call<{ target_id: string }>('tabs.new', { session_id, select: false });
-  let { tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id });
+  const { target_id: second } = await client.call('tabs.new', { session_id, select: false });
+  let { tabs } = await client.call('tabs.list', { session_id });
   assert.equal(tabs.map((t) => t.selected), [true, false]);
   await client.call('tabs.select', { session_id, target_id: second });
-  ({ tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id }));
+  ({ tabs } = await client.call('tabs.list', { session_id }));
   assert.equal(tabs.find((t) => t.selected)?.target_id, second);
   // An explicit frame list of the other tab does not change the selection.
   await client.call('frames.list', { session_id, target_id: first });
-  ({ tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id }));
+  ({ tabs } = await client.call('tabs.list', { session_id }));
   assert.equal(tabs.find((t) => t.selected)?.target_id, second);
   const unknown = await client.callError('frames.list', { session_id, target_id: 'NOPE' });
   assert.is(unknown.data?.error_type, 'target_not_found');
@@ -115,9 +101,9 @@ s('tabs.new with select:false keeps the selection; tabs.select moves it; explici
 
 s('tabs.close closes a tab, refuses the last one, and a closed tab is target_not_found', async () => {
   const { session_id, target_id: first } = await newSession();
-  const { target_id: second } = await client.call<{ target_id: string }>('tabs.new', { session_id });
+  const { target_id: second } = await client.call('tabs.new', { session_id });
   assert.equal(await client.call('tabs.close', { session_id, target_id: second }), { closed: true });
-  const { tabs } = await client.call<{ tabs: Tab[] }>('tabs.list', { session_id });
+  const { tabs } = await client.call('tabs.list', { session_id });
   assert.equal(tabs.map((t) => t.target_id), [first]);
   assert.ok(tabs[0]!.selected, 'the selection falls back to a remaining tab');
   const gone = await client.callError('tabs.select', { session_id, target_id: second });
@@ -145,7 +131,7 @@ s('two sessions do not share cookies', async () => {
   await client.call('tabs.new', { session_id: a.session_id, url: fixtures.url('/cookie/show') });
   await client.call('tabs.new', { session_id: b.session_id, url: fixtures.url('/cookie/show') });
   const titles = async (sessionId: string) =>
-    (await client.call<{ tabs: Tab[] }>('tabs.list', { session_id: sessionId })).tabs.map((t) => t.title);
+    (await client.call('tabs.list', { session_id: sessionId })).tabs.map((t) => t.title);
   assert.ok((await titles(a.session_id)).includes('cookie alpha'), 'the session that set the cookie sees it');
   assert.ok((await titles(b.session_id)).includes('cookie none'), 'the other session does not');
   await client.call('session.close', { session_id: a.session_id });
@@ -160,14 +146,14 @@ s('session.list shows own sessions only; another principal is forbidden on every
   const bob = await (await import('../helpers/client.ts')).TestClient.connect(server.server.url, {
     headers: { authorization: 'Bearer bob-token-4567' },
   });
-  const { session_id } = await alice.call<{ session_id: string }>('session.create', { name: 'mine' });
-  const aliceList = await alice.call<{ sessions: Array<{ session_id: string; name: string; tabs: number; clients: number }> }>(
+  const { session_id } = await alice.call('session.create', { name: 'mine' });
+  const aliceList = await alice.call(
     'session.list',
   );
   assert.equal(aliceList.sessions.map((x) => x.session_id), [session_id]);
   assert.is(aliceList.sessions[0]!.tabs, 1);
   assert.is(aliceList.sessions[0]!.clients, 1);
-  const bobList = await bob.call<{ sessions: unknown[] }>('session.list');
+  const bobList = await bob.call('session.list');
   assert.equal(bobList.sessions, []);
   for (const [method, params] of [
     ['tabs.list', { session_id }],
@@ -192,11 +178,11 @@ s('calls without session_id use the principal\'s lazily created default session'
   const c = await server.connect();
   // Concurrent first calls share one default session.
   const [a, b] = await Promise.all([
-    c.call<{ tabs: Tab[] }>('tabs.list'),
-    c.call<{ tabs: Tab[] }>('tabs.list'),
+    c.call('tabs.list'),
+    c.call('tabs.list'),
   ]);
   assert.equal(a.tabs.map((t) => t.target_id), b.tabs.map((t) => t.target_id));
-  const { sessions } = await c.call<{ sessions: Array<{ name: string }> }>('session.list');
+  const { sessions } = await c.call('session.list');
   assert.equal(sessions.map((x) => x.name), ['default']);
   c.close();
   await server.server.close();
@@ -205,7 +191,7 @@ s('calls without session_id use the principal\'s lazily created default session'
 s('a session no client uses is closed after the idle timeout', async () => {
   const server = await startTestServer(['--idle-timeout-s', '1']);
   const c = await server.connect();
-  const { session_id } = await c.call<{ session_id: string }>('session.create');
+  const { session_id } = await c.call('session.create');
   const closed = new Promise<string>((resolve) =>
     server.server.registry.events.on('closed', ({ session, reason }) => session.id === session_id && resolve(reason)),
   );

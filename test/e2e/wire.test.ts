@@ -31,7 +31,7 @@ s('not json: -32700 and the socket still answers; unknown method: -32601; bad pa
   assert.is(parse.error.code, -32700);
   assert.is(parse.error.data.error_type, 'parse_error');
   assert.is(parse.id, null);
-  const info = await client.call<{ name: string; protocol_version: string }>('server.info');
+  const info = await client.call('server.info');
   assert.is(info.name, 'pagewire');
   assert.is(info.protocol_version, '1');
   const unknown = await client.callError('no.such.method');
@@ -66,9 +66,36 @@ s('a batch of two requests gets two responses in order', async () => {
   client.close();
 });
 
+s('a request nested past the limit is answered with its own id; a batch holding one gets an array', async () => {
+  const client = await (await sharedServer()).connect();
+  let nested: unknown = 'bottom';
+  for (let i = 0; i < 200; i++) nested = [nested];
+  // A client matches replies by id: without its own id the reply would leave this call waiting.
+  const refused = await Promise.race([
+    client.request('server.info', { nested }),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no reply carried the request id')), 10_000)),
+  ]);
+  const error = refused.error as { code: number; data: Record<string, unknown> };
+  assert.is(error.code, -32600);
+  assert.equal(error.data, { error_type: 'invalid_request', limit: 'nesting_depth', max: 128 });
+  const batch = JSON.parse(
+    await client.sendRaw(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'deep', method: 'server.info', params: { nested } },
+        { jsonrpc: '2.0', id: 'fine', method: 'server.info' },
+      ]),
+    ),
+  );
+  assert.ok(Array.isArray(batch), JSON.stringify(batch));
+  assert.equal(batch.map((r: { id: string }) => r.id), ['deep', 'fine']);
+  assert.is(batch[0].error.data.limit, 'nesting_depth');
+  assert.is(batch[1].result.name, 'pagewire');
+  client.close();
+});
+
 s('rpc.discover describes every method with the schemas that validate it', async () => {
   const client = await (await sharedServer()).connect();
-  const doc = await client.call<{ openrpc: string; methods: Array<{ name: string; params: Array<{ name: string }> }> }>(
+  const doc = await client.call(
     'rpc.discover',
   );
   const names = doc.methods.map((m) => m.name);

@@ -16,19 +16,19 @@ s('seq starts at 1 and grows by one; time comes from the clock; session_id from 
   id = 's_1';
   const a = log.publish({ kind: 'console', data: { level: 'log', text: 'hi' } });
   now = 1_005;
-  const b = log.publish({ kind: 'navigation', target_id: 't1', frame_id: 'f1', data: { url: 'https://x.test/' } });
+  const b = log.publish({ kind: 'navigation', target_id: 't1', frame_id: 'f1', data: { frame_id: 'f1', url: 'https://x.test/', same_document: false } });
   assert.equal(a, { seq: 1, kind: 'console', session_id: 's_1', time: 1_000, data: { level: 'log', text: 'hi' } });
   assert.not.ok('target_id' in a);
   assert.not.ok('frame_id' in a);
-  assert.equal(b, { seq: 2, kind: 'navigation', session_id: 's_1', target_id: 't1', frame_id: 'f1', time: 1_005, data: { url: 'https://x.test/' } });
+  assert.equal(b, { seq: 2, kind: 'navigation', session_id: 's_1', target_id: 't1', frame_id: 'f1', time: 1_005, data: { frame_id: 'f1', url: 'https://x.test/', same_document: false } });
   assert.is(log.lastSeq, 2);
-  assert.is(new EventLog({ sessionId: 's_2' }).publish({ kind: 'crash', data: {} }).session_id, 's_2');
+  assert.is(new EventLog({ sessionId: 's_2' }).publish({ kind: 'crash', data: { scope: 'browser', hint: 'gone' } }).session_id, 's_2');
 });
 
 s('since(n) returns retained events after n and how many after n were already evicted', () => {
   const log = new EventLog({ sessionId: 's', retain: 3 });
   assert.equal(log.since(0), { events: [], evicted: 0 });
-  for (let i = 0; i < 5; i++) log.publish({ kind: 'console', data: { i } });
+  for (let i = 0; i < 5; i++) log.publish({ kind: 'console', data: { level: 'log', text: `${i}` } });
   assert.is(log.firstRetainedSeq, 3);
   assert.is(log.retained, 3);
   assert.equal(seqs(log.since(0).events), [3, 4, 5]);
@@ -43,7 +43,7 @@ s('since(n) returns retained events after n and how many after n were already ev
 
 s('by default the last 1000 events are retained', () => {
   const log = new EventLog();
-  for (let i = 0; i < DEFAULT_RETAINED_EVENTS + 5; i++) log.publish({ kind: 'console', data: {} });
+  for (let i = 0; i < DEFAULT_RETAINED_EVENTS + 5; i++) log.publish({ kind: 'console', data: { level: 'log', text: '' } });
   const { events, evicted } = log.since(0);
   assert.is(events.length, 1000);
   assert.is(events[0]!.seq, 6);
@@ -56,13 +56,13 @@ s('live listeners get each event synchronously, in order, until disposed', () =>
   const log = new EventLog({ sessionId: 's' });
   const seen: number[] = [];
   const subscription = log.subscribe((event) => seen.push(event.seq));
-  log.publish({ kind: 'popup', data: {} });
+  log.publish({ kind: 'popup', data: { target_id: 't2', opener_id: 't1', url: 'about:blank' } });
   assert.equal(seen, [1]);
-  log.publish({ kind: 'tab_closed', data: {} });
+  log.publish({ kind: 'tab_closed', data: { target_id: 't2' } });
   assert.equal(seen, [1, 2]);
   assert.is(log.listenerCount, 1);
   subscription.dispose();
-  log.publish({ kind: 'tab_closed', data: {} });
+  log.publish({ kind: 'tab_closed', data: { target_id: 't2' } });
   assert.equal(seen, [1, 2]);
   assert.is(log.listenerCount, 0);
 });
@@ -79,7 +79,7 @@ s('close tells close listeners once, drops live listeners, keeps retained events
   assert.is(closes, 1);
   assert.ok(log.closed);
   assert.is(log.listenerCount, 0);
-  const late = log.publish({ kind: 'console', data: {} });
+  const late = log.publish({ kind: 'console', data: { level: 'log', text: 'late' } });
   assert.is(late.seq, 2);
   assert.equal(seen, []);
   assert.equal(seqs(log.since(0).events), [1]);

@@ -12,12 +12,11 @@ import {
   type HubConnection,
   type SubscriptionHubOptions,
 } from '../../src/events/subscriptions.ts';
-import type { EventKind, SessionEvent } from '../../src/events/types.ts';
+import type { EventData, EventInit, EventKind, SessionEvent } from '../../src/events/types.ts';
 import type { CallContext } from '../../src/rpc/context.ts';
 import { eventMethods } from '../../src/rpc/methods/events.ts';
 import type { SessionRegistry } from '../../src/sessions/registry.ts';
 import { FakeConnection } from '../helpers/fake-connection.ts';
-
 
 function fakeSession(id = 's_1', retain?: number): EventSource {
   return { id, events: new EventLog({ sessionId: id, now: () => 42, ...(retain ? { retain } : {}) }) };
@@ -30,8 +29,24 @@ function manualHub(options: SubscriptionHubOptions = {}) {
   return { hub, runStarts: () => queue.splice(0).forEach((start) => start()) };
 }
 
-function publish(source: EventSource, kind: EventKind = 'console', data: Record<string, unknown> = {}): SessionEvent {
-  return source.events.publish({ kind, data });
+/** A valid event of each kind, for tests that care only about the kind. */
+const SAMPLE: { [K in EventKind]: Extract<EventInit, { kind: K }> } = {
+  dialog: { kind: 'dialog', data: { type: 'alert', message: 'hi', url: 'about:blank' } },
+  file_chooser: { kind: 'file_chooser', data: { mode: 'select_single' } },
+  download: { kind: 'download', data: { guid: 'g1', url: 'http://127.0.0.1/f.txt', suggested_filename: 'f.txt', state: 'started', received_bytes: 0, total_bytes: 0 } },
+  popup: { kind: 'popup', data: { target_id: 't2', opener_id: 't1', url: 'about:blank' } },
+  tab_closed: { kind: 'tab_closed', data: { target_id: 't2' } },
+  navigation: { kind: 'navigation', data: { frame_id: 'f1', url: 'about:blank', same_document: false } },
+  console: { kind: 'console', data: { level: 'log', text: 'x' } },
+  crash: { kind: 'crash', data: { scope: 'renderer', hint: 'reload' } },
+  session_closed: { kind: 'session_closed', data: { reason: 'closed_by_client' } },
+};
+
+const download = (state: EventData['download']['state']): EventInit => ({ kind: 'download', data: { ...SAMPLE.download.data, state } });
+const sessionClosed = (reason: string): EventInit => ({ kind: 'session_closed', data: { reason } });
+
+function publish(source: EventSource, init: EventInit = SAMPLE.console): SessionEvent {
+  return source.events.publish(init);
 }
 
 const seqs = (connection: FakeConnection) => connection.sent.map((p) => p['seq']);
@@ -44,7 +59,7 @@ s('notification params have exactly the wire shape; optional ids only when set; 
   const session = fakeSession();
   const { subscription_id } = hub.subscribe(connection, session);
   assert.match(subscription_id, /^sub_[0-9a-f]{18}$/);
-  session.events.publish({ kind: 'dialog', target_id: 't1', frame_id: 'f1', data: { type: 'alert', message: 'hi' } });
+  session.events.publish({ kind: 'dialog', target_id: 't1', frame_id: 'f1', data: { type: 'alert', message: 'hi', url: 'about:blank' } });
   session.events.publish({ kind: 'console', data: { level: 'log', text: 'x' } });
   // By default nothing is sent in the subscribing call itself (its reply goes first).
   assert.equal(connection.sent, []);
@@ -58,7 +73,7 @@ s('notification params have exactly the wire shape; optional ids only when set; 
     target_id: 't1',
     frame_id: 'f1',
     time: 42,
-    data: { type: 'alert', message: 'hi' },
+    data: { type: 'alert', message: 'hi', url: 'about:blank' },
   });
   assert.equal(Object.keys(connection.sent[1]!), ['subscription_id', 'seq', 'kind', 'session_id', 'time', 'data']);
   connection.close();
@@ -148,14 +163,14 @@ s('kinds filter what is delivered, in replay and live', () => {
   const { hub, runStarts } = manualHub();
   const connection = new FakeConnection();
   const session = fakeSession();
-  publish(session, 'console');
-  publish(session, 'dialog');
+  publish(session, SAMPLE.console);
+  publish(session, SAMPLE.dialog);
   hub.subscribe(connection, session, { kinds: ['dialog', 'download'], afterSeq: 0 });
   runStarts();
-  publish(session, 'download', { state: 'started' });
-  publish(session, 'navigation');
-  publish(session, 'popup');
-  publish(session, 'dialog');
+  publish(session, download('started'));
+  publish(session, SAMPLE.navigation);
+  publish(session, SAMPLE.popup);
+  publish(session, SAMPLE.dialog);
   assert.equal(connection.sent.map((p) => [p['seq'], p['kind']]), [[2, 'dialog'], [3, 'download'], [6, 'dialog']]);
   connection.close();
 });
@@ -263,7 +278,7 @@ s('session_closed is delivered, then the subscription ends; under pressure it su
   runStarts();
   connection.buffered = 10;
   for (let i = 0; i < 10; i++) publish(session);
-  publish(session, 'session_closed', { reason: 'closed_by_client' });
+  publish(session, sessionClosed('closed_by_client'));
   assert.equal(hub.subscriptionsOf(connection), []);
   assert.is(session.events.listenerCount, 0);
   publish(session); // nobody listens any more
@@ -281,7 +296,7 @@ s('a log closed before the subscription started: what was captured is delivered,
   const session = fakeSession();
   publish(session);
   hub.subscribe(connection, session, { afterSeq: 0 });
-  publish(session, 'session_closed', { reason: 'idle_timeout' });
+  publish(session, sessionClosed('idle_timeout'));
   session.events.close();
   runStarts();
   assert.equal(connection.sent.map((p) => p['kind']), ['console', 'session_closed']);
@@ -300,17 +315,16 @@ s('a log closed before the subscription started: what was captured is delivered,
 });
 
 s('priorities: dialogs, file choosers, crash, session_closed and final download states are kept', () => {
-  const at = (kind: EventKind, data: Record<string, unknown> = {}) =>
-    eventPriority({ seq: 1, kind, session_id: 's', time: 0, data });
-  assert.is(at('dialog'), 'keep');
-  assert.is(at('file_chooser'), 'keep');
-  assert.is(at('crash'), 'keep');
-  assert.is(at('session_closed'), 'keep');
-  assert.is(at('download', { state: 'completed' }), 'keep');
-  assert.is(at('download', { state: 'canceled' }), 'keep');
-  assert.is(at('download', { state: 'in_progress' }), 'droppable');
-  assert.is(at('download', { state: 'started' }), 'droppable');
-  for (const kind of ['popup', 'tab_closed', 'navigation', 'console'] as const) assert.is(at(kind), 'droppable');
+  const at = (init: EventInit) => eventPriority(new EventLog({ sessionId: 's' }).publish(init));
+  assert.is(at(SAMPLE.dialog), 'keep');
+  assert.is(at(SAMPLE.file_chooser), 'keep');
+  assert.is(at(SAMPLE.crash), 'keep');
+  assert.is(at(SAMPLE.session_closed), 'keep');
+  assert.is(at(download('completed')), 'keep');
+  assert.is(at(download('canceled')), 'keep');
+  assert.is(at(download('in_progress')), 'droppable');
+  assert.is(at(download('started')), 'droppable');
+  for (const kind of ['popup', 'tab_closed', 'navigation', 'console'] as const) assert.is(at(SAMPLE[kind]), 'droppable');
 });
 
 s('hub.close ends everything', () => {
@@ -356,7 +370,7 @@ m('subscribe bypasses the session queue; unsubscribe answers {unsubscribed: true
   const { subscribe, unsubscribe } = methodsFor(session, hub);
   const connection = new FakeConnection();
   const call = { connection, principal: connection.principal } as unknown as CallContext;
-  publish(session, 'dialog');
+  publish(session, SAMPLE.dialog);
   // The fake session has no queue: going through it would throw.
   const result = (await subscribe.handler({ kinds: ['dialog'], after_seq: 0 }, call)) as { subscription_id: string };
   assert.match(result.subscription_id, /^sub_/);

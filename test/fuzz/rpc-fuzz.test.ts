@@ -253,9 +253,57 @@ function nestingDepth(text: string): number {
 /** What the server sees: the text as UTF-8 on the wire, decoded again. */
 const onTheWire = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 
+/** An object's own `id` when it is a valid id, else null: what a refusal must echo. */
+const readableId = (v: unknown): Id => (isPlainObject(v) && hasOwn(v, 'id') && isValidId(v['id']) ? v['id'] : null);
+
+/** Deepest nesting of a parsed value (without recursion: it may be thousands deep). */
+function valueDepth(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    max = Math.max(max, d + 1);
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
+/**
+ * Too deep to parse (PROTOCOL.md §12 has the server refuse it): still answered with the ids it
+ * holds. A request object gets one invalid_request with its own id; a batch gets an array where
+ * each element too deep (the batch's own level counted) is refused with its id and the others are
+ * answered as usual. Text that is not JSON at all has no id to read.
+ */
+function expectationForDeep(seen: string): Expectation {
+  const tooDeep = (id: Id): One => ({ kind: 'error', type: 'invalid_request', id });
+  let payload: unknown;
+  try {
+    payload = JSON.parse(seen);
+  } catch {
+    return { kind: 'single', one: tooDeep(null) };
+  }
+  if (!Array.isArray(payload)) return { kind: 'single', one: tooDeep(readableId(payload)) };
+  if (payload.length > MAX_BATCH) return { kind: 'single', one: tooDeep(null) };
+  let admitted = 0;
+  const items: One[] = [];
+  for (const element of payload) {
+    // The generators never hide nesting behind a duplicate key, so the parsed depth is the wire's.
+    if (valueDepth(element) + 1 > MAX_NESTING_DEPTH) {
+      items.push(tooDeep(readableId(element)));
+      continue;
+    }
+    const passes = passesEnvelope(element);
+    const one = expectOne(element, admitted);
+    if (passes) admitted++;
+    if (one) items.push(one);
+  }
+  return items.length === 0 ? { kind: 'none' } : { kind: 'batch', items };
+}
+
 function expectationFor(text: string): Expectation {
   const seen = onTheWire(text);
-  if (nestingDepth(seen) > MAX_NESTING_DEPTH) return { kind: 'single', one: { kind: 'error', type: 'invalid_request', id: null } };
+  if (nestingDepth(seen) > MAX_NESTING_DEPTH) return expectationForDeep(seen);
   let payload: unknown;
   try {
     payload = JSON.parse(seen);
@@ -466,8 +514,7 @@ function describeText(text: string): string {
   return text.length > 300 ? `${JSON.stringify(text.slice(0, 200))}… (${text.length} chars)` : JSON.stringify(text);
 }
 
-async function runCase(text: string, w: Wire = wire): Promise<void> {
-  const expectation = expectationFor(text);
+async function runCase(text: string, w: Wire = wire, expectation = expectationFor(text)): Promise<void> {
   const frames = await exchange(w, text, expectation.kind === 'none' ? 0 : 1);
   checkFrames(text, expectation, frames);
 }
@@ -864,17 +911,61 @@ s('deep nesting (10,000 levels and up to the size limit) is answered quickly, ne
       requestText('act', `{"state_id":"st","actions":${arrays}}`, 3),
       `{"jsonrpc":"2.0","id":${arrays},"method":"server.info"}`,
       `{"jsonrpc":"2.0","id":4,"method":"server.info","params":${arrays}}`,
+      `{"jsonrpc":"2.0","method":"server.info","params":${objects},"id":"after"}`,
+      `[${requestText('server.info', undefined, 5)},${requestText('server.info', `{"x":${arrays}}`, 6)},${requestText('session.list', undefined, 7)}]`,
       '['.repeat(depth), // unterminated
+      `{"jsonrpc":"2.0","id":8,"method":"server.info","params":${'['.repeat(depth)}`, // unterminated, with an id
     ]) {
       if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) continue;
+      // The oracle parses the text: that is not the server's cost.
+      const expectation = expectationFor(text);
       // CPU time of this process (client and server), so a busy machine does not fail the bound.
       const started = process.cpuUsage();
-      await runCase(text);
+      await runCase(text, wire, expectation);
       const { user, system } = process.cpuUsage(started);
       const took = Math.round((user + system) / 1000);
       assert.ok(took < 1_000, `a ${depth}-deep message cost ${took} ms of CPU (the event loop is shared by every client)`);
     }
   }
+});
+
+/** Nesting from just under the limit to well over it, as arrays or objects. */
+const deepValue: fc.Arbitrary<string> = fc
+  .tuple(fc.integer({ min: MAX_NESTING_DEPTH - 4, max: 3 * MAX_NESTING_DEPTH }), fc.boolean())
+  .map(([n, arrays]) => (arrays ? '['.repeat(n) + ']'.repeat(n) : '{"a":'.repeat(n) + '1' + '}'.repeat(n)));
+
+/**
+ * A request with a deep part, its own id (maybe spelled with escapes, maybe absent) anywhere
+ * among its members, decoy ids inside params and strings, and shallow duplicates of `id`.
+ */
+const deepRequest: fc.Arbitrary<string> = fc
+  .record({
+    id: fc.option(idArb, { freq: 5, nil: undefined }),
+    key: fc.constantFrom('"id"', '"id"', '"\\u0069d"', '"i\\u0064"'),
+    method: fc.constantFrom('server.info', 'session.list', 'nope', 'act', '"id":1'),
+    deep: deepValue,
+    at: fc.nat(),
+    duplicate: fc.option(fc.tuple(fc.boolean(), fc.oneof(idArb, fc.constantFrom<Json>(true, [], {}, 1e400 as number))), { nil: undefined }),
+  })
+  .map(({ id, key, method, deep, at, duplicate }) => {
+    const members = ['"jsonrpc":"2.0"', `"method":${JSON.stringify(method)}`, `"params":{"id":"decoy","x":${deep}}`];
+    if (id !== undefined) members.splice(at % (members.length + 1), 0, `${key}:${JSON.stringify(id)}`);
+    if (duplicate !== undefined) {
+      const [first, value] = duplicate;
+      const text = `"id":${typeof value === 'number' && !Number.isFinite(value) ? '1e400' : JSON.stringify(value)}`;
+      if (first) members.unshift(text);
+      else members.push(text);
+    }
+    return `{${members.join(',')}}`;
+  });
+
+s('too deep to parse: each request answered with its own id, a batch with an array', async () => {
+  await check('deep requests', deepRequest, (text) => runCase(text), runs(DEFAULT_RUNS));
+  const batch = fc
+    .array(fc.oneof({ arbitrary: batchElement, weight: 2 }, { arbitrary: deepRequest, weight: 1 }), { minLength: 1, maxLength: 30 })
+    .map((elements) => `[${elements.join(',')}]`)
+    .filter(fits);
+  await check('deep batches', batch, (text) => runCase(text), runs(80));
 });
 
 s('huge strings (up to just under 1 MiB) in every position: bounded error replies, ids echoed', async () => {

@@ -1,11 +1,13 @@
-// A small JSON-RPC client over a WebSocket for tests: calls, raw frames, notifications.
+// A small JSON-RPC client over a WebSocket for tests: calls, raw frames, notifications. Every reply
+// to a call and every notification is checked against the wire schemas (wire-check.ts): a mismatch
+// fails the call it answers (or the client's next call, for a notification) and the whole run.
+import process from 'node:process';
 import WebSocket from 'ws';
+import { notificationProblem, replyProblem } from './wire-check.ts';
+import type { MethodName, ResultOf, RpcError } from './wire.ts';
 
-export interface RpcErrorShape {
-  code: number;
-  message: string;
-  data?: { error_type?: string; [key: string]: unknown };
-}
+/** A JSON-RPC error as the server sends it. */
+export type RpcErrorShape = RpcError;
 
 export class RpcCallError extends Error {
   readonly error: RpcErrorShape;
@@ -18,23 +20,44 @@ export class RpcCallError extends Error {
   }
 }
 
+export interface TestClientOptions extends WebSocket.ClientOptions {
+  /** Check replies and events against the wire schemas (default true; benches that time calls turn it off). */
+  checkWire?: boolean;
+}
+
+interface PendingCall {
+  method: string;
+  resolve(message: Record<string, unknown>): void;
+  reject(error: Error): void;
+}
+
+/** A reply or notification the wire schemas do not describe. */
+export class WireMismatchError extends Error {
+  override readonly name = 'WireMismatchError';
+}
+
 export class TestClient {
   readonly socket: WebSocket;
   readonly notifications: Array<{ method: string; params: unknown }> = [];
-  readonly #pending = new Map<number | string, (message: Record<string, unknown>) => void>();
+  readonly #pending = new Map<number | string, PendingCall>();
   readonly #rawWaiters: Array<(text: string) => void> = [];
   readonly #notificationWaiters = new Set<() => void>();
+  readonly #checkWire: boolean;
+  /** The first notification that did not match its schema: every later call fails with it. */
+  #mismatch: WireMismatchError | undefined;
   #nextId = 1;
 
-  private constructor(socket: WebSocket) {
+  private constructor(socket: WebSocket, checkWire: boolean) {
     this.socket = socket;
+    this.#checkWire = checkWire;
     socket.on('message', (data: WebSocket.RawData) => this.#onMessage(data.toString()));
   }
 
-  static connect(url: string, options: WebSocket.ClientOptions = {}): Promise<TestClient> {
+  static connect(url: string, options: TestClientOptions = {}): Promise<TestClient> {
+    const { checkWire = true, ...socketOptions } = options;
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, options);
-      socket.once('open', () => resolve(new TestClient(socket)));
+      const socket = new WebSocket(url, socketOptions);
+      socket.once('open', () => resolve(new TestClient(socket, checkWire)));
       socket.once('error', reject);
       socket.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
     });
@@ -58,10 +81,14 @@ export class TestClient {
     });
   }
 
-  async call<T = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+  /** A method's result, typed by its wire schema; throws RpcCallError on an error reply. */
+  call<M extends MethodName>(method: M, params?: Record<string, unknown>): Promise<ResultOf<M>>;
+  /** Any other name (or a result read as another type). */
+  call<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>): Promise<T>;
+  async call(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
     const reply = await this.request(method, params);
     if (reply.error) throw new RpcCallError(method, reply.error as RpcErrorShape);
-    return reply.result as T;
+    return reply.result;
   }
 
   /** The error a call fails with; fails the test if it succeeds. */
@@ -72,8 +99,9 @@ export class TestClient {
   }
 
   request(method: string, params: unknown): Promise<Record<string, unknown>> {
+    if (this.#mismatch) return Promise.reject(this.#mismatch);
     const id = this.#nextId++;
-    const reply = new Promise<Record<string, unknown>>((resolve) => this.#pending.set(id, resolve));
+    const reply = new Promise<Record<string, unknown>>((resolve, reject) => this.#pending.set(id, { method, resolve, reject }));
     this.socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     return reply;
   }
@@ -118,6 +146,8 @@ export class TestClient {
       return;
     }
     if (!Array.isArray(message) && message.method !== undefined && message.id === undefined) {
+      const problem = this.#checkWire ? notificationProblem(String(message.method), message.params) : undefined;
+      if (problem !== undefined) this.#mismatch ??= mismatch(problem, text);
       this.notifications.push({ method: String(message.method), params: message.params });
       for (const check of [...this.#notificationWaiters]) check();
       return;
@@ -128,10 +158,18 @@ export class TestClient {
       return;
     }
     const id = message.id as number | string;
-    const resolve = this.#pending.get(id);
-    if (resolve) {
-      this.#pending.delete(id);
-      resolve(message);
-    }
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    const problem = this.#checkWire ? replyProblem(pending.method, message) : undefined;
+    if (problem !== undefined) pending.reject(mismatch(problem, text));
+    else pending.resolve(message);
   }
+}
+
+/** Says so on stderr and fails the run (even if the test goes on to catch the error). */
+function mismatch(problem: string, text: string): WireMismatchError {
+  console.error(`wire mismatch: ${problem}\n  in: ${text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text}`);
+  process.exitCode = 1;
+  return new WireMismatchError(problem);
 }

@@ -22,7 +22,7 @@ export function withSession(s: Test, name: string, ready?: (context: SessionSuit
     context.server = await sharedServer();
     context.fixtures = await fixtureServer();
     context.client = await context.server.connect();
-    context.sessionId = (await context.client.call<{ session_id: string }>('session.create', { name })).session_id;
+    context.sessionId = (await context.client.call('session.create', { name })).session_id;
     ready?.(context);
   });
   s.after(async () => {

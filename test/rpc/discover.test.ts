@@ -5,6 +5,9 @@ import { z } from 'zod';
 import { ERROR_CODES } from '../../src/errors.ts';
 import { defineMethod, type AnyMethodDef } from '../../src/rpc/define.ts';
 import { buildOpenRpcDocument, type DescribedMethod, type OpenRpcDocument } from '../../src/rpc/discover.ts';
+import { METHODS } from '../../src/rpc/wire/index.ts';
+import { VERSION } from '../../src/version.ts';
+import { startTestServer } from '../helpers/pagewire.ts';
 
 const noop = () => Promise.resolve({});
 
@@ -19,8 +22,6 @@ const TreeNode: z.ZodType<TreeNode> = z.object({
   },
 });
 
-const withResult = (method: AnyMethodDef, result: z.ZodType): DescribedMethod => ({ ...method, result });
-
 const sample: AnyMethodDef[] = [
   defineMethod({
     name: 'session.create',
@@ -30,17 +31,16 @@ const sample: AnyMethodDef[] = [
       viewport: z.object({ width: z.number().int().min(1), height: z.number().int().min(1) }).optional(),
       dialogs: z.enum(['hold', 'accept', 'dismiss']).default('hold'),
     }),
+    result: z.object({}),
     handler: noop,
   }),
-  withResult(
-    defineMethod({
-      name: 'observe',
-      summary: 'Observes a tab',
-      params: z.object({ max_elements: z.number().int().min(1).max(500).optional(), since: z.string().optional() }).strict(),
-      handler: noop,
-    }),
-    z.object({ state_id: z.string(), tree: z.string() }),
-  ),
+  defineMethod({
+    name: 'observe',
+    summary: 'Observes a tab',
+    params: z.object({ max_elements: z.number().int().min(1).max(500).optional(), since: z.string().optional() }).strict(),
+    result: z.object({ state_id: z.string(), tree: z.string() }),
+    handler: () => Promise.resolve({ state_id: 's1', tree: '' }),
+  }),
   defineMethod({
     name: 'act',
     summary: 'Acts on a state',
@@ -48,15 +48,17 @@ const sample: AnyMethodDef[] = [
       z.object({ state_id: z.string(), action: z.literal('click'), ref: z.string() }),
       z.object({ state_id: z.string(), actions: z.array(z.object({ action: z.string() })).min(1).max(20) }),
     ]),
+    result: z.object({}),
     handler: noop,
   }),
   defineMethod({
     name: 'tree.echo',
     summary: 'Recursive params',
     params: z.object({ root: TreeNode, when: z.date().optional(), n: z.string().transform((v) => v.length) }),
+    result: z.object({}),
     handler: noop,
   }),
-  defineMethod({ name: 'server.info', summary: 'No params', params: z.object({}), handler: noop }),
+  defineMethod({ name: 'server.info', summary: 'No params', params: z.object({}), result: z.object({}), handler: noop }),
 ];
 
 function assertSchemaObject(value: unknown, where: string): void {
@@ -162,6 +164,35 @@ s('the error table is listed', () => {
     assert.is(doc.components.errors[word]!.code, code);
     assert.is(doc.components.errors[word]!.data.error_type, word);
   }
+});
+
+s('named sub-schemas that point at each other are listed once, whichever methods use them', () => {
+  const leaf = z.object({ ref: z.string() }).meta({ id: 'Leaf' });
+  const branch = z.object({ leaves: z.array(leaf) }).meta({ id: 'Branch' });
+  const doc = checkDocument([
+    defineMethod({ name: 'one', summary: 'A branch', params: z.object({}), result: branch, handler: () => Promise.resolve({ leaves: [] }) }),
+    defineMethod({ name: 'two', summary: 'Branches', params: z.object({}), result: z.object({ all: z.array(branch) }), handler: () => Promise.resolve({ all: [] }) }),
+  ]);
+  assert.equal(Object.keys(doc.components.schemas).sort(), ['Branch', 'Leaf']);
+});
+
+s("the server's rpc.discover: every method of the wire table, with its params and a result schema", async () => {
+  const { server, connect } = await startTestServer(['--allow-raw-cdp']);
+  const client = await connect();
+  const doc = await client.call('rpc.discover');
+  client.close();
+  await server.close();
+  assert.equal(
+    doc.methods.map((m) => m.name),
+    Object.keys(METHODS),
+  );
+  for (const method of doc.methods) {
+    const schema = method.result.schema;
+    assert.ok(schema['type'] !== undefined || schema['$ref'] !== undefined || schema['anyOf'] !== undefined, `${method.name}: empty result schema`);
+  }
+  assertRefsResolve(doc);
+  // The server describes exactly the protocol's schemas (act's key check is invisible to JSON Schema).
+  assert.equal(doc, buildOpenRpcDocument(Object.values(METHODS), { version: VERSION }));
 });
 
 s.run();

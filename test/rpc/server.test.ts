@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ServerError } from '../../src/errors.ts';
 import type { CallContext, Principal } from '../../src/rpc/context.ts';
 import { defineMethod, type AnyMethodDef } from '../../src/rpc/define.ts';
-import { MAX_BATCH_LENGTH, RpcServer } from '../../src/rpc/server.ts';
+import { MAX_BATCH_LENGTH, MAX_NESTING_DEPTH, RpcServer } from '../../src/rpc/server.ts';
 import type { RpcSocket } from '../../src/rpc/socket.ts';
 import { startHttpServer } from '../../src/runtime/http-server.ts';
 import { createLogger } from '../../src/util/log.ts';
@@ -29,24 +29,28 @@ const methods: AnyMethodDef[] = [
     name: 'echo',
     summary: 'Returns its text',
     params: z.object({ text: z.string(), n: z.number().optional() }),
+    result: z.object({ text: z.string(), principal: z.string() }),
     handler: (params, call) => Promise.resolve({ text: params.text, principal: call.principal.id }),
   }),
   defineMethod({
     name: 'nested',
     summary: 'Needs a.b',
     params: z.object({ a: z.object({ b: z.string() }), list: z.array(z.number()).optional() }),
+    result: z.object({ ok: z.boolean() }),
     handler: () => Promise.resolve({ ok: true }),
   }),
   defineMethod({
     name: 'optional_only',
     summary: 'Works with no params',
     params: z.object({ x: z.number().default(7) }),
+    result: z.object({ x: z.number() }),
     handler: (params) => Promise.resolve({ x: params.x }),
   }),
   defineMethod({
     name: 'note',
     summary: 'Records a notification',
     params: z.object({ text: z.string() }),
+    result: z.undefined(),
     handler: (params) => {
       notified.push(params.text);
       return Promise.resolve(undefined);
@@ -56,24 +60,28 @@ const methods: AnyMethodDef[] = [
     name: 'nothing',
     summary: 'Returns undefined',
     params: z.object({}),
+    result: z.undefined(),
     handler: () => Promise.resolve(undefined),
   }),
   defineMethod({
     name: 'fail',
     summary: 'Throws a ServerError',
     params: z.object({}),
+    result: z.unknown(),
     handler: () => Promise.reject(new ServerError('session_not_found', 'no such session', { details: { session_id: 's-1', error_type: 'spoofed' } })),
   }),
   defineMethod({
     name: 'boom',
     summary: 'Throws an unexpected error',
     params: z.object({ password: z.string().optional() }),
+    result: z.unknown(),
     handler: () => Promise.reject(new Error('kaboom')),
   }),
   defineMethod({
     name: 'throw_value',
     summary: 'Throws a non-Error value',
     params: z.object({ kind: z.enum(['string', 'object', 'null', 'empty_server_error', 'internal_server_error']) }),
+    result: z.unknown(),
     handler: (params) => {
       const values: Record<typeof params.kind, unknown> = {
         string: 'plain string',
@@ -89,6 +97,7 @@ const methods: AnyMethodDef[] = [
     name: 'sync_throw',
     summary: 'Throws before returning a promise',
     params: z.object({}),
+    result: z.unknown(),
     handler: (() => {
       throw new TypeError('sync');
     }) as unknown as AnyMethodDef['handler'],
@@ -97,12 +106,14 @@ const methods: AnyMethodDef[] = [
     name: 'bigint',
     summary: 'Returns something JSON cannot hold',
     params: z.object({}),
+    result: z.object({ n: z.bigint() }),
     handler: () => Promise.resolve({ n: 1n }),
   }),
   defineMethod({
     name: 'wait_gate',
     summary: 'Resolves once open_gate ran',
     params: z.object({}),
+    result: z.string(),
     handler: async () => {
       await gate.promise;
       return 'waited';
@@ -112,6 +123,7 @@ const methods: AnyMethodDef[] = [
     name: 'open_gate',
     summary: 'Opens the gate',
     params: z.object({}),
+    result: z.string(),
     handler: () => {
       gate.resolve();
       return Promise.resolve('opened');
@@ -385,6 +397,117 @@ s(`a batch longer than ${MAX_BATCH_LENGTH} is refused whole`, async () => {
   assert.is(notified.length, 0);
   const full = await rpc(batch.slice(0, MAX_BATCH_LENGTH));
   assert.is(full.length, MAX_BATCH_LENGTH);
+});
+
+const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+/** A request text whose params nest `n` levels deeper than the request object itself. */
+const deepRequest = (members: string) => `{"jsonrpc":"2.0",${members}}`;
+
+function assertTooDeep(response: Json, id: unknown): void {
+  assertError(response, -32600, 'invalid_request', id);
+  assert.is(response['error'].data.limit, 'nesting_depth');
+  assert.is(response['error'].data.max, MAX_NESTING_DEPTH);
+}
+
+s('a request nested too deep is refused with its own id, whatever its type', async () => {
+  const params = `"params":{"x":${deep(MAX_NESTING_DEPTH)}}`;
+  for (const [text, id] of [
+    [`"id":7,"method":"echo",${params}`, 7],
+    [`"id":"abc","method":"echo",${params}`, 'abc'],
+    [`"id":-1.5e2,"method":"echo",${params}`, -150],
+    [`"id":null,"method":"echo",${params}`, null],
+    [`"id":"a\\"b\\u00e9","method":"echo",${params}`, 'a"bé'],
+    // After the deep part: the id is read all the same.
+    [`"method":"echo",${params},"id":9`, 9],
+    [` "method" : "echo" ,\n\t${params} ,\r\n "id" : 10 `, 10],
+    // An escaped key is the same key.
+    [`"\\u0069d":11,"method":"echo",${params}`, 11],
+    [`"i\\u0064":12,"method":"echo",${params}`, 12],
+  ] as Array<[string, unknown]>) {
+    assertTooDeep(await rpc(deepRequest(text)), id);
+  }
+});
+
+s('the id of a too-deep request cannot be faked: nested ids, ids in strings, duplicates, invalid ids', async () => {
+  const params = `"params":{"id":5,"x":${deep(MAX_NESTING_DEPTH)}}`;
+  for (const [text, id] of [
+    // Only the request's own member counts.
+    [`"method":"echo",${params}`, null],
+    [`"method":"echo","params":[{"id":5},${deep(MAX_NESTING_DEPTH)}]`, null],
+    [`"method":"\\"id\\":5","params":${deep(MAX_NESTING_DEPTH)}`, null],
+    [`"method":"echo","params":{"\\"id":5,"x":${deep(MAX_NESTING_DEPTH)}}`, null],
+    [`"method":"echo","ID":5,"params":${deep(MAX_NESTING_DEPTH)}`, null],
+    // Duplicates: the last one wins, as in JSON.parse.
+    [`"id":1,"method":"echo",${params},"id":2`, 2],
+    [`"id":1,"id":{"a":1},"method":"echo",${params}`, null],
+    [`"id":{"a":1},"id":3,"method":"echo",${params}`, 3],
+    [`"id":${deep(MAX_NESTING_DEPTH + 1)},"method":"echo"`, null],
+    [`"id":${deep(MAX_NESTING_DEPTH + 1)},"id":4,"method":"echo"`, 4],
+    // Not an id.
+    [`"id":true,"method":"echo",${params}`, null],
+    [`"id":[1],"method":"echo",${params}`, null],
+    [`"id":1e400,"method":"echo",${params}`, null],
+  ] as Array<[string, unknown]>) {
+    assertTooDeep(await rpc(deepRequest(text)), id);
+  }
+});
+
+s('a too-deep text that is not JSON gets id null, even with a readable id', async () => {
+  const inner = deep(MAX_NESTING_DEPTH);
+  for (const text of [
+    `{"jsonrpc":"2.0","id":5,"method":"echo","params":${'['.repeat(MAX_NESTING_DEPTH + 1)}`, // unterminated
+    `{"jsonrpc":"2.0","id":5,"method":"echo","params":${inner}} trailing`,
+    `{"jsonrpc":"2.0","id":5,"method":"echo","params":${'['.repeat(MAX_NESTING_DEPTH)}${'}'.repeat(MAX_NESTING_DEPTH)}}`,
+    `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},]}`,
+    `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner} 01]}`,
+    `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},"\\x"]}`,
+    `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},"tab\tinside"]}`,
+    `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},tru]}`,
+    `{"jsonrpc":"2.0","id":5 "method":"echo","params":${inner}}`,
+    `{"jsonrpc":"2.0","id":5,,"method":"echo","params":${inner}}`,
+    `{"jsonrpc":"2.0","id":5,"method":"echo","params":{"a" ${inner}}}`,
+  ]) {
+    assertTooDeep(await rpc(text), null);
+  }
+});
+
+s('a batch with a too-deep element: an array, that element refused with its id, the others run', async () => {
+  const deepElement = (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"echo","params":{"x":${deep(MAX_NESTING_DEPTH)}}}`;
+  const text = `[${JSON.stringify(req(1, 'echo', { text: 'a' }))},${deepElement('deep')},{"jsonrpc":"2.0","method":"note","params":{"text":"n"}},${JSON.stringify(req(3, 'echo', { text: 'c' }))}]`;
+  const response = await rpc(text);
+  assert.ok(Array.isArray(response), JSON.stringify(response));
+  assert.equal(response.map((r: Json) => r['id']), [1, 'deep', 3]);
+  assert.equal(response[0].result, { text: 'a', principal: 'token-1' });
+  assertTooDeep(response[1], 'deep');
+  assert.equal(response[2].result, { text: 'c', principal: 'token-1' });
+  assert.equal(notified, ['n'], 'the notification in the batch ran');
+});
+
+s('batch elements are judged one by one: the batch level counts, a deep id-less or non-object element gets id null', async () => {
+  // The batch, the element, its params and 125 arrays: 128 levels, accepted.
+  const fits = `{"jsonrpc":"2.0","id":"fits","method":"nested","params":{"a":{"b":"x"},"pad":${deep(MAX_NESTING_DEPTH - 3)}}}`;
+  const over = fits.replace('"fits"', '"over"').replace('"pad":[', '"pad":[[').replace(/]}}$/, ']]}}');
+  const idless = `{"jsonrpc":"2.0","method":"note","params":{"text":"never","x":${deep(MAX_NESTING_DEPTH)}}}`;
+  const response = await rpc(`[${fits},${idless},${deep(MAX_NESTING_DEPTH)},${deep(MAX_NESTING_DEPTH - 1)},${over}]`);
+  assert.ok(Array.isArray(response), JSON.stringify(response));
+  assert.is(response.length, 5);
+  assert.equal(response[0], { jsonrpc: '2.0', id: 'fits', result: { ok: true } }, 'parsed and run like any call');
+  assertTooDeep(response[1], null);
+  assertTooDeep(response[2], null);
+  assertError(response[3], -32600, 'invalid_request', null); // [] nested 127 deep: not a request
+  assert.is(response[3].error.data.limit, undefined);
+  assertTooDeep(response[4], 'over');
+  assert.equal(notified, [], 'a refused notification does not run');
+});
+
+s('a too-deep batch longer than the limit is refused whole', async () => {
+  const elements = Array.from({ length: MAX_BATCH_LENGTH + 1 }, (_, i) => JSON.stringify(req(i, 'note', { text: String(i) })));
+  elements[0] = `{"jsonrpc":"2.0","id":0,"method":"note","params":${deep(MAX_NESTING_DEPTH)}}`;
+  const response = await rpc(`[${elements.join(',')}]`);
+  assert.not.ok(Array.isArray(response));
+  assertError(response, -32600, 'invalid_request', null);
+  assert.is(response.error.data.max_batch_length, MAX_BATCH_LENGTH);
+  assert.is(notified.length, 0);
 });
 
 s('no error reply ever carries code 0', async () => {

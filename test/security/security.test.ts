@@ -20,38 +20,7 @@ import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { IS_DENO, startServerProcess } from '../helpers/server-process.ts';
 import { onTeardown } from '../helpers/teardown.ts';
-
-interface Element {
-  ref: string;
-  role: string;
-  name: string;
-}
-interface Observation {
-  state_id: string;
-  target_id: string;
-  url: string;
-  title: string;
-  tree: string;
-  text?: string;
-  elements: Element[];
-}
-interface ActResult {
-  status: string;
-  execution: string;
-  error_type?: string;
-  error_text?: string;
-  fresh_state?: Observation;
-}
-interface EventParams {
-  seq: number;
-  kind: string;
-  session_id: string;
-  data: Record<string, unknown>;
-}
-interface DiscoveredMethod {
-  name: string;
-  params: Array<{ name: string; required?: boolean; schema: Record<string, unknown> }>;
-}
+import { nextEvent, receivedEvents, ref, type ActResult, type Observation, type OpenRpcMethod } from '../helpers/wire.ts';
 
 // Tokens with characters that change under URL and JSON encoding, so a leak in any form shows.
 const ALICE = `alice/${crypto.randomUUID()}+"q"=`;
@@ -170,16 +139,7 @@ function decodeIpv6(hex: string): string {
   return text;
 }
 
-const ref = (o: Observation, name: string): string => {
-  const element = o.elements.find((e) => e.name === name);
-  if (!element) throw new Error(`no element named ${JSON.stringify(name)} in\n${o.tree}`);
-  return element.ref;
-};
-const consoleEvents = (client: TestClient, sessionId: string) =>
-  client.notifications
-    .filter((n) => n.method === 'event')
-    .map((n) => n.params as EventParams)
-    .filter((p) => p.kind === 'console' && p.session_id === sessionId);
+const consoleEvents = (client: TestClient, sessionId: string) => receivedEvents(client, 'console').filter((p) => p.session_id === sessionId);
 
 /** Every place a string may hide in what a model reads from an observation. */
 function observationText(o: Observation): string {
@@ -203,7 +163,7 @@ s.before(async () => {
   );
   alice = await TestClient.connect(urlWith(main.server, ALICE));
   bob = await TestClient.connect(main.server.url, { headers: { authorization: `Bearer ${BOB}` } });
-  aliceSession = (await alice.call<{ session_id: string }>('session.create', { name: 'alice-private' })).session_id;
+  aliceSession = (await alice.call('session.create', { name: 'alice-private' })).session_id;
 });
 
 s.after(() => {
@@ -292,7 +252,7 @@ s('token checks: near misses and odd lengths are 401 without harm; every token i
   assert.ok([400, 401, 414, 431].includes(huge), `a 64 KiB token: ${huge}`);
   for (const token of tokens) assert.is(await TestClient.refusalStatus(urlWith(server.server, token)), 101, 'each configured token works');
   const client = await server.connect();
-  assert.is((await client.call<{ name: string }>('server.info')).name, 'pagewire', 'the server is unharmed');
+  assert.is((await client.call('server.info')).name, 'pagewire', 'the server is unharmed');
   client.close();
 
   // Code level: count timingSafeEqual calls per upgrade. Node lets a test replace a built-in
@@ -365,7 +325,7 @@ s('Host header against DNS rebinding: a foreign name is 403 even with the token;
 // ---- principals --------------------------------------------------------------------------------
 
 s('another principal\'s session is forbidden for every method that takes a session_id, and is not listed', async () => {
-  const doc = await alice.call<{ methods: DiscoveredMethod[] }>('rpc.discover');
+  const doc = await alice.call('rpc.discover');
   const withSession = doc.methods.filter((m) => m.params.some((p) => p.name === 'session_id'));
   const skipped = doc.methods.filter((m) => !withSession.includes(m)).map((m) => m.name);
   assert.ok(withSession.length >= 15, `methods taking session_id: ${withSession.map((m) => m.name).join(', ')}`);
@@ -376,19 +336,19 @@ s('another principal\'s session is forbidden for every method that takes a sessi
     assert.is(error.data?.error_type, 'forbidden', `${method.name} ${JSON.stringify(params)}: ${JSON.stringify(error)}`);
     assert.is(error.code, -32001, method.name);
   }
-  assert.equal((await bob.call<{ sessions: unknown[] }>('session.list')).sessions, [], 'bob sees no session');
-  const mine = await alice.call<{ sessions: Array<{ session_id: string; tabs: number }> }>('session.list');
+  assert.equal((await bob.call('session.list')).sessions, [], 'bob sees no session');
+  const mine = await alice.call('session.list');
   assert.equal(mine.sessions.map((x) => x.session_id), [aliceSession], 'alice\'s session survived bob\'s session.close and cancel');
-  assert.is((await alice.call<{ tabs: unknown[] }>('tabs.list', { session_id: aliceSession })).tabs.length, 1, 'and bob\'s tabs.new added no tab');
+  assert.is((await alice.call('tabs.list', { session_id: aliceSession })).tabs.length, 1, 'and bob\'s tabs.new added no tab');
   // The same principal on another connection may use it (§2): the check is the token, not the socket.
   const aliceAgain = await TestClient.connect(main.server.url, { headers: { authorization: `Bearer ${ALICE}` } });
-  assert.is((await aliceAgain.call<{ tabs: unknown[] }>('tabs.list', { session_id: aliceSession })).tabs.length, 1);
+  assert.is((await aliceAgain.call('tabs.list', { session_id: aliceSession })).tabs.length, 1);
   aliceAgain.close();
   assert.ok(skipped.includes('server.info') && skipped.includes('session.create'), `skipped: ${skipped.join(', ')}`);
 });
 
 /** The least a method needs to pass its schema, aimed at alice's session. */
-function plausibleParams(method: DiscoveredMethod): Record<string, unknown> {
+function plausibleParams(method: OpenRpcMethod): Record<string, unknown> {
   const params: Record<string, unknown> = { session_id: aliceSession };
   for (const p of method.params) {
     if (p.name === 'session_id' || !p.required) continue;
@@ -423,11 +383,11 @@ function plausibleValue(name: string, schema: Record<string, unknown>): unknown 
 // ---- uploads -----------------------------------------------------------------------------------
 
 s('upload paths are confined to --uploads, symlinks included: forbidden and nothing set; a file inside is uploaded', async () => {
-  const { target_id } = await alice.call<{ target_id: string }>('tabs.new', { session_id: aliceSession, url: fixtures.url('/act.html') });
+  const { target_id } = await alice.call('tabs.new', { session_id: aliceSession, url: fixtures.url('/act.html') });
   const filesOnInput = () => evaluate<number>(main, target_id, `document.getElementById('upload').files.length`);
   const upload = async (paths: string[]): Promise<ActResult> => {
-    const o = await alice.call<Observation>('observe', { session_id: aliceSession });
-    return alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'upload', ref: ref(o, 'Choose File'), paths });
+    const o = await alice.call('observe', { session_id: aliceSession });
+    return alice.call('act', { session_id: aliceSession, state_id: o.state_id, action: 'upload', ref: ref(o, 'Choose File'), paths });
   };
   const outside = join(base, 'x');
   for (const paths of [
@@ -461,7 +421,7 @@ s('upload paths are confined to --uploads, symlinks included: forbidden and noth
 s('cdp.send does not exist without --allow-raw-cdp (method_not_found, not in rpc.discover); with it, it is listed and works', async () => {
   const plain = await serverWith([]);
   const client = await plain.connect();
-  const names = (await client.call<{ methods: DiscoveredMethod[] }>('rpc.discover')).methods.map((m) => m.name);
+  const names = (await client.call('rpc.discover')).methods.map((m) => m.name);
   assert.not.ok(names.includes('cdp.send'));
   for (const params of [{ method: 'Runtime.evaluate', params: { expression: '1' } }, { method: 'Browser.getVersion' }, {}]) {
     const error = await client.callError('cdp.send', params);
@@ -473,7 +433,7 @@ s('cdp.send does not exist without --allow-raw-cdp (method_not_found, not in rpc
   assert.is(plain.server.host.launches, 0, 'nothing reached a browser');
   client.close();
 
-  const listed = (await alice.call<{ methods: DiscoveredMethod[] }>('rpc.discover')).methods.map((m) => m.name);
+  const listed = (await alice.call('rpc.discover')).methods.map((m) => m.name);
   assert.ok(listed.includes('cdp.send'));
   const result = await alice.call<{ result: { value: number } }>('cdp.send', {
     session_id: aliceSession,
@@ -487,23 +447,23 @@ s('cdp.send does not exist without --allow-raw-cdp (method_not_found, not in rpc
 
 s('a password typed through act is absent from observations, act results and error texts', async () => {
   await alice.call('tabs.new', { session_id: aliceSession, url: fixtures.url('/form.html') });
-  let o = await alice.call<Observation>('observe', { session_id: aliceSession });
-  const typed = await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD, clear_first: true });
+  let o = await alice.call('observe', { session_id: aliceSession });
+  const typed = await alice.call('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD, clear_first: true });
   assert.is(typed.status, 'completed', JSON.stringify(typed).slice(0, 300));
   assert.not.ok(JSON.stringify(typed).includes(PASSWORD), 'the act result');
-  o = await alice.call<Observation>('observe', { session_id: aliceSession, include_text: true });
+  o = await alice.call('observe', { session_id: aliceSession, include_text: true });
   const seen = observationText(o);
   for (const secret of [PASSWORD, 'hunter2-prefilled', 'prefilled-secret-value']) assert.not.ok(seen.includes(secret), `observe shows ${secret}`);
-  const field = o.elements.find((e) => e.name === 'Password') as Element & { has_value?: boolean };
+  const field = o.elements.find((e) => e.name === 'Password')!;
   assert.is(field?.has_value, true, 'has_value tells that a value is set');
   // Failures whose texts could quote the page or the request.
   const failures = [
-    await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD, clear_first: true, expect: { selector: '#password', text: PASSWORD } }),
+    await alice.call('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD, clear_first: true, expect: { selector: '#password', text: PASSWORD } }),
   ];
-  const next = failures[0]!.fresh_state ?? (await alice.call<Observation>('observe', { session_id: aliceSession }));
+  const next = failures[0]!.fresh_state ?? (await alice.call('observe', { session_id: aliceSession }));
   failures.push(
-    await alice.call<ActResult>('act', { session_id: aliceSession, state_id: next.state_id, action: 'type', ref: ref(next, 'Password'), text: PASSWORD, wait_for: { text: PASSWORD }, timeout_ms: 800 }),
-    await alice.call<ActResult>('act', { session_id: aliceSession, state_id: next.state_id, action: 'type', ref: ref(next, 'Password'), text: PASSWORD }), // stale state
+    await alice.call('act', { session_id: aliceSession, state_id: next.state_id, action: 'type', ref: ref(next, 'Password'), text: PASSWORD, wait_for: { text: PASSWORD }, timeout_ms: 800 }),
+    await alice.call('act', { session_id: aliceSession, state_id: next.state_id, action: 'type', ref: ref(next, 'Password'), text: PASSWORD }), // stale state
   );
   for (const r of failures) {
     assert.ok(r.status !== 'completed', `a failure: ${JSON.stringify(r).slice(0, 200)}`);
@@ -514,33 +474,44 @@ s('a password typed through act is absent from observations, act results and err
 s('a page that logs and shows the typed password: console events, tree, text, names and title say [redacted]', async () => {
   await alice.call('events.subscribe', { session_id: aliceSession, kinds: ['console'] });
   await alice.call('tabs.new', { session_id: aliceSession, url: fixtures.url('/password-echo.html') });
-  let o = await alice.call<Observation>('observe', { session_id: aliceSession });
-  const typed = await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD });
+  let o = await alice.call('observe', { session_id: aliceSession });
+  const typed = await alice.call('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD });
   o = typed.fresh_state!;
-  const shown = await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'click', ref: ref(o, 'Show password') });
+  const shown = await alice.call('act', { session_id: aliceSession, state_id: o.state_id, action: 'click', ref: ref(o, 'Show password') });
   o = shown.fresh_state!;
-  const logged = await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'click', ref: ref(o, 'Log password') });
-  const final = await alice.waitForNotification((n) => n.method === 'event' && String((n.params as EventParams).data['text']).startsWith('final password:'));
-  assert.is((final.params as EventParams).data['text'], 'final password: [redacted]');
+  const logged = await alice.call('act', { session_id: aliceSession, state_id: o.state_id, action: 'click', ref: ref(o, 'Log password') });
+  const final = await nextEvent(alice, 'console', (event) => event.data.text.startsWith('final password:'));
+  assert.is(final.data.text, 'final password: [redacted]');
   const events = consoleEvents(alice, aliceSession);
   assert.ok(events.length >= PASSWORD.length, 'the page logged on every keystroke');
   for (const event of events) assert.not.ok(String(event.data['text']).includes(PASSWORD), `console event ${JSON.stringify(event.data)}`);
   for (const r of [typed, shown, logged]) assert.not.ok(JSON.stringify(r).includes(PASSWORD), 'act results and their fresh states');
-  const observed = await alice.call<Observation>('observe', { session_id: aliceSession, include_text: true });
+  const observed = await alice.call('observe', { session_id: aliceSession, include_text: true });
   assert.not.ok(observationText(observed).includes(PASSWORD), observationText(observed));
   assert.match(observed.tree, /you typed \[redacted\]/, 'the mirrored text is redacted, not dropped');
   assert.match(observed.text ?? '', /\[redacted\]/);
 });
 
+s('an element that shows the typed password over a control: the hit of click_intercepted says [redacted]', async () => {
+  await alice.call('tabs.new', { session_id: aliceSession, url: fixtures.url('/password-echo.html') });
+  let o = await alice.call<Observation>('observe', { session_id: aliceSession });
+  o = (await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD })).fresh_state!;
+  o = (await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'click', ref: ref(o, 'Show password') })).fresh_state!;
+  const covered = await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'check', ref: ref(o, 'Keep me signed in'), checked: true });
+  assert.is(covered.error_type, 'click_intercepted');
+  assert.equal(covered.hit, { role: 'button', name: '[redacted]', tag: 'span' });
+  assert.not.ok(JSON.stringify(covered).includes(PASSWORD), JSON.stringify(covered.hit));
+});
+
 s('a JWT and an sk-live key on a page do not appear in observations or console events', async () => {
-  const { target_id } = await alice.call<{ target_id: string }>('tabs.new', { session_id: aliceSession, url: fixtures.url('/secrets.html?session=abc123#frag') });
-  const o = await alice.call<Observation>('observe', { session_id: aliceSession, include_text: true });
+  const { target_id } = await alice.call('tabs.new', { session_id: aliceSession, url: fixtures.url('/secrets.html?session=abc123#frag') });
+  const o = await alice.call('observe', { session_id: aliceSession, include_text: true });
   const seen = observationText(o);
   for (const secret of [JWT, API_KEY, 'abc123', 'textarea-secret-content', 'prefilled-secret-value']) assert.not.ok(seen.includes(secret), `observe shows ${secret}`);
   assert.match(o.tree, /\[redacted\]/);
   const before = consoleEvents(alice, aliceSession).length;
   await evaluate(main, target_id, `console.log(document.getElementById('jwt').textContent); console.warn('key', ${JSON.stringify(API_KEY)}); console.error(${JSON.stringify(`Bearer ${JWT}`)}); console.log('secrets done')`);
-  await alice.waitForNotification((n) => n.method === 'event' && (n.params as EventParams).data['text'] === 'secrets done');
+  await nextEvent(alice, 'console', (event) => event.data.text === 'secrets done');
   const events = consoleEvents(alice, aliceSession).slice(before);
   assert.is(events.length, 4);
   for (const event of events) {
@@ -578,7 +549,7 @@ s('the server\'s own log (debug level) holds no token and no secret outside the 
   });
 
   s('tabs.list titles are scrubbed of typed passwords', async () => {
-    const { tabs } = await alice.call<{ tabs: Array<{ title: string }> }>('tabs.list', { session_id: aliceSession });
+    const { tabs } = await alice.call('tabs.list', { session_id: aliceSession });
     assert.not.ok(JSON.stringify(tabs).includes(PASSWORD));
   });
 

@@ -1,5 +1,4 @@
-// Pieces every method shares: field schemas, and running a call inside its session's queue.
-import { z } from 'zod';
+// Running a call inside its session's queue, as every session method does.
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { ServerError, isServerError } from '../../errors.ts';
@@ -9,11 +8,6 @@ function cancelled(signal: AbortSignal): ServerError {
   const reason = signal.reason;
   return isServerError(reason) ? reason : new ServerError('operation_cancelled', 'the call was cancelled');
 }
-
-export const idString = z.string().min(1).max(256);
-export const sessionIdField = idString.optional().describe('Session id; omitted: the caller\'s "default" session');
-export const targetIdField = idString.optional().describe('Tab id; omitted: the selected tab');
-export const frameIdField = idString.optional().describe('Frame id; omitted: the selected frame of the tab');
 
 export interface SessionCallOptions {
   /** Skip the session's queue (dialog.handle, cancel, session.close). */

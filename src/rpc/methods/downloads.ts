@@ -1,11 +1,11 @@
 // downloads.list (PROTOCOL.md §9): what the session downloaded, with the same data as its
 // `download` events. Tracking, renaming and cleanup live in src/browser/downloads.ts.
-import { z } from 'zod';
 import { downloadData, type DownloadHistory } from '../../browser/downloads.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { defineMethod, type AnyMethodDef } from '../define.ts';
-import { onSession, sessionIdField } from './common.ts';
+import { downloadsList } from '../wire/events.ts';
+import { onSession } from './common.ts';
 
 /**
  * Where a session's downloads are read: one tracker, or the tracker of the session's browser
@@ -17,9 +17,7 @@ export function downloadMethods(registry: SessionRegistry, downloads: DownloadSo
   const historyOf = typeof downloads === 'function' ? downloads : () => downloads;
   return [
     defineMethod({
-      name: 'downloads.list',
-      summary: "The session's downloads (the most recent 200, oldest first): state, bytes and, once completed, the file's path.",
-      params: z.object({ session_id: sessionIdField }).strict(),
+      ...downloadsList,
       handler: (params, call) =>
         onSession(
           registry,

@@ -1,13 +1,13 @@
 // dialog.handle and file_chooser.resolve (PROTOCOL.md §8). Both bypass the session's queue: the
 // call they release may be the one holding it.
-import { z } from 'zod';
 import type { PathPolicy } from '../../actions/paths.ts';
 import { pageFunction } from '../../browser/page-function.ts';
 import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { redactSecrets } from '../../util/redact.ts';
 import { defineMethod, type AnyMethodDef } from '../define.ts';
-import { onSession, sessionIdField, targetIdField } from './common.ts';
+import { dialogHandle, fileChooserResolve } from '../wire/modal.ts';
+import { onSession } from './common.ts';
 
 function dispatchCancel(this: HTMLInputElement): void {
   // What a person's "Cancel" in the native chooser fires.
@@ -17,16 +17,7 @@ function dispatchCancel(this: HTMLInputElement): void {
 export function modalMethods(registry: SessionRegistry, uploads: PathPolicy): AnyMethodDef[] {
   return [
     defineMethod({
-      name: 'dialog.handle',
-      summary: 'Accept or dismiss the JavaScript dialog the tab holds open.',
-      params: z
-        .object({
-          session_id: sessionIdField,
-          target_id: targetIdField,
-          accept: z.boolean(),
-          prompt_text: z.string().max(100_000).optional(),
-        })
-        .strict(),
+      ...dialogHandle,
       handler: (params, call) =>
         onSession(
           registry,
@@ -37,7 +28,7 @@ export function modalMethods(registry: SessionRegistry, uploads: PathPolicy): An
             const dialog = await tab.dialogs.handle(params.accept, params.prompt_text);
             if (!dialog) throw new ServerError('no_modal', `no dialog is open in tab ${tab.targetId}`, { details: { target_id: tab.targetId } });
             return {
-              action: params.accept ? 'accepted' : 'dismissed',
+              action: params.accept ? ('accepted' as const) : ('dismissed' as const),
               dialog_type: dialog.type,
               message: redactSecrets(dialog.message, session.secrets),
             };
@@ -46,15 +37,7 @@ export function modalMethods(registry: SessionRegistry, uploads: PathPolicy): An
         ),
     }),
     defineMethod({
-      name: 'file_chooser.resolve',
-      summary: 'Give files to the pending file chooser (paths under --uploads), or cancel it (no paths).',
-      params: z
-        .object({
-          session_id: sessionIdField,
-          target_id: targetIdField,
-          paths: z.array(z.string().min(1).max(4_096)).max(100).optional(),
-        })
-        .strict(),
+      ...fileChooserResolve,
       handler: (params, call) =>
         onSession(
           registry,
@@ -74,14 +57,14 @@ export function modalMethods(registry: SessionRegistry, uploads: PathPolicy): An
               throw new ServerError('invalid_params', 'this chooser came from showOpenFilePicker() and cannot take files; cancel it instead');
             }
             tab.fileChooser.take();
-            if (chooser.backendNodeId === undefined) return { cancelled: true };
+            if (chooser.backendNodeId === undefined) return { cancelled: true as const };
             if (files.length === 0) {
               const { object } = await chooser.session.send('DOM.resolveNode', { backendNodeId: chooser.backendNodeId });
               if (object.objectId) {
                 await chooser.session.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: pageFunction(dispatchCancel) });
                 chooser.session.send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => {});
               }
-              return { cancelled: true };
+              return { cancelled: true as const };
             }
             await chooser.session.send('DOM.setFileInputFiles', { files, backendNodeId: chooser.backendNodeId });
             return { uploaded_count: files.length };

@@ -1,6 +1,5 @@
 // observe (PROTOCOL.md §6): the accessibility tree with refs, the document's identity, and a new
 // current state for the tab. `captureObservation` is also what act uses for its fresh state.
-import { z } from 'zod';
 import type { FrameRecord } from '../../browser/frame-tree.ts';
 import type { Tab } from '../../browser/tab.ts';
 import { ServerError } from '../../errors.ts';
@@ -11,23 +10,9 @@ import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { redactSecrets, redactUrl } from '../../util/redact.ts';
 import { defineMethod, type AnyMethodDef } from '../define.ts';
-import { frameIdField, idString, onSession, sessionIdField, targetIdField } from './common.ts';
-
-export const refField = z.string().regex(/^@[1-9][0-9]{0,8}$/, 'a ref looks like @12');
-
-export const DEFAULT_MAX_ELEMENTS = 150;
-
-const observeParams = z
-  .object({
-    session_id: sessionIdField,
-    target_id: targetIdField,
-    frame_id: frameIdField,
-    since: idString.optional().describe('Also return a diff against this earlier state of the tab'),
-    max_elements: z.number().int().min(1).max(500).optional().describe('Refs at most (default 150)'),
-    include_text: z.boolean().optional().describe('Also return the visible page text'),
-    root_ref: refField.optional().describe('Observe only the subtree of this element of the current state'),
-  })
-  .strict();
+import type { Observation } from '../wire/index.ts';
+import { DEFAULT_MAX_ELEMENTS, observe as observeMethod } from '../wire/observation.ts';
+import { onSession } from './common.ts';
 
 export interface CaptureOptions {
   maxElements?: number;
@@ -45,7 +30,7 @@ export async function captureObservation(
   tab: Tab,
   frame: FrameRecord,
   options: CaptureOptions = {},
-): Promise<Record<string, unknown>> {
+): Promise<Observation> {
   const refs = session.refsFor(tab);
   refs.prune((frameId, loaderId) => tab.frames.get(frameId)?.loaderId === loaderId);
   let subtree: { frameId: string; backendNodeId: number } | undefined;
@@ -116,9 +101,7 @@ export async function captureObservation(
 export function observeMethods(registry: SessionRegistry): AnyMethodDef[] {
   return [
     defineMethod({
-      name: 'observe',
-      summary: 'Observe a tab: accessibility tree with refs, document identity, and a new state id.',
-      params: observeParams,
+      ...observeMethod,
       handler: (params, call) =>
         onSession(registry, call, params.session_id, async (session, signal) => {
           const tab = session.resolveTab(params.target_id);

@@ -1,40 +1,16 @@
 // screenshot (PROTOCOL.md §10): the viewport, the whole page or one element of a tab, with
 // password inputs masked (§11). `screenshotForAct` serves act's `screenshot` option.
-import { z } from 'zod';
 import type { PendingDialog } from '../../browser/dialogs.ts';
 import type { Tab } from '../../browser/tab.ts';
 import { isCdpError } from '../../cdp/errors.ts';
 import { ServerError, isServerError } from '../../errors.ts';
-import { ElementClipError, captureScreenshot, modalBlockedError, type ScreenshotOptions } from '../../observe/screenshot.ts';
+import { ElementClipError, captureScreenshot, modalBlockedError, type Screenshot, type ScreenshotOptions } from '../../observe/screenshot.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { redactSecrets } from '../../util/redact.ts';
 import { defineMethod, type AnyMethodDef } from '../define.ts';
-import { idString, onSession, sessionIdField, targetIdField } from './common.ts';
-import { refField } from './observe.ts';
-
-export const screenshotParams = z
-  .object({
-    session_id: sessionIdField,
-    target_id: targetIdField,
-    full_page: z.boolean().optional().describe('The whole document (up to 16384 px a side) instead of the viewport'),
-    ref: refField.optional().describe("Only this element: a ref of the tab's current state, or of state_id"),
-    state_id: idString.optional().describe('The observation that issued `ref` (default: the tab\'s current state)'),
-    format: z.enum(['png', 'jpeg']).optional().describe('Image format (default png)'),
-    quality: z.number().int().min(0).max(100).optional().describe('JPEG quality 0–100 (format "jpeg" only)'),
-  })
-  .strict()
-  .superRefine((params, ctx) => {
-    if (params.quality !== undefined && params.format !== 'jpeg') {
-      ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to format "jpeg" only' });
-    }
-    if (params.full_page === true && params.ref !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['ref'], message: 'give either full_page or ref, not both' });
-    }
-    if (params.state_id !== undefined && params.ref === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['state_id'], message: 'state_id only says where ref comes from: give ref too' });
-    }
-  });
+import { screenshot } from '../wire/screenshot.ts';
+import { onSession } from './common.ts';
 
 function refError(message: string, field: 'ref' | 'state_id' = 'ref'): ServerError {
   return new ServerError('invalid_params', message, { details: { issues: [{ path: field, message }] } });
@@ -101,9 +77,7 @@ async function capture(session: Session, tab: Tab, options: ScreenshotOptions, r
 export function screenshotMethods(registry: SessionRegistry): AnyMethodDef[] {
   return [
     defineMethod({
-      name: 'screenshot',
-      summary: 'Capture the viewport, the whole page or one element of a tab (PNG or JPEG), with password inputs masked.',
-      params: screenshotParams,
+      ...screenshot,
       handler: (params, call) =>
         onSession(registry, call, params.session_id, async (session, signal) => {
           const tab = session.resolveTab(params.target_id);
@@ -127,7 +101,7 @@ export function screenshotMethods(registry: SessionRegistry): AnyMethodDef[] {
 }
 
 /** act's `screenshot` option: the viewport as PNG, masked like any screenshot. Runs inside act's turn of the session queue. */
-export async function screenshotForAct(session: Session, tab: Tab): Promise<{ mime: string; data: string }> {
+export async function screenshotForAct(session: Session, tab: Tab): Promise<Pick<Screenshot, 'mime' | 'data'>> {
   const shot = await capture(session, tab, { signal: session.closeSignal });
   return { mime: shot.mime, data: shot.data };
 }

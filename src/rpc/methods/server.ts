@@ -1,5 +1,4 @@
 // server.info, rpc.discover and the optional raw CDP passthrough (PROTOCOL.md §10).
-import { z } from 'zod';
 import { isCdpError } from '../../cdp/errors.ts';
 import { ServerError } from '../../errors.ts';
 import type { BrowserHost } from '../../sessions/browser-host.ts';
@@ -7,31 +6,12 @@ import type { SessionRegistry } from '../../sessions/registry.ts';
 import { PROTOCOL_VERSION, VERSION } from '../../version.ts';
 import { frameReadCounts } from '../../observe/observer.ts';
 import { defineMethod, type AnyMethodDef } from '../define.ts';
-import { buildOpenRpcDocument } from '../discover.ts';
-import { onSession, sessionIdField, targetIdField } from './common.ts';
+import { buildOpenRpcDocument, type OpenRpcDocument } from '../discover.ts';
+import type { ServerCounts, ServerLimits } from '../wire/index.ts';
+import { cdpSend, rpcDiscover, serverInfo } from '../wire/server.ts';
+import { onSession } from './common.ts';
 
-/** Limits in force. A refused call's `data.limit` is one of these keys and `data.max` its value. */
-export interface ServerLimits {
-  max_sessions: number;
-  tabs_per_session: number;
-  pending_requests_per_connection: number;
-  subscriptions_per_connection: number;
-  /** Observations kept per tab (older ones are evicted; acting on one says stale_state). */
-  states_kept_per_tab: number;
-  /** Current states of closed tabs kept per session (acting on one says target_changed). */
-  states_kept_for_closed_tabs: number;
-  /** All observations one session keeps; past it the oldest are evicted. */
-  states_retained_per_session: number;
-  actions_per_act: number;
-  timeout_ms_max: number;
-  timeout_ms_default: number;
-  max_elements_max: number;
-  max_elements_default: number;
-  request_ids_kept: number;
-  events_retained: number;
-  inbound_message_bytes: number;
-  idle_timeout_s: number;
-}
+export type { ServerLimits };
 
 export interface ServerMethodDeps {
   registry: SessionRegistry;
@@ -49,11 +29,13 @@ export interface ServerMethodDeps {
   memory?: () => { rss: number; heapUsed: number };
 }
 
-function snakeCase(counts: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(counts).map(([key, value]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), value]));
+type BrowserCounts = ReturnType<NonNullable<BrowserHost['current']>['counts']>;
+
+function browserCounts(counts: BrowserCounts): Pick<ServerCounts, 'tabs' | 'cdp_sessions' | 'cdp_listeners' | 'pending_cdp_calls'> {
+  return { tabs: counts.tabs, cdp_sessions: counts.cdpSessions, cdp_listeners: counts.cdpListeners, pending_cdp_calls: counts.pendingCdpCalls };
 }
 
-function eventCounts(stats: { subscriptions: number; queued: number; queuedBytes: number; droppedTotal: number }): Record<string, number> {
+function eventCounts(stats: { subscriptions: number; queued: number; queuedBytes: number; droppedTotal: number }) {
   return {
     subscriptions: stats.subscriptions,
     queued_events: stats.queued,
@@ -62,21 +44,32 @@ function eventCounts(stats: { subscriptions: number; queued: number; queuedBytes
   };
 }
 
-function memoryCounts(memory: { rss: number; heapUsed: number }): Record<string, number> {
+function memoryCounts(memory: { rss: number; heapUsed: number }) {
   return { rss_bytes: memory.rss, heap_used_bytes: memory.heapUsed };
 }
 
+function frameReadWireCounts(counts: ReturnType<typeof frameReadCounts>) {
+  return {
+    frame_reads_full: counts.frameReadsFull,
+    frame_reads_patched: counts.frameReadsPatched,
+    frame_reads_reused: counts.frameReadsReused,
+    snapshots_full: counts.snapshotsFull,
+    snapshots_light: counts.snapshotsLight,
+    snapshots_kept: counts.snapshotsKept,
+    changes_prefetched: counts.changesPrefetched,
+    ax_parts_prefetched: counts.axPartsPrefetched,
+  };
+}
+
 export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
-  let discoverDocument: ReturnType<typeof buildOpenRpcDocument> | undefined;
+  let discoverDocument: OpenRpcDocument | undefined;
   const methods: AnyMethodDef[] = [
     defineMethod({
-      name: 'server.info',
-      summary: 'Name, versions, runtime, the browser if one runs, and the limits in force.',
-      params: z.object({}).strict(),
+      ...serverInfo,
       handler: async () => {
         const browser = deps.host.current;
         return {
-          name: 'pagewire',
+          name: 'pagewire' as const,
           version: VERSION,
           protocol_version: PROTOCOL_VERSION,
           runtime: deps.runtime,
@@ -85,20 +78,18 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
           counts: {
             sessions: deps.registry.size,
             browser_launches: deps.host.launches,
-            ...(browser ? snakeCase(browser.counts()) : {}),
+            ...(browser ? browserCounts(browser.counts()) : {}),
             states: deps.registry.all().reduce((sum, session) => sum + session.states.size, 0),
             ...(deps.pendingRequests ? { pending_requests: deps.pendingRequests() } : {}),
             ...(deps.eventStats ? eventCounts(deps.eventStats()) : {}),
             ...(deps.memory ? memoryCounts(deps.memory()) : {}),
-            ...snakeCase(frameReadCounts()),
+            ...frameReadWireCounts(frameReadCounts()),
           },
         };
       },
     }),
     defineMethod({
-      name: 'rpc.discover',
-      summary: 'An OpenRPC document of every method, generated from the schemas that validate params.',
-      params: z.object({}).strict(),
+      ...rpcDiscover,
       // The method table never changes after start: build the document once, not per call.
       handler: async () => (discoverDocument ??= buildOpenRpcDocument(deps.methods(), { version: VERSION })),
     }),
@@ -106,16 +97,7 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
   if (deps.allowRawCdp) {
     methods.push(
       defineMethod({
-        name: 'cdp.send',
-        summary: 'Send a raw CDP command to a tab (only with --allow-raw-cdp).',
-        params: z
-          .object({
-            session_id: sessionIdField,
-            target_id: targetIdField,
-            method: z.string().regex(/^[A-Z][A-Za-z]*\.[a-z][A-Za-z]*$/, 'must look like Domain.method'),
-            params: z.record(z.string(), z.unknown()).optional(),
-          })
-          .strict(),
+        ...cdpSend,
         handler: (params, call) =>
           onSession(deps.registry, call, params.session_id, async (session) => {
             const tab = session.resolveTab(params.target_id);
@@ -127,7 +109,8 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
               });
             }
             try {
-              return await tab.session.sendRaw(params.method, params.params ?? {});
+              // CDP answers every command with an object.
+              return (await tab.session.sendRaw(params.method, params.params ?? {})) as Record<string, unknown>;
             } catch (error) {
               if (isCdpError(error) && error.isTargetGone) {
                 throw new ServerError('target_not_found', `tab ${tab.targetId} went away`, { cause: error });

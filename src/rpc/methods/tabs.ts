@@ -1,28 +1,16 @@
 // tabs.* and frames.* (PROTOCOL.md §5). An explicit id never changes the selection and never
 // falls back to another tab or frame.
-import { z } from 'zod';
 import { navigateFrame } from '../../browser/navigation.ts';
 import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { Deadline, DeadlineExceededError } from '../../util/deadline.ts';
 import { redactSecrets, redactUrl } from '../../util/redact.ts';
 import { defineMethod, type AnyMethodDef } from '../define.ts';
-import { idString, onSession, sessionIdField, targetIdField } from './common.ts';
+import { framesList, framesSelect, tabsClose, tabsList, tabsNew, tabsSelect } from '../wire/tabs.ts';
+import { onSession } from './common.ts';
 
 const NAVIGATION_BUDGET_MS = 30_000;
 const FRAME_REFRESH_BUDGET_MS = 1_000;
-
-/** Schemes a client may open: web pages and inert documents, never file:, chrome: or javascript:. */
-export const navigableUrl = z
-  .string()
-  .max(8192)
-  .refine((value) => {
-    try {
-      return ['http:', 'https:', 'about:', 'data:'].includes(new URL(value).protocol);
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http(s), about: or data: URL');
 
 export interface TabLimits {
   /** tabs.new is refused at this many open tabs (popups are never refused, but they count). */
@@ -32,9 +20,7 @@ export interface TabLimits {
 export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMethodDef[] {
   return [
     defineMethod({
-      name: 'tabs.list',
-      summary: "The session's tabs with URL (redacted), title, selection and opener.",
-      params: z.object({ session_id: sessionIdField }).strict(),
+      ...tabsList,
       handler: (params, call) =>
         onSession(registry, call, params.session_id, async (session) => {
           const tabs = session.tabs();
@@ -59,9 +45,7 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
         }),
     }),
     defineMethod({
-      name: 'tabs.new',
-      summary: 'Open a tab (about:blank, or url up to its DOMContentLoaded); selected unless select is false.',
-      params: z.object({ session_id: sessionIdField, url: navigableUrl.optional(), select: z.boolean().optional() }).strict(),
+      ...tabsNew,
       handler: (params, call) =>
         onSession(registry, call, params.session_id, async (session) => {
           // Calls of a session run one at a time, so no other tabs.new can pass this check meanwhile.
@@ -91,9 +75,7 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
         }),
     }),
     defineMethod({
-      name: 'tabs.select',
-      summary: 'Make a tab the selected one.',
-      params: z.object({ session_id: sessionIdField, target_id: idString }).strict(),
+      ...tabsSelect,
       handler: (params, call) =>
         onSession(registry, call, params.session_id, async (session) => {
           const tab = session.resolveTab(params.target_id);
@@ -102,9 +84,7 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
         }),
     }),
     defineMethod({
-      name: 'tabs.close',
-      summary: 'Close a tab; the last tab of a session cannot be closed (last_tab).',
-      params: z.object({ session_id: sessionIdField, target_id: idString }).strict(),
+      ...tabsClose,
       handler: (params, call) =>
         onSession(registry, call, params.session_id, async (session) => {
           const tab = session.resolveTab(params.target_id);
@@ -114,13 +94,11 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
             });
           }
           await session.browser.closeTab(tab.targetId, new Deadline(10_000));
-          return { closed: true };
+          return { closed: true as const };
         }),
     }),
     defineMethod({
-      name: 'frames.list',
-      summary: 'The frames of a tab in document order, main frame first.',
-      params: z.object({ session_id: sessionIdField, target_id: targetIdField }).strict(),
+      ...framesList,
       handler: (params, call) =>
         onSession(registry, call, params.session_id, async (session) => {
           const tab = session.resolveTab(params.target_id);
@@ -138,9 +116,7 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
         }),
     }),
     defineMethod({
-      name: 'frames.select',
-      summary: 'Make a frame the selected frame of its tab.',
-      params: z.object({ session_id: sessionIdField, target_id: targetIdField, frame_id: idString }).strict(),
+      ...framesSelect,
       handler: (params, call) =>
         onSession(registry, call, params.session_id, async (session) => {
           const tab = session.resolveTab(params.target_id);

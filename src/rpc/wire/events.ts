@@ -1,0 +1,173 @@
+// The session events of PROTOCOL.md §9: their kinds, each kind's `data`, the `event`
+// notification, and events.subscribe, events.unsubscribe and downloads.list.
+import { z } from 'zod';
+import { idString, sessionIdField } from './fields.ts';
+import { wireMethod } from './method.ts';
+
+/** Every event kind, in the order PROTOCOL.md §9 lists them. */
+export const EVENT_KINDS = [
+  'dialog',
+  'file_chooser',
+  'download',
+  'popup',
+  'tab_closed',
+  'navigation',
+  'console',
+  'crash',
+  'session_closed',
+] as const;
+
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export const DIALOG_TYPES = ['alert', 'confirm', 'prompt', 'beforeunload'] as const;
+
+export const dialogEventData = z
+  .object({
+    type: z.enum(DIALOG_TYPES),
+    message: z.string(),
+    default_prompt: z.string().optional(),
+    url: z.string(),
+    handled: z.enum(['accepted', 'dismissed']).optional().describe('Set when the session\'s `dialogs` policy answered it at once'),
+  })
+  .meta({ id: 'DialogEventData' });
+
+export const fileChooserEventData = z
+  .object({
+    mode: z.enum(['select_single', 'select_multiple']),
+    ref: z.string().optional().describe('The file input\'s ref in the tab\'s current state, when it has one'),
+  })
+  .meta({ id: 'FileChooserEventData' });
+
+/** A download event's data, and one item of downloads.list. */
+export const downloadData = z
+  .object({
+    guid: z.string(),
+    url: z.string(),
+    suggested_filename: z.string(),
+    state: z.enum(['started', 'in_progress', 'completed', 'canceled']),
+    received_bytes: z.number(),
+    total_bytes: z.number().describe('0 while the size is unknown'),
+    path: z.string().optional().describe('The finished file (completed only)'),
+  })
+  .meta({ id: 'Download' });
+
+export const popupEventData = z.object({ target_id: z.string(), opener_id: z.string(), url: z.string() }).meta({ id: 'PopupEventData' });
+
+export const tabClosedEventData = z.object({ target_id: z.string() }).meta({ id: 'TabClosedEventData' });
+
+export const navigationEventData = z
+  .object({ frame_id: z.string(), loader_id: z.string().optional(), url: z.string(), same_document: z.boolean() })
+  .meta({ id: 'NavigationEventData' });
+
+export const consoleEventData = z.object({ level: z.string(), text: z.string() }).meta({ id: 'ConsoleEventData' });
+
+export const crashEventData = z
+  .object({
+    scope: z.enum(['renderer', 'browser']),
+    target_id: z.string().optional(),
+    status: z.string().optional().describe('renderer: Chromium\'s termination status (`crashed`, `killed`, `oom`…)'),
+    hint: z.string(),
+  })
+  .meta({ id: 'CrashEventData' });
+
+export const sessionClosedEventData = z.object({ reason: z.string() }).meta({ id: 'SessionClosedEventData' });
+
+/** Each kind's `data`. */
+export const EVENT_DATA = {
+  dialog: dialogEventData,
+  file_chooser: fileChooserEventData,
+  download: downloadData,
+  popup: popupEventData,
+  tab_closed: tabClosedEventData,
+  navigation: navigationEventData,
+  console: consoleEventData,
+  crash: crashEventData,
+  session_closed: sessionClosedEventData,
+} as const satisfies Record<EventKind, z.ZodType>;
+
+
+/** One event shape: `kind` and its `data`, next to the fields of `shape`. */
+export function eventOf<K extends EventKind, S extends z.ZodRawShape>(kind: K, shape: S) {
+  return z.object({ ...shape, kind: z.literal(kind), data: EVENT_DATA[kind] });
+}
+
+/** What every event says besides its kind and data. */
+export const eventFields = {
+  seq: z.number().int().min(1).describe('+1 for each event of the session'),
+  target_id: z.string().optional(),
+  frame_id: z.string().optional(),
+  time: z.number().describe('Epoch ms at publish'),
+};
+
+const notificationFields = {
+  subscription_id: z.string(),
+  ...eventFields,
+  dropped: z.number().int().min(1).optional().describe('Events dropped for this connection (backpressure) since the last delivered one'),
+  session_id: z.string(),
+};
+
+/** The params of an `event` notification. */
+export const eventNotification = z
+  .discriminatedUnion('kind', [
+    eventOf('dialog', notificationFields),
+    eventOf('file_chooser', notificationFields),
+    eventOf('download', notificationFields),
+    eventOf('popup', notificationFields),
+    eventOf('tab_closed', notificationFields),
+    eventOf('navigation', notificationFields),
+    eventOf('console', notificationFields),
+    eventOf('crash', notificationFields),
+    eventOf('session_closed', notificationFields),
+  ])
+  .meta({ id: 'EventNotification' });
+
+/** The JSON-RPC method of event notifications. */
+export const EVENT_NOTIFICATION = 'event';
+
+const kindsField = z
+  .array(z.enum(EVENT_KINDS))
+  .min(1)
+  .refine((kinds) => new Set(kinds).size === kinds.length, 'kinds must not repeat')
+  // The refinement is invisible to JSON Schema; say it there too.
+  .meta({ uniqueItems: true })
+  .optional()
+  .describe('Event kinds to deliver; omitted: all');
+
+export const eventsSubscribe = wireMethod({
+  name: 'events.subscribe',
+  summary: "Deliver the session's events to this connection as `event` notifications.",
+  params: z
+    .object({
+      session_id: sessionIdField,
+      kinds: kindsField,
+      after_seq: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe('Replay the retained events after this seq (0: all retained) before live ones'),
+    })
+    .strict(),
+  result: z.object({
+    subscription_id: z.string(),
+    last_seq: z
+      .number()
+      .int()
+      .min(0)
+      .describe("The session's newest seq when the subscription began: the replay ends there, live events follow; resume with after_seq"),
+  }),
+});
+
+export const eventsUnsubscribe = wireMethod({
+  name: 'events.unsubscribe',
+  summary: "End one of this connection's subscriptions.",
+  params: z.object({ subscription_id: idString }).strict(),
+  result: z.object({ unsubscribed: z.literal(true) }),
+});
+
+export const downloadsList = wireMethod({
+  name: 'downloads.list',
+  summary: "The session's downloads (the most recent 200, oldest first): state, bytes and, once completed, the file's path.",
+  params: z.object({ session_id: sessionIdField }).strict(),
+  result: z.object({ downloads: z.array(downloadData) }),
+});

@@ -1,0 +1,107 @@
+// The pagewire wire protocol as zod schemas and TypeScript types: what clients import as
+// `pagewire/protocol`. It imports zod and nothing of the server.
+import type { z } from 'zod';
+import type { actEvent, actionSchema, actResult, expectation, hitDescription, waitFor } from './act.ts';
+import type { errorData, paramIssue, rpcError } from './errors.ts';
+import type { downloadData, EVENT_DATA, eventNotification, EventKind } from './events.ts';
+import type { ParamsOf, ResultOf } from './methods.ts';
+import type { element, observation, observationDiff, observedFrame, pendingDialog } from './observation.ts';
+import type { openRpcContentDescriptor, openRpcDocument, openRpcMethod, serverCounts, serverLimits } from './server.ts';
+import type { sessionSummary } from './sessions.ts';
+import type { frameSummary, tabSummary } from './tabs.ts';
+
+export * from './act.ts';
+export * from './errors.ts';
+export * from './events.ts';
+export * from './fields.ts';
+export * from './method.ts';
+export * from './methods.ts';
+export * from './modal.ts';
+export * from './observation.ts';
+export * from './screenshot.ts';
+export * from './server.ts';
+export * from './sessions.ts';
+export * from './tabs.ts';
+
+export type Element = z.infer<typeof element>;
+export type Observation = z.infer<typeof observation>;
+export type ObservedFrame = z.infer<typeof observedFrame>;
+export type ObservationDiff = z.infer<typeof observationDiff>;
+export type PendingDialog = z.infer<typeof pendingDialog>;
+
+/** One action as the server runs it (`check`'s word forms of `checked` are already booleans). */
+export type Action = z.infer<typeof actionSchema>;
+export type ActionName = Action['action'];
+export type WaitFor = z.infer<typeof waitFor>;
+export type Expectation = z.infer<typeof expectation>;
+export type ActResult = z.infer<typeof actResult>;
+export type ActEvent = z.infer<typeof actEvent>;
+export type Hit = z.infer<typeof hitDescription>;
+export type ActStatus = ActResult['status'];
+export type Execution = ActResult['execution'];
+export type Postcondition = ActResult['postcondition'];
+export type ActErrorType = NonNullable<ActResult['error_type']>;
+
+export type EventData = { [K in EventKind]: z.infer<(typeof EVENT_DATA)[K]> };
+export type EventNotification = z.infer<typeof eventNotification>;
+/** The notification of one kind, e.g. `EventOf<'dialog'>`. */
+export type EventOf<K extends EventKind> = Extract<EventNotification, { kind: K }>;
+export type Download = z.infer<typeof downloadData>;
+
+export type ErrorData = z.infer<typeof errorData>;
+export type ParamIssue = z.infer<typeof paramIssue>;
+export type RpcError = z.infer<typeof rpcError>;
+
+export type SessionSummary = z.infer<typeof sessionSummary>;
+export type TabSummary = z.infer<typeof tabSummary>;
+export type FrameSummary = z.infer<typeof frameSummary>;
+export type ServerLimits = z.infer<typeof serverLimits>;
+export type ServerCounts = z.infer<typeof serverCounts>;
+export type OpenRpcDocument = z.infer<typeof openRpcDocument>;
+export type OpenRpcMethod = z.infer<typeof openRpcMethod>;
+export type OpenRpcContentDescriptor = z.infer<typeof openRpcContentDescriptor>;
+
+export type SessionCreateParams = ParamsOf<'session.create'>;
+export type SessionCreateResult = ResultOf<'session.create'>;
+export type SessionListParams = ParamsOf<'session.list'>;
+export type SessionListResult = ResultOf<'session.list'>;
+export type SessionCloseParams = ParamsOf<'session.close'>;
+export type SessionCloseResult = ResultOf<'session.close'>;
+export type TabsListParams = ParamsOf<'tabs.list'>;
+export type TabsListResult = ResultOf<'tabs.list'>;
+export type TabsNewParams = ParamsOf<'tabs.new'>;
+export type TabsNewResult = ResultOf<'tabs.new'>;
+export type TabsSelectParams = ParamsOf<'tabs.select'>;
+export type TabsSelectResult = ResultOf<'tabs.select'>;
+export type TabsCloseParams = ParamsOf<'tabs.close'>;
+export type TabsCloseResult = ResultOf<'tabs.close'>;
+export type FramesListParams = ParamsOf<'frames.list'>;
+export type FramesListResult = ResultOf<'frames.list'>;
+export type FramesSelectParams = ParamsOf<'frames.select'>;
+export type FramesSelectResult = ResultOf<'frames.select'>;
+export type ObserveParams = ParamsOf<'observe'>;
+export type ObserveResult = ResultOf<'observe'>;
+export type ScreenshotParams = ParamsOf<'screenshot'>;
+export type ScreenshotResult = ResultOf<'screenshot'>;
+export type EventsSubscribeParams = ParamsOf<'events.subscribe'>;
+export type EventsSubscribeResult = ResultOf<'events.subscribe'>;
+export type EventsUnsubscribeParams = ParamsOf<'events.unsubscribe'>;
+export type EventsUnsubscribeResult = ResultOf<'events.unsubscribe'>;
+export type ActParams = ParamsOf<'act'>;
+export type CancelParams = ParamsOf<'cancel'>;
+export type CancelResult = ResultOf<'cancel'>;
+export type DialogHandleParams = ParamsOf<'dialog.handle'>;
+export type DialogHandleResult = ResultOf<'dialog.handle'>;
+export type FileChooserResolveParams = ParamsOf<'file_chooser.resolve'>;
+export type FileChooserResolveResult = ResultOf<'file_chooser.resolve'>;
+export type DownloadsListParams = ParamsOf<'downloads.list'>;
+export type DownloadsListResult = ResultOf<'downloads.list'>;
+export type ServerInfoParams = ParamsOf<'server.info'>;
+export type ServerInfoResult = ResultOf<'server.info'>;
+export type RpcDiscoverParams = ParamsOf<'rpc.discover'>;
+export type RpcDiscoverResult = ResultOf<'rpc.discover'>;
+export type CdpSendParams = ParamsOf<'cdp.send'>;
+export type CdpSendResult = ResultOf<'cdp.send'>;
+
+/** An event as its session published it: a notification without the subscription's fields. */
+export type SessionEvent<K extends EventKind = EventKind> = { [P in K]: Omit<EventOf<P>, 'subscription_id' | 'dropped'> }[K];
