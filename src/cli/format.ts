@@ -1,6 +1,6 @@
 // The CLI's human output: a page as a header line and its tree, an act as one status line, an
 // event as one line. `--json` prints the wire results instead (commands.ts).
-import type { ActResult, Observation, SessionEvent, TabInfo } from '../client/wire.ts';
+import type { ActEvent, ActResult, Observation, SessionEvent, TabSummary } from '../client/wire.ts';
 
 export function pageHeader(observation: Observation): string {
   const parts = [`page: ${JSON.stringify(observation.title)} ${observation.url}`, `tab ${observation.target_id}`];
@@ -33,37 +33,30 @@ export function actLine(what: string, result: ActResult): string {
   return `${result.status}${why}: ${what}: ${result.error_text ?? 'no reason given'}${hit}`;
 }
 
-export function eventsLines(events: readonly Pick<SessionEvent, 'seq' | 'kind' | 'target_id' | 'data'>[]): string[] {
-  return events.map(eventLine);
-}
+type AnyEvent = SessionEvent | ActEvent;
 
-export function eventLine(event: Pick<SessionEvent, 'seq' | 'kind' | 'target_id' | 'data'> & { dropped?: number }): string {
-  const data = event.data;
-  const text = (key: string) => (typeof data[key] === 'string' ? JSON.stringify(data[key]) : '');
-  let detail: string;
+function detailOf(event: AnyEvent): string {
   switch (event.kind) {
     case 'console':
-      detail = `${String(data['level'] ?? 'log')} ${text('text')}`;
-      break;
+      return `${event.data.level} ${JSON.stringify(event.data.text)}`;
     case 'dialog':
-      detail = `${String(data['type'])} ${text('message')}${data['handled'] ? ` ${String(data['handled'])}` : ''}`;
-      break;
+      return `${event.data.type} ${JSON.stringify(event.data.message)}${event.data.handled ? ` ${event.data.handled}` : ''}`;
     case 'navigation':
-      detail = `${String(data['url'])}${data['same_document'] ? ' (same document)' : ''}`;
-      break;
+      return `${event.data.url}${event.data.same_document ? ' (same document)' : ''}`;
     case 'download':
-      detail = `${String(data['suggested_filename'])} ${String(data['state'])}${data['path'] ? ` ${String(data['path'])}` : ''}`;
-      break;
+      return `${event.data.suggested_filename} ${event.data.state}${event.data.path ? ` ${event.data.path}` : ''}`;
     case 'popup':
-      detail = `${String(data['target_id'])} ${String(data['url'])}`;
-      break;
+      return `${event.data.target_id} ${event.data.url}`;
     default:
-      detail = JSON.stringify(data);
+      return JSON.stringify(event.data);
   }
-  const dropped = event.dropped ? ` (${event.dropped} dropped before it)` : '';
-  return `#${event.seq} ${event.kind}${event.target_id ? ` [${event.target_id}]` : ''} ${detail}${dropped}`;
 }
 
-export function tabsLines(tabs: readonly TabInfo[]): string[] {
+export function eventLine(event: AnyEvent): string {
+  const dropped = 'dropped' in event && event.dropped ? ` (${event.dropped} dropped before it)` : '';
+  return `#${event.seq} ${event.kind}${event.target_id ? ` [${event.target_id}]` : ''} ${detailOf(event)}${dropped}`;
+}
+
+export function tabsLines(tabs: readonly TabSummary[]): string[] {
   return tabs.map((tab) => `${tab.selected ? '*' : ' '} ${tab.target_id}  ${JSON.stringify(tab.title)}  ${tab.url}${tab.opener_id ? `  (opened by ${tab.opener_id})` : ''}`);
 }

@@ -5,7 +5,7 @@ import type { ReconnectOptions } from './backoff.ts';
 import { Connection } from './connection.ts';
 import { Session, type CallOptions, type SessionContext } from './session.ts';
 import type { SocketFactory, WebSocketClass } from './socket.ts';
-import type { ServerInfo, SessionCreateParams, SessionInfo } from './wire.ts';
+import type { ServerInfo, SessionCreateParams, SessionSummary } from './wire.ts';
 
 export interface ClientOptions {
   /** Added to the URL as `?token=` when the URL has none. */
@@ -69,7 +69,7 @@ export class Client {
     return Object.assign(new Session(this.#context, created.session_id), { targetId: created.target_id });
   }
 
-  listSessions(options: CallOptions = {}): Promise<{ sessions: SessionInfo[] }> {
+  listSessions(options: CallOptions = {}): Promise<{ sessions: SessionSummary[] }> {
     return this.#read('session.list', options);
   }
 

@@ -9,14 +9,14 @@ import type {
   ActParams,
   ActResult,
   DialogResult,
-  DownloadInfo,
+  Download,
   FileChooserResult,
-  FrameInfo,
+  FrameSummary,
   Observation,
   ObserveParams,
   Screenshot,
   ScreenshotParams,
-  TabInfo,
+  TabSummary,
 } from './wire.ts';
 
 export interface CallOptions {
@@ -25,7 +25,7 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-export interface ActOptions extends Omit<ActParams, 'state_id' | 'session_id'>, CallOptions {
+export interface ActOptions extends ActParams, CallOptions {
   /** The observation acted on (or its state_id). Default: the last one this session handle received. */
   state?: Observation | string;
 }
@@ -60,14 +60,14 @@ export class Session {
   #last: Observation | undefined;
 
   readonly tabs = {
-    list: (options: CallOptions = {}) => this.#call<{ tabs: TabInfo[] }>('tabs.list', options),
+    list: (options: CallOptions = {}) => this.#call<{ tabs: TabSummary[] }>('tabs.list', options),
     new: (options: { url?: string; select?: boolean } & CallOptions = {}) => this.#call<{ target_id: string; error_text?: string }>('tabs.new', options),
     select: (targetId: string, options: CallOptions = {}) => this.#call<{ target_id: string }>('tabs.select', { ...options, target_id: targetId }),
     close: (targetId: string, options: CallOptions = {}) => this.#call<{ closed: true }>('tabs.close', { ...options, target_id: targetId }),
   };
 
   readonly frames = {
-    list: (options: { target_id?: string } & CallOptions = {}) => this.#call<{ frames: FrameInfo[] }>('frames.list', options),
+    list: (options: { target_id?: string } & CallOptions = {}) => this.#call<{ frames: FrameSummary[] }>('frames.list', options),
     select: (frameId: string, options: { target_id?: string } & CallOptions = {}) =>
       this.#call<{ frame_id: string }>('frames.select', { ...options, frame_id: frameId }),
   };
@@ -158,7 +158,7 @@ export class Session {
     return this.#call('file_chooser.resolve', options);
   }
 
-  downloads(options: CallOptions = {}): Promise<{ downloads: DownloadInfo[] }> {
+  downloads(options: CallOptions = {}): Promise<{ downloads: Download[] }> {
     return this.#call('downloads.list', options);
   }
 
@@ -196,7 +196,7 @@ export class Session {
     reply: Promise<{ result: ActResult } | { error: unknown }>,
     init: { why: 'aborted' | 'timeout'; postcondition: 'unknown' | 'not_requested'; budget: number },
   ): Promise<ActResult> {
-    const error_type = init.why === 'aborted' ? 'operation_cancelled' : 'timeout';
+    const error_type = init.why === 'aborted' ? ('operation_cancelled' as const) : ('timeout' as const);
     const said = init.why === 'aborted' ? 'aborted by the caller' : `no answer within the client's budget of ${init.budget} ms`;
     if (!pending.written) {
       pending.forget(new ConnectionError('connection_closed', 'act stopped before it was sent'));
@@ -218,7 +218,7 @@ export class Session {
   }
 }
 
-function unknownOutcome(init: { dispatched: boolean; postcondition: 'unknown' | 'not_requested'; error_type: string; error_text: string }): ActResult {
+function unknownOutcome(init: { dispatched: boolean; postcondition: 'unknown' | 'not_requested'; error_type: 'operation_cancelled' | 'timeout'; error_text: string }): ActResult {
   return {
     status: 'outcome_unknown',
     execution: init.dispatched ? 'dispatched_unknown' : 'not_dispatched',
