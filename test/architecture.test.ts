@@ -45,7 +45,7 @@ const PACKAGES: Record<string, RegExp> = {
   config: /^zod$/,
   runtime: /^(node:.*|ws)$/,
   // Imported lazily, and only where the runtime has no WebSocket of its own (Node 20).
-  client: /^ws$/,
+  client: /^(ws|node:module)$/,
   cli: /^node:.*$/,
   serve: /^node:process$/,
   main: /^node:(process|fs|url)$/,
@@ -108,7 +108,7 @@ s('the SDK takes only types from the wire schemas, and imports ws only lazily (t
     for (const match of text.matchAll(/^\s*import\s+(type\s+)?[^;'"]*?from\s+['"]([^'"]+)['"]/gm)) {
       const to = match[2]!.startsWith('.') ? layerOf(resolve(dirname(file), match[2]!)) : match[2];
       if (to === 'rpc/wire' && !match[1]) violations.push(`${relative(root, file)}: import type from ${match[2]} (the browser build must not carry zod)`);
-      if (to === 'ws') violations.push(`${relative(root, file)}: a static import of ws (import it lazily, only without a global WebSocket)`);
+      if (to === 'ws' || to?.startsWith('node:')) violations.push(`${relative(root, file)}: a static import of ${to} (load it lazily, only without a global WebSocket)`);
     }
   }
   assert.equal(violations, []);
