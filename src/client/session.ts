@@ -167,8 +167,19 @@ export class Session {
     return new EventStream({ connection: this.#context.connection, sessionId: this.#id, options, timeoutMs: this.#context.callTimeoutMs });
   }
 
-  close(options: CallOptions = {}): Promise<{ closed: true }> {
-    return this.#call('session.close', { ...options, session_id: this.#id ?? 'default' });
+  /** Closes the session on the server (the `default` one too: its id is looked up first). */
+  async close(options: CallOptions = {}): Promise<{ closed: true }> {
+    let id = this.#id ?? this.#last?.session_id;
+    if (id === undefined) {
+      const { sessions } = await this.#context.connection.call<{ sessions: Array<{ session_id: string; name: string }> }>(
+        'session.list',
+        {},
+        { resend: true, timeoutMs: options.timeoutMs ?? this.#context.callTimeoutMs, signal: options.signal },
+      );
+      id = sessions.find((s) => s.name === 'default')?.session_id;
+      if (id === undefined) return { closed: true }; // never created: nothing to close
+    }
+    return this.#call('session.close', { ...options, session_id: id });
   }
 
   #sessionField(): { session_id?: string } {
