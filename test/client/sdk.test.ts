@@ -32,7 +32,7 @@ function portOf(url: string): number {
 }
 
 /** An SDK client through a fresh proxy, recording every frame it writes. */
-async function viaProxy(options: { reconnect?: { initialDelayMs?: number; maxDelayMs?: number } } = {}) {
+async function viaProxy(options: { reconnect?: { initialDelayMs?: number; maxDelayMs?: number; giveUpAfterMs?: number } } = {}) {
   const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: portOf(server.server.url) });
   const written: string[] = [];
   const Base =
@@ -301,6 +301,22 @@ s('events across a reconnect: every event once, in order, for a stream with afte
   } finally {
     client.close();
   }
+});
+
+s('a server that stays away: after giveUpAfterMs, calls waiting for the socket and event streams fail with connection_closed', async () => {
+  const { proxy, client } = await viaProxy({ reconnect: { giveUpAfterMs: 400 } });
+  const session = await client.createSession({ name: 'sdk-give-up' });
+  sessions.push(session.id!);
+  const stream = session.events({ kinds: ['console'] });
+  await stream.ready;
+  proxy.refuse(true);
+  proxy.cut();
+  const [info, next] = await Promise.all([client.serverInfo().catch((e: unknown) => e), stream.next().catch((e: unknown) => e)]);
+  assert.is((info as ConnectionError).error_type, 'connection_closed');
+  assert.is((next as ConnectionError).error_type, 'connection_closed');
+  assert.match((info as Error).message, /could not reconnect/);
+  assert.ok(proxy.accepted === 1, 'the refused attempts never got through');
+  proxy.refuse(false);
 });
 
 s.run();
