@@ -44,6 +44,7 @@ export class EventStream implements AsyncIterableIterator<SessionEvent> {
   #error: unknown;
   /** Each subscription attempt; a stale one's answer is ignored. */
   #generation = 0;
+  #settleReady!: (error?: unknown) => void;
 
   constructor(init: { connection: Connection; sessionId: string | undefined; options: EventStreamOptions; timeoutMs: number }) {
     this.#connection = init.connection;
@@ -71,9 +72,12 @@ export class EventStream implements AsyncIterableIterator<SessionEvent> {
         this.#disposers.push(() => signal.removeEventListener('abort', onAbort));
       }
     }
-    this.ready = this.#subscribe();
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.#settleReady = (error) => (error === undefined ? resolve() : reject(error));
+    });
     // A failed first subscription ends the stream; next() reports it, so `ready` need not be awaited.
     this.ready.catch(() => {});
+    void this.#subscribe().catch(() => {});
   }
 
   /**
@@ -145,6 +149,7 @@ export class EventStream implements AsyncIterableIterator<SessionEvent> {
       this.#headSeq ??= result.last_seq;
       this.#lastSeq ??= result.last_seq;
     }
+    this.#settleReady();
     for (const params of early) this.#onNotification('event', params);
   }
 
@@ -184,6 +189,7 @@ export class EventStream implements AsyncIterableIterator<SessionEvent> {
     if (this.#ended) return;
     this.#ended = true;
     this.#error = error;
+    this.#settleReady(error);
     for (const dispose of this.#disposers.splice(0)) dispose();
     for (const waiter of this.#waiters.splice(0)) {
       if (error === undefined) waiter.resolve({ value: undefined, done: true });
