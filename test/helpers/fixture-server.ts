@@ -80,6 +80,12 @@ const routes: Record<string, Route> = {
   },
   // Never answers (a frame that never loads); close() destroys the response.
   '/hang': () => {},
+  // The SDK's browser build as `npm run build` made it (pages import it like an app would).
+  '/sdk/pagewire-client.js': async (_req, res) => {
+    const body = await readFile(fileURLToPath(new URL('../../dist/browser/pagewire-client.js', import.meta.url)));
+    res.writeHead(200, { 'content-type': 'text/javascript' });
+    res.end(body);
+  },
 };
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
