@@ -164,7 +164,7 @@ s('the command table: no command or only flags is serve; mcp prints its help on 
   }
   const flags = await runCli(['--help'], {});
   assert.is(flags.code, 0);
-  assert.match(flags.stdout, /^Usage: pagewire \[flags\]/);
+  assert.match(flags.stdout, /^Usage: pagewire \[serve\|mcp\] \[flags\]/);
   assert.match(flags.stdout, /--allow-origin/);
   assert.match(flags.stdout, /Commands \(no command: serve\):/);
   const badFlag = await runCli(['serve', '--port', 'x'], {});
@@ -178,7 +178,7 @@ s('the command table: no command or only flags is serve; mcp prints its help on 
   const mcpHelp = await runCli(['mcp', '--help'], {});
   assert.is(mcpHelp.code, 0);
   assert.is(mcpHelp.stdout, '');
-  assert.match(mcpHelp.stderr, /^Usage: pagewire \[flags\]/);
+  assert.match(mcpHelp.stderr, /^Usage: pagewire \[serve\|mcp\] \[flags\]/);
 });
 
 s.run();
