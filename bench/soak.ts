@@ -49,6 +49,7 @@ A bounded soak test of a pagewire server process (node dist/src/main.js; run \`n
   --subscribers N    connections following every event of every session (default 2)
   --sample-s N       seconds between server.info samples (default 5)
   --from-source      run the server from src/ through tsx instead of dist/
+  --deno             run the server on Deno from src/ (node_modules/.bin/deno run -A src/main.ts)
   --json FILE        also write the summary as JSON to FILE
   --help             print this help
 
@@ -60,13 +61,14 @@ interface Options {
   subscribers: number;
   sampleS: number;
   fromSource: boolean;
+  deno: boolean;
   json?: string;
 }
 
 class UsageError extends Error {}
 
 function parseArgs(argv: string[]): Options | 'help' {
-  const options: Options = { minutes: NaN, clients: 8, subscribers: 2, sampleS: 5, fromSource: false };
+  const options: Options = { minutes: NaN, clients: 8, subscribers: 2, sampleS: 5, fromSource: false, deno: false };
   const number = (flag: string, text: string | undefined, min: number, max: number, integer: boolean): number => {
     const value = Number(text);
     if (text === undefined || text.trim() === '' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
@@ -97,6 +99,9 @@ function parseArgs(argv: string[]): Options | 'help' {
         break;
       case '--from-source':
         options.fromSource = true;
+        break;
+      case '--deno':
+        options.deno = true;
         break;
       case '--json': {
         const file = value();
@@ -285,8 +290,10 @@ interface ServerProcess {
 }
 
 async function startServer(options: Options, token: string): Promise<ServerProcess> {
-  const entry = options.fromSource ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
-  if (!options.fromSource && !existsSync(`${ROOT}dist/src/main.js`)) {
+  // Deno runs the sources as they are; Node runs dist/ (what `npx pagewire` runs) or src/ through tsx.
+  const program = options.deno ? `${ROOT}node_modules/.bin/deno` : process.execPath;
+  const entry = options.deno ? ['run', '-A', 'src/main.ts'] : options.fromSource ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
+  if (!options.deno && !options.fromSource && !existsSync(`${ROOT}dist/src/main.js`)) {
     throw new UsageError('dist/src/main.js is missing: run `npm run build` first (or pass --from-source)');
   }
   const args = [...entry, '--host', '127.0.0.1', '--port', '0', '--token', token, '--log-level', 'warn'];
@@ -294,7 +301,7 @@ async function startServer(options: Options, token: string): Promise<ServerProce
   if (options.clients + 1 > 16) args.push('--max-sessions', String(options.clients + 1));
   // Settings of the environment must not change what is measured (the browser path may stay).
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PAGEWIRE_') || key === 'PAGEWIRE_BROWSER'));
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(program, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let exited = false;
   const exit = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
@@ -334,7 +341,7 @@ async function startServer(options: Options, token: string): Promise<ServerProce
     child,
     pid: child.pid!,
     url,
-    command: `node ${args.join(' ').replace(token, '…')}`,
+    command: `${options.deno ? 'deno' : 'node'} ${args.join(' ').replace(token, '…')}`,
     exit,
     exitedEarly: () => exited,
     stderrLines,
