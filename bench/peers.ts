@@ -1,5 +1,5 @@
-// `npm run bench` (from the root): pagewire side by side with Playwright MCP, chrome-devtools-mcp
-// and agent-browser, in one run, on the same fixture pages and the same Chromium, interleaved
+// `npm run bench` (from the root): pagewire (over its WebSocket and over MCP) side by side with
+// Playwright MCP, chrome-devtools-mcp and agent-browser, in one run, on the same fixture pages and the same Chromium, interleaved
 // call by call, with the raw CDP floor as the reference point. Writes bench/RESULTS.md (the
 // report), bench/RESULTS.json (every sample of that run), bench/results/peers-<date>.json (a
 // copy kept per run; both git-ignored) and the summary block at the end of bench/README.md.
@@ -8,7 +8,7 @@
 //   --act-runs N      timed clicks, fills and navigations per series and contender (default 15;
 //                     these carry the peers' fixed waits, and the whole run must stay near 15 min)
 //   --warmups N       untimed rounds before each series (default 1)
-//   --only a,b        contenders to run: pagewire, playwright-mcp, chrome-devtools-mcp,
+//   --only a,b        contenders to run: pagewire, pagewire-mcp, playwright-mcp, chrome-devtools-mcp,
 //                     agent-browser, cdp-floor (default: all)
 //   --pages a,b       pages: large-table, form, shadow-iframe, article (default: all)
 //   --browser PATH    Chromium for everyone (default /usr/bin/chromium)
@@ -30,6 +30,7 @@ import { waitForQuietMachine } from './peers/quiet.ts';
 import type { Contender } from './peers/contender.ts';
 import { AgentBrowserContender, ChromeDevtoolsMcpContender, installedVersion, PlaywrightMcpContender } from './peers/mcp-contenders.ts';
 import { PagewireContender } from './peers/pagewire.ts';
+import { PagewireMcpContender } from './peers/pagewire-mcp.ts';
 import { PAGES } from './peers/pages.ts';
 import { killLeftovers, memoryOf, type MemoryReport } from './peers/procs.ts';
 import { renderReadmeBlock, renderResults, updateReadme, type BenchReport, type ContenderReport } from './peers/report.ts';
@@ -49,7 +50,7 @@ interface Options {
   render: string | undefined;
 }
 
-const CONTENDER_IDS = ['pagewire', 'playwright-mcp', 'chrome-devtools-mcp', 'agent-browser', 'cdp-floor'];
+const CONTENDER_IDS = ['pagewire', 'pagewire-mcp', 'playwright-mcp', 'chrome-devtools-mcp', 'agent-browser', 'cdp-floor'];
 
 function parseArgs(argv: string[]): Options {
   const options: Options = { runs: 30, actRuns: 15, warmups: 1, only: undefined, pages: undefined, browser: '/usr/bin/chromium', report: true, render: undefined };
@@ -141,6 +142,7 @@ async function main(): Promise<number> {
   const nonce = Math.random().toString(36).slice(2, 8);
   const all: Array<{ id: string; make: () => Contender; unavailable?: () => string | undefined }> = [
     { id: 'pagewire', make: () => new PagewireContender(`pagewire-${nonce}`, options.browser) },
+    { id: 'pagewire-mcp', make: () => new PagewireMcpContender(`pagewire-mcp-${nonce}`, options.browser) },
     {
       id: 'playwright-mcp',
       make: () => new PlaywrightMcpContender(`playwright-mcp-${nonce}`, options.browser),

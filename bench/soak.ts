@@ -2,20 +2,24 @@
 //
 // Starts the fixture server and `node dist/src/main.js --port 0 --token …` (loopback only), then
 // runs for N minutes (fractions allowed): CLIENTS clients, each with its own connection and
-// session, loop {observe (with `since` every other time), act click on a harmless button of a
-// fixture page (act.html "Count", checked with `expect` so a click that lands twice or not at all
-// shows; mutable.html's buttons), every few rounds a tab opened, observed, acted on and closed,
-// a navigation between the two pages, a screenshot}, while SUBSCRIBERS connections follow every
-// event of every session (checking seq order, replay after re-subscribing, and session_closed at
-// the end) and a monitor samples server.info `counts` every few seconds. Then the sessions
-// close, the counts must return to their idle values, the server gets SIGTERM and must exit 0
-// without leaving any Chromium process behind.
+// session, loop {observe (with `since` every other time), act click on a harmless button of one
+// of two same-origin fixture pages (counter.html "Increment", signup.html "Create account", each
+// checked with `expect` so a click that lands twice or not at all shows), observe, every few
+// rounds a tab opened in the background, observed, acted on and closed, every 5 rounds a
+// navigation to the other page, a screenshot}, while SUBSCRIBERS connections follow every event
+// of every session (checking seq order, replay after re-subscribing, and session_closed at the
+// end) and a monitor samples server.info `counts` every few seconds. Then the sessions close, the
+// counts must return to their idle values, the server gets SIGTERM and must exit 0 without
+// leaving any Chromium process behind.
 //
 // It fails (exit 1) on any protocol error (a JSON-RPC error, an act status other than completed
 // or verified, a malformed frame, an out-of-order event, a call without reply, an error line in
-// the server's log) or on a growth trend: the mean of the last third of the samples against the
-// middle third (the first third is warm-up) for RSS (+25 % allowed), CDP listeners per open tab,
-// sessions, states and requests in flight (small slack each). Exit 2: bad arguments.
+// the server's log), on any crash event, on any observation of a client's tab (observe, or an
+// act's fresh state) without the controls of the page it is on, or on a growth trend: the mean of
+// the last third of the samples against the middle third (the first third is warm-up) for RSS
+// (+25 % allowed), CDP listeners per open tab, sessions, states and requests in flight (small
+// slack each). A crashed tab is navigated again (that navigation must load the page). Exit 2:
+// bad arguments.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -35,7 +39,6 @@ const WIND_DOWN_MS = 180_000;
 /** How long the counts may take to settle back to idle, and the server to exit after SIGTERM. */
 const SETTLE_MS = 20_000;
 const EXIT_MS = 30_000;
-const MUTABLE_BUTTONS = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo'];
 
 const HELP = `Usage: npm run soak -- --minutes N [options]
 
@@ -46,6 +49,7 @@ A bounded soak test of a pagewire server process (node dist/src/main.js; run \`n
   --subscribers N    connections following every event of every session (default 2)
   --sample-s N       seconds between server.info samples (default 5)
   --from-source      run the server from src/ through tsx instead of dist/
+  --deno             run the server on Deno from src/ (node_modules/.bin/deno run -A src/main.ts)
   --json FILE        also write the summary as JSON to FILE
   --help             print this help
 
@@ -57,13 +61,14 @@ interface Options {
   subscribers: number;
   sampleS: number;
   fromSource: boolean;
+  deno: boolean;
   json?: string;
 }
 
 class UsageError extends Error {}
 
 function parseArgs(argv: string[]): Options | 'help' {
-  const options: Options = { minutes: NaN, clients: 8, subscribers: 2, sampleS: 5, fromSource: false };
+  const options: Options = { minutes: NaN, clients: 8, subscribers: 2, sampleS: 5, fromSource: false, deno: false };
   const number = (flag: string, text: string | undefined, min: number, max: number, integer: boolean): number => {
     const value = Number(text);
     if (text === undefined || text.trim() === '' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
@@ -94,6 +99,9 @@ function parseArgs(argv: string[]): Options | 'help' {
         break;
       case '--from-source':
         options.fromSource = true;
+        break;
+      case '--deno':
+        options.deno = true;
         break;
       case '--json': {
         const file = value();
@@ -282,8 +290,10 @@ interface ServerProcess {
 }
 
 async function startServer(options: Options, token: string): Promise<ServerProcess> {
-  const entry = options.fromSource ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
-  if (!options.fromSource && !existsSync(`${ROOT}dist/src/main.js`)) {
+  // Deno runs the sources as they are; Node runs dist/ (what `npx pagewire` runs) or src/ through tsx.
+  const program = options.deno ? `${ROOT}node_modules/.bin/deno` : process.execPath;
+  const entry = options.deno ? ['run', '-A', 'src/main.ts'] : options.fromSource ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
+  if (!options.deno && !options.fromSource && !existsSync(`${ROOT}dist/src/main.js`)) {
     throw new UsageError('dist/src/main.js is missing: run `npm run build` first (or pass --from-source)');
   }
   const args = [...entry, '--host', '127.0.0.1', '--port', '0', '--token', token, '--log-level', 'warn'];
@@ -291,7 +301,7 @@ async function startServer(options: Options, token: string): Promise<ServerProce
   if (options.clients + 1 > 16) args.push('--max-sessions', String(options.clients + 1));
   // Settings of the environment must not change what is measured (the browser path may stay).
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PAGEWIRE_') || key === 'PAGEWIRE_BROWSER'));
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(program, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let exited = false;
   const exit = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
@@ -331,7 +341,7 @@ async function startServer(options: Options, token: string): Promise<ServerProce
     child,
     pid: child.pid!,
     url,
-    command: `node ${args.join(' ').replace(token, '…')}`,
+    command: `${options.deno ? 'deno' : 'node'} ${args.join(' ').replace(token, '…')}`,
     exit,
     exitedEarly: () => exited,
     stderrLines,
@@ -371,18 +381,40 @@ interface ClientStats {
   /** Closed tabs this client had observed (each leaves one retained state, up to a bound). */
   observedTabsClosed: number;
   navigations: number;
+  /** Navigations that brought a crashed tab back (each follows a crash event, itself a failure). */
+  recoveries: number;
   screenshots: number;
   failures: number;
 }
 
-type Page = 'act' | 'mutable';
+/**
+ * The two same-origin pages every client moves between (issue 16 point 3: four clients on these
+ * crashed renderers): what each must show, and the click whose effect `expect` checks.
+ */
+const PAGES = {
+  counter: {
+    path: '/counter.html',
+    controls: ['Increment', 'Reset'],
+    click: 'Increment',
+    expect: (clicks: number) => ({ selector: '#count', text: `Count: ${clicks}` }),
+  },
+  signup: {
+    path: '/signup.html',
+    controls: ['Email address', 'Password', 'Invite code', 'Create account', 'Sign in'],
+    click: 'Create account',
+    expect: (clicks: number) => ({ selector: '#form-error', text: `Enter a valid email address (attempt ${clicks})` }),
+  },
+} as const;
+type Page = keyof typeof PAGES;
+/** Rounds between two navigations to the other page. */
+const NAVIGATE_EVERY = 5;
 
 class LoadClient {
   readonly stats: ClientStats;
   readonly #client: SoakClient;
   readonly #fixtures: FixtureServer;
-  #page: Page = 'act';
-  /** Clicks on "Count" since the current act.html document loaded: what `#status` must say. */
+  #page: Page = 'counter';
+  /** Clicks since the current document loaded: what the page must say after the next one. */
   #clicks = 0;
   /** A state we may act on: the last observation or act's fresh state. */
   #state: Observation | undefined;
@@ -399,21 +431,28 @@ class LoadClient {
       tabsOpened: 0,
       observedTabsClosed: 0,
       navigations: 0,
+      recoveries: 0,
       screenshots: 0,
       failures: 0,
     };
+    // A crashed renderer is a failure of the run whatever the client does next.
+    client.onEvent = (params) => {
+      if (params['kind'] === 'crash') problem('crash event', `${client.name}: ${JSON.stringify(params['data'])}`);
+    };
   }
 
-  /** A connection, a session, and its one tab at act.html. */
+  /** A connection, a session following its own crash events, and its one tab at counter.html. */
   static async create(url: string, fixtures: FixtureServer, index: number): Promise<LoadClient> {
     const client = await SoakClient.connect(url, `client-${index + 1}`);
     const { session_id, target_id } = await client.call('session.create', {
       name: `soak-${index + 1}`,
       viewport: { width: 1000, height: 800 },
     });
-    await client.call('tabs.new', { session_id, url: fixtures.url('/act.html') });
+    const load = new LoadClient(client, fixtures, session_id);
+    await client.call('events.subscribe', { session_id, kinds: ['crash'] });
+    await client.call('tabs.new', { session_id, url: fixtures.url(PAGES.counter.path) });
     await client.call('tabs.close', { session_id, target_id });
-    return new LoadClient(client, fixtures, session_id);
+    return load;
   }
 
   async run(deadline: number, offset: number): Promise<void> {
@@ -455,31 +494,42 @@ class LoadClient {
       const o = await this.#observe({ session_id, ...(since ? { since } : {}) });
       if (since && o.diff?.base !== since) problem('observe since without diff', `${this.#client.name}: since ${since} gave diff ${JSON.stringify(o.diff?.base)}`);
       this.#state = o;
+      if (o.frames[0]?.reason?.includes('crashed')) await this.#recover();
     }
 
-    if (this.#page === 'act') {
-      const expect = k % 2 === 1 ? { selector: '#status', text: `clicked ${this.#clicks + 1}` } : undefined;
-      await this.#act({ action: 'click', ref: ref(this.#state, 'Count'), ...(expect ? { expect } : {}) }, expect ? 'verified' : 'completed');
-      this.#clicks++;
-    } else {
-      await this.#act({ action: 'click', ref: ref(this.#state!, MUTABLE_BUTTONS[k % MUTABLE_BUTTONS.length]!) }, 'completed');
-    }
+    const page = PAGES[this.#page];
+    await this.#act({ action: 'click', ref: ref(this.#state, page.click), expect: page.expect(this.#clicks + 1) }, 'verified');
+    this.#clicks++;
+    // And the page as it is after the click: the change the act's fresh state already showed.
+    const since = k % 2 === 1 ? this.#state?.state_id : undefined;
+    this.#state = await this.#observe({ session_id, ...(since ? { since } : {}) });
 
     if (k % 8 === 4) await this.#churnTab();
-    if (k % 15 === 0) {
-      // To the other page and back again later: navigation events, new documents, new refs.
-      const next: Page = this.#page === 'act' ? 'mutable' : 'act';
+    if (k % NAVIGATE_EVERY === 0) {
+      // To the other page: a new document, new refs; what is observed next must be that page.
+      const next: Page = this.#page === 'counter' ? 'signup' : 'counter';
       if (!this.#state) this.#state = await this.#observe({ session_id });
-      await this.#act({ action: 'navigate', url: this.#fixtures.url(next === 'act' ? '/act.html' : '/mutable.html') }, 'completed');
-      this.#page = next;
-      this.#clicks = 0;
-      this.stats.navigations++;
+      await this.#navigate(next);
+      this.#state = await this.#observe({ session_id });
     }
     if (k % 20 === 10) {
       const shot = await this.#client.call('screenshot', { session_id, format: 'jpeg', quality: 40 });
       if (shot.mime !== 'image/jpeg' || shot.data.length === 0) problem('bad screenshot', `${this.#client.name}: ${shot.mime}, ${shot.data.length} chars`);
       this.stats.screenshots++;
     }
+  }
+
+  async #navigate(next: Page): Promise<void> {
+    this.#page = next;
+    this.#clicks = 0;
+    await this.#act({ action: 'navigate', url: this.#fixtures.url(PAGES[next].path) }, 'completed');
+    this.stats.navigations++;
+  }
+
+  /** After a crash (already a problem): the tab must come back with a navigation, as the hint says. */
+  async #recover(): Promise<void> {
+    this.stats.recoveries++;
+    await this.#navigate(this.#page);
   }
 
   /** A second tab: opened in the background, observed, clicked, listed and closed. */
@@ -513,9 +563,11 @@ class LoadClient {
     }
   }
 
+  /** An observation of the selected tab, which must show its page's controls. */
   async #observe(params: Record<string, unknown>): Promise<Observation> {
     const o = await this.#client.call('observe', params);
     this.stats.observes++;
+    if (params['target_id'] === undefined) this.#checkControls(o, 'observe');
     return o;
   }
 
@@ -523,6 +575,20 @@ class LoadClient {
     const r = await this.#client.call('act', { session_id: this.stats.sessionId, state_id: this.#state!.state_id, ...action });
     this.#state = r.observation === 'captured' ? r.fresh_state : undefined;
     this.#checkAct(r, want);
+    this.#checkControls(r.fresh_state!, `act ${action['action']}`);
+  }
+
+  /** Every observation of the client's tab shows the controls of the page it is on. */
+  #checkControls(o: Observation, what: string): void {
+    const names = new Set(o.elements.map((e) => e.name));
+    const missing = PAGES[this.#page].controls.filter((name) => !names.has(name));
+    if (missing.length === 0) return;
+    if (o.frames[0]?.reason?.includes('crashed') && what === 'observe') return; // the crash event says it; #recover follows
+    problem(
+      'page controls missing',
+      `${this.#client.name}: ${what} on ${PAGES[this.#page].path} lacks ${missing.join(', ')}; frames ${JSON.stringify(o.frames)}`,
+    );
+    throw new RpcFailure(`${what}: controls missing`);
   }
 
   #checkAct(r: ActResult, want: 'completed' | 'verified'): void {
@@ -861,6 +927,11 @@ async function soak(options: Options): Promise<boolean> {
       ok: clients.every((c) => c.stats.rounds > 0),
       detail: clients.map((c) => c.stats.rounds).join('/') + ' rounds',
     });
+    // Counted among the problems above too; named here so that a failed run says so at once.
+    const crashes = problemCounts.get('crash event') ?? 0;
+    const incomplete = problemCounts.get('page controls missing') ?? 0;
+    checks.splice(2, 0, { name: 'no renderer crashed', ok: crashes === 0, detail: `${crashes} crash events, ${sum('recoveries')} tabs navigated again` });
+    checks.splice(3, 0, { name: "every observation showed its page's controls", ok: incomplete === 0, detail: `${incomplete} without` });
     const trends = trendChecks(samples, options.clients);
     if (trends.length === 0) {
       checks.push({ name: 'growth trend', ok: true, detail: `skipped: ${samples.length} samples are too few (need 6; run longer)` });
@@ -875,10 +946,11 @@ async function soak(options: Options): Promise<boolean> {
       return `${method} ${Math.round(percentile(sorted, 0.5))}/${Math.round(percentile(sorted, 0.95))}/${Math.round(sorted.at(-1) ?? 0)} (${sorted.length})`;
     };
     console.log('');
-    console.log(`summary (load ${round1(loadMs / 1000)} s, ${samples.length} samples):`);
+    const calls = [...latencies.values()].reduce((total, list) => total + list.length, 0);
+    console.log(`summary (load ${round1(loadMs / 1000)} s, ${samples.length} samples, ${calls} calls answered):`);
     console.log(
       `  ${rounds} rounds, ${sum('observes')} observes, acts ${JSON.stringify(acts)}, ${sum('tabsOpened')} background tabs opened and closed, ` +
-        `${sum('navigations')} navigations, ${sum('screenshots')} screenshots`,
+        `${sum('navigations')} navigations (${sum('recoveries')} after a crash), ${sum('screenshots')} screenshots`,
     );
     console.log(`  latency ms p50/p95/max (calls): ${['observe', 'act', 'tabs.new', 'tabs.close', 'screenshot', 'server.info'].map(lat).join(', ')}`);
     console.log(
@@ -899,11 +971,13 @@ async function soak(options: Options): Promise<boolean> {
           {
             options,
             load_ms: loadMs,
+            calls,
             rounds,
             observes: sum('observes'),
             acts,
             background_tabs: sum('tabsOpened'),
             navigations: sum('navigations'),
+            recoveries: sum('recoveries'),
             screenshots: sum('screenshots'),
             events: byKind,
             limits,

@@ -13,6 +13,7 @@ export const DOMAINS: readonly string[] = [
   'Fetch',
   'IO',
   'Input',
+  'Inspector',
   'Log',
   'Network',
   'Overlay',

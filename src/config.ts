@@ -130,9 +130,11 @@ export function helpText(): string {
   const width = Math.max(...lefts.map((left) => left.length));
   const rows = Object.values(FLAGS).map((spec, i) => `${lefts[i]!.padEnd(width)}  ${spec.help}`);
   return [
-    'Usage: pagewire [flags]',
+    'Usage: pagewire [serve|mcp] [flags]',
     '',
     'A WebSocket JSON-RPC 2.0 server that drives Chromium for AI agents.',
+    '  serve  (the default) listen on HOST:PORT: the WebSocket at /, MCP Streamable HTTP at /mcp',
+    '  mcp    speak MCP over stdin/stdout instead (for an agent host that starts pagewire itself)',
     '',
     'Flags (each also readable from PAGEWIRE_<NAME>, e.g. PAGEWIRE_PORT; flags win):',
     ...rows,

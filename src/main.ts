@@ -1,61 +1,21 @@
 #!/usr/bin/env node
-// The process: parse flags and environment, start the server, print the ready line, and on
-// SIGINT/SIGTERM (or a crash of our own) close every browser we launched before exiting.
+// The `pagewire` executable: the command table and nothing heavy, so that a client command
+// starts without loading the server. `serve` (the default) is the server of docs/PROTOCOL.md §1;
+// `mcp` is the same server's method table spoken as MCP over stdio.
 import process from 'node:process';
-import { ConfigError, helpText, parseConfig } from './config.ts';
-import { readTextFile } from './runtime/text-files.ts';
-import { startServer, type RunningServer } from './server.ts';
-import { createLogger } from './util/log.ts';
+import { dispatch, type CommandTable } from './cli/dispatch.ts';
+import { clientCommands } from './cli/table.ts';
 
-function runtimeName(): string {
-  const deno = (globalThis as { Deno?: { version: { deno: string } } }).Deno;
-  return deno ? `deno ${deno.version.deno}` : `node ${process.version}`;
-}
+const table: CommandTable = {
+  serve: { usage: 'serve [flags]', summary: 'start the server (the default; flags: pagewire --help)', load: () => import('./serve.ts') },
+  mcp: {
+    usage: 'mcp [flags]',
+    summary: 'the MCP server over stdio (the same flags)',
+    load: () => import('./serve.ts').then((serve) => ({ run: (argv: string[], context) => serve.run(argv, context, 'mcp') })),
+  },
+  ...clientCommands(() => import('./cli/commands.ts')),
+};
 
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = parseConfig(process.argv.slice(2), process.env, { readFile: readTextFile });
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`pagewire: ${error.message}\n\n${helpText()}`);
-      process.exit(2);
-    }
-    throw error;
-  }
-  if (config.help) {
-    console.log(helpText());
-    return;
-  }
-  const log = createLogger({ level: config.logLevel, redact: config.tokens });
-  let server: RunningServer | undefined;
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    try {
-      await server?.close();
-    } finally {
-      process.exit(code);
-    }
-  };
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
-  process.on('uncaughtException', (error) => {
-    log.error('uncaught exception', { error: String(error?.stack ?? error) });
-    void stop(1);
-  });
-  process.on('unhandledRejection', (error) => {
-    log.error('unhandled rejection', { error: String((error as Error)?.stack ?? error) });
-    void stop(1);
-  });
-  try {
-    server = await startServer(config, { log, runtime: runtimeName() });
-  } catch (error) {
-    console.error(`pagewire: could not start: ${(error as Error).message}`);
-    process.exit(1);
-  }
-  console.log(server.readyLine);
-}
-
-await main();
+const code = await dispatch(process.argv.slice(2), table);
+// A command that returns its code is done: exit now rather than wait for sockets to finish closing.
+if (typeof code === 'number') process.exit(code);

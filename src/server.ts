@@ -1,6 +1,6 @@
 // Wires the parts into one running server: config → browser host → sessions → RPC methods →
-// WebSocket listener. main.ts adds the process concerns (ready line, signals, exit codes); tests
-// start servers through here.
+// MCP tools → the doors: the WebSocket listener with its /mcp route, or MCP over stdio. main.ts
+// adds the process concerns (ready line, signals, exit codes); tests start servers through here.
 import process from 'node:process';
 import type { Config } from './config.ts';
 import { readyLine } from './config.ts';
@@ -16,6 +16,11 @@ import { sessionMethods } from './rpc/methods/sessions.ts';
 import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
 import { tabMethods } from './rpc/methods/tabs.ts';
 import { PendingLimit, RpcServer } from './rpc/server.ts';
+import { McpHost } from './mcp/host.ts';
+import { createMcpHttpRoute } from './runtime/mcp-http.ts';
+import { serveMcpStdio } from './runtime/mcp-stdio.ts';
+import { VERSION } from './version.ts';
+import type { Principal } from './rpc/context.ts';
 import { connectBrowser, findBrowser, launchBrowser } from './runtime/browser-process.ts';
 import { startHttpServer } from './runtime/http-server.ts';
 import { UploadPolicy } from './runtime/upload-paths.ts';
@@ -39,6 +44,9 @@ import { silentLogger, type Logger } from './util/log.ts';
 export interface RunningServer {
   /** `ws://HOST:PORT/` */
   readonly url: string;
+  /** `http://HOST:PORT/mcp`: MCP Streamable HTTP, behind the same token. */
+  readonly mcpUrl: string;
+  readonly mcp: McpHost;
   /** The line main prints: `pagewire listening on ws://HOST:PORT/?token=TOKEN`. */
   readonly readyLine: string;
   readonly host: BrowserHost;
@@ -95,7 +103,19 @@ export function serverLimits(config: Config): ServerLimits {
   };
 }
 
-export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
+/** Everything but the doors: browser host, sessions, the method table and the MCP tools on it. */
+interface Core {
+  readonly host: BrowserHost;
+  readonly registry: SessionRegistry;
+  readonly hub: SubscriptionHub;
+  readonly rpc: RpcServer;
+  readonly mcp: McpHost;
+  /** RPC requests in flight over every connection (server.info `counts.pending_requests`). */
+  countPending(delta: 1 | -1): void;
+  close(): Promise<void>;
+}
+
+function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Principal }): Core {
   const secrets = new SecretStore(config.secrets);
   let registryRef: SessionRegistry | undefined;
   /** Every form of every value typed as a secret or into a password field, in any session. */
@@ -128,7 +148,6 @@ export async function startServer(config: Config, options: StartOptions): Promis
   }));
   const hub = new SubscriptionHub({ maxPerConnection: config.maxSubscriptionsPerConnection });
   const uploads = new UploadPolicy(config.uploads);
-  /** RPC requests in flight over every connection (server.info `counts.pending_requests`). */
   let pendingRequests = 0;
   const table: AnyMethodDef[] = [
     ...sessionMethods(registry),
@@ -160,55 +179,125 @@ export async function startServer(config: Config, options: StartOptions): Promis
   // Whatever door calls the table, no answer carries a secret value (src/rpc/output-redaction.ts).
   const methods = redactMethodOutputs(table, () => [...secrets.forms, ...typedForms()].map((exact) => ({ exact })));
   const rpc = new RpcServer({ methods, log: log.child('rpc') });
-  const connectionIds = new IdSequence('c');
-
-  const http = await startHttpServer({
-    host: config.host,
-    port: config.port,
-    tokens: config.tokens,
-    noAuth: config.noAuth,
-    allowOrigins: config.allowOrigins,
-    log: log.child('http'),
-    onConnection(socket, principal, signal) {
-      const connection: RpcConnection = {
-        id: connectionIds.next(),
-        principal,
-        signal,
-        notify(method, params) {
-          if (signal.aborted) return false;
-          socket.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
-          return true;
-        },
-        bufferedAmount: () => socket.bufferedAmount(),
-      };
-      signal.addEventListener('abort', () => registry.dropClient(connection.id), { once: true });
-      const call = { connection, principal };
-      const limit = new PendingLimit(config.maxPendingPerConnection, (delta) => (pendingRequests += delta));
-      return {
-        onMessage(text) {
-          void rpc.handle(text, call, limit).then((reply) => {
-            if (reply !== undefined && !signal.aborted) socket.send(reply);
-          });
-        },
-      };
-    },
+  const mcp = new McpHost({
+    rpc,
+    methods,
+    version: VERSION,
+    log: log.child('mcp'),
+    ...(options.stdioPrincipal ? { stdioPrincipal: options.stdioPrincipal } : {}),
   });
-
   let closing: Promise<void> | undefined;
   return {
-    url: http.url,
-    readyLine: readyLine(config, http.url),
     host,
     registry,
     hub,
+    rpc,
+    mcp,
+    countPending: (delta) => (pendingRequests += delta),
     close() {
       closing ??= (async () => {
-        await http.close();
+        for (const id of mcp.connectionIds) registry.dropClient(id);
+        mcp.close();
         hub.close();
         await registry.closeAll('server_shutdown');
         await host.shutdown();
         await downloads.whenIdle();
         await folders.dispose(); // a temporary root only; a --downloads folder stays
+      })();
+      return closing;
+    },
+  };
+}
+
+export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
+  const log = options.log ?? silentLogger;
+  const core = startCore(config, options);
+  const { rpc, registry } = core;
+  const connectionIds = new IdSequence('c');
+  const mcpRoute = createMcpHttpRoute({ factory: core.mcp.factory, idleTimeoutMs: config.idleTimeoutMs, log: log.child('mcp') });
+
+  let http;
+  try {
+    http = await startHttpServer({
+      host: config.host,
+      port: config.port,
+      tokens: config.tokens,
+      noAuth: config.noAuth,
+      allowOrigins: config.allowOrigins,
+      log: log.child('http'),
+      routes: { '/mcp': (req, res, principal) => mcpRoute.handle(req, res, principal) },
+      onConnection(socket, principal, signal) {
+        const connection: RpcConnection = {
+          id: connectionIds.next(),
+          principal,
+          signal,
+          notify(method, params) {
+            if (signal.aborted) return false;
+            socket.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+            return true;
+          },
+          bufferedAmount: () => socket.bufferedAmount(),
+        };
+        signal.addEventListener('abort', () => registry.dropClient(connection.id), { once: true });
+        const call = { connection, principal };
+        const limit = new PendingLimit(config.maxPendingPerConnection, core.countPending);
+        return {
+          onMessage(text) {
+            void rpc.handle(text, call, limit).then((reply) => {
+              if (reply !== undefined && !signal.aborted) socket.send(reply);
+            });
+          },
+        };
+      },
+    });
+  } catch (error) {
+    await mcpRoute.close();
+    await core.close();
+    throw error;
+  }
+  const listening = http;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: listening.url,
+    mcpUrl: `${listening.url.replace(/^ws:/, 'http:')}mcp`,
+    mcp: core.mcp,
+    readyLine: readyLine(config, listening.url),
+    host: core.host,
+    registry,
+    hub: core.hub,
+    close() {
+      closing ??= (async () => {
+        await mcpRoute.close();
+        await listening.close();
+        await core.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+export interface RunningMcpStdio {
+  readonly registry: SessionRegistry;
+  readonly host: BrowserHost;
+  /** Resolves when the client closed stdin (the process should then stop). */
+  readonly ended: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `pagewire mcp`: MCP over this process's stdin and stdout, for one principal. */
+export function startMcpStdio(config: Config, options: StartOptions): RunningMcpStdio {
+  const core = startCore(config, { ...options, stdioPrincipal: Object.freeze({ id: 'stdio' }) });
+  const stdio = serveMcpStdio({ factory: core.mcp.factory, log: (options.log ?? silentLogger).child('mcp') });
+  let closing: Promise<void> | undefined;
+  return {
+    registry: core.registry,
+    host: core.host,
+    ended: stdio.ended,
+    close() {
+      closing ??= (async () => {
+        await stdio.close();
+        await core.close();
       })();
       return closing;
     },

@@ -27,9 +27,15 @@ const ALLOWED: Record<string, string[]> = {
   actions: ['protocol/generated', 'observe', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
   sessions: ['protocol/generated', 'events', 'observe', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
   rpc: ['protocol/generated', 'rpc/wire', 'events', 'sessions', 'actions', 'observe', 'browser', 'cdp', 'util', 'errors', 'version'],
+  // rpc ← mcp ← server: the MCP tools map onto the method table and nothing below it.
+  mcp: ['rpc', 'rpc/wire', 'util', 'errors', 'version'],
   runtime: ['protocol/generated', 'cdp', 'rpc', 'rpc/wire', 'actions', 'util', 'errors'],
   config: ['util'],
   server: ['*'],
+  // The SDK and the CLI on it never reach into the server (ARCHITECTURE.md D1).
+  client: ['util', 'errors', 'rpc/wire'],
+  cli: ['client', 'util', 'errors', 'rpc/wire'],
+  serve: ['*'],
   main: ['*'],
 };
 
@@ -38,8 +44,14 @@ const PACKAGES: Record<string, RegExp> = {
   'rpc/wire': /^zod$/,
   util: /^picomatch$/,
   rpc: /^(zod|json-rpc-2\.0)$/,
+  mcp: /^(zod|@modelcontextprotocol\/server)$/,
   config: /^zod$/,
-  runtime: /^(node:.*|ws)$/,
+  // The MCP transports (stdio, the /mcp route) are the SDK's, mounted here.
+  runtime: /^(node:.*|ws|@modelcontextprotocol\/server(\/stdio)?)$/,
+  // Imported lazily, and only where the runtime has no WebSocket of its own (Node 20).
+  client: /^(ws|node:module)$/,
+  cli: /^node:.*$/,
+  serve: /^node:process$/,
   main: /^node:process$/,
 };
 
@@ -88,6 +100,19 @@ s('every import in src/ and protocol/generated follows the layer table', () => {
       } else if (!(PACKAGES[from]?.test(spec) ?? false) && !allowed.includes('*')) {
         violations.push(`${relative(root, file)} → ${spec} (${from} may not import packages like this)`);
       }
+    }
+  }
+  assert.equal(violations, []);
+});
+
+s('the SDK takes only types from the wire schemas, and imports ws only lazily (the browser build has no import at all)', () => {
+  const violations: string[] = [];
+  for (const file of sources(join(root, 'src/client'))) {
+    const text = withoutComments(readFileSync(file, 'utf8'));
+    for (const match of text.matchAll(/^\s*import\s+(type\s+)?[^;'"]*?from\s+['"]([^'"]+)['"]/gm)) {
+      const to = match[2]!.startsWith('.') ? layerOf(resolve(dirname(file), match[2]!)) : match[2];
+      if (to === 'rpc/wire' && !match[1]) violations.push(`${relative(root, file)}: import type from ${match[2]} (the browser build must not carry zod)`);
+      if (to === 'ws' || to?.startsWith('node:')) violations.push(`${relative(root, file)}: a static import of ${to} (load it lazily, only without a global WebSocket)`);
     }
   }
   assert.equal(violations, []);

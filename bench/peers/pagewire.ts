@@ -22,8 +22,8 @@ import type { ActResult, Observation } from '../../test/helpers/wire.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export class PagewireContender implements Contender {
-  readonly id = 'pagewire';
-  readonly label = 'pagewire';
+  readonly id: string = 'pagewire';
+  readonly label: string = 'pagewire';
   version = 'unknown';
   command = '';
   readonly calls = {
@@ -38,8 +38,10 @@ export class PagewireContender implements Contender {
   readonly #browser: string;
   #child: ChildProcess | undefined;
   #client: TestClient | undefined;
-  #sessionId = '';
-  #targetId = '';
+  protected sessionId = '';
+  protected targetId = '';
+  /** The ready line's URL (`ws://127.0.0.1:PORT/?token=…`). */
+  protected url = '';
   #state: Observation | undefined;
   #stderr = '';
 
@@ -101,31 +103,38 @@ export class PagewireContender implements Contender {
     const url = /^pagewire listening on (ws:\/\/\S+)$/.exec(line.trim())?.[1];
     if (!url) throw new Error(`unexpected ready line: ${line}`);
     // Unchecked: the schema check would add its own time to every measured call.
+    this.url = url;
     this.#client = await TestClient.connect(url, { checkWire: false });
     const created = await this.#rpc.call('session.create', { name: 'bench' });
-    this.#sessionId = created.session_id;
-    this.#targetId = created.target_id;
+    this.sessionId = created.session_id;
+    this.targetId = created.target_id;
     const info = await this.#rpc.call('server.info', {});
     this.version = `${info.name} ${info.version}`;
   }
 
   async #evaluate(expression: string): Promise<void> {
     const reply = await this.#rpc.call<{ exceptionDetails?: { text: string } }>('cdp.send', {
-      session_id: this.#sessionId,
-      target_id: this.#targetId,
+      session_id: this.sessionId,
+      target_id: this.targetId,
       method: 'Runtime.evaluate',
       params: { expression, awaitPromise: true, returnByValue: true },
     });
     if (reply.exceptionDetails) throw new Error(`page script failed: ${reply.exceptionDetails.text}`);
   }
 
-  async #observeRaw(): Promise<{ observation: Observation; wire: number }> {
-    const reply = await this.#rpc.request('observe', { session_id: this.#sessionId, target_id: this.#targetId });
+  /** One timed observation: the observation, the bytes that crossed the wire, and the text a model reads when it is not the tree. */
+  protected async observeCall(): Promise<{ observation: Observation; wire: number; text?: string }> {
+    const reply = await this.#rpc.request('observe', { session_id: this.sessionId, target_id: this.targetId });
     if (reply.error) throw new Error(`observe failed: ${JSON.stringify(reply.error)}`);
-    const observation = reply.result as Observation;
-    this.#state = observation;
-    return { observation, wire: utf8(JSON.stringify(reply)) };
+    return { observation: reply.result as Observation, wire: utf8(JSON.stringify(reply)) };
   }
+
+  async #observeRaw(): Promise<{ observation: Observation; wire: number; text?: string }> {
+    const answer = await this.observeCall();
+    this.#state = answer.observation;
+    return answer;
+  }
+
 
   async open(url: string): Promise<void> {
     if (!this.#state) await this.#observeRaw();
@@ -136,8 +145,8 @@ export class PagewireContender implements Contender {
   }
 
   async observe(): Promise<ObserveOutcome> {
-    const { observation, wire } = await this.#observeRaw();
-    const text = observation.tree + (observation.text ? `\n${observation.text}` : '');
+    const { observation, wire, text: read } = await this.#observeRaw();
+    const text = read ?? observation.tree + (observation.text ? `\n${observation.text}` : '');
     return {
       text,
       interactive: countInteractive(observation.tree, 'pagewire'),
@@ -164,15 +173,20 @@ export class PagewireContender implements Contender {
 
   async #act(action: Record<string, unknown>): Promise<ActResult> {
     if (!this.#state) throw new Error('no observation to act on');
-    const result = await this.#rpc.call('act', {
-      session_id: this.#sessionId,
-      target_id: this.#targetId,
+    const result = await this.actCall({
+      session_id: this.sessionId,
+      target_id: this.targetId,
       state_id: this.#state.state_id,
       ...action,
     });
     if (result.fresh_state) this.#state = result.fresh_state;
     else this.#state = undefined;
     return result;
+  }
+
+  /** One timed act. */
+  protected actCall(params: Record<string, unknown>): Promise<ActResult> {
+    return this.#rpc.call('act', params as never) as Promise<ActResult>;
   }
 
   async #actOutcome(action: Record<string, unknown>): Promise<ActOutcome> {

@@ -37,6 +37,20 @@ export const README_START = '<!-- bench:peers:start -->';
 export const README_END = '<!-- bench:peers:end -->';
 
 const PW = 'pagewire';
+/** pagewire's own tools over MCP: the same server, so its medians less PW's are the MCP path's cost. */
+const PW_MCP = 'pagewire-mcp';
+
+/** What the MCP path adds to pagewire's WebSocket medians, per series, on one page. */
+export function mcpOverhead(page: PageResult): string {
+  const names: SeriesName[] = ['observe_changed', 'click', 'fill', 'navigate'];
+  return names
+    .map((name) => {
+      const over = median(page, PW_MCP, name);
+      const ws = median(page, PW, name);
+      return over === undefined || ws === undefined ? '—' : `${over - ws >= 0 ? '+' : ''}${(over - ws).toFixed(1)}`;
+    })
+    .join(' / ');
+}
 const PLAYWRIGHT = 'playwright-mcp';
 const CDM = 'chrome-devtools-mcp';
 const FLOOR = 'cdp-floor';
@@ -236,6 +250,9 @@ function pageSection(report: BenchReport, page: PageResult): string {
   row('navigate: median / p90 ms', (c) => (notRun(c) ? 'not run' : cell(page, c.id, 'navigate')));
   row('… answer carries a fresh observation', (c) => carries(page, c.id, 'navigate'));
   row('… × raw CDP floor (DOMContentLoaded)', (c) => ratio(median(page, c.id, 'navigate'), floorNav));
+  if (cs.some((c) => c.id === PW_MCP)) {
+    row('MCP − WebSocket, median ms: observe after a change / click / fill / navigate', (c) => (c.id === PW_MCP ? mcpOverhead(page) : ''));
+  }
 
   const problems: string[] = [];
   for (const c of cs) {

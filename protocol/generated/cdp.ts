@@ -6553,6 +6553,21 @@ export declare namespace Cdp {
     }
   }
 
+  /** @experimental */
+  export namespace Inspector {
+    /** Disables inspector domain notifications. */
+    export type DisableResult = EmptyResult;
+
+    /** Enables inspector domain notifications. */
+    export type EnableResult = EmptyResult;
+
+    /** Fired when remote debugging connection is about to be terminated. Contains detach reason. */
+    export interface DetachedEvent {
+      /** The reason why connection has been terminated. */
+      reason: string;
+    }
+  }
+
   /** Provides access to log entries. */
   export namespace Log {
     /** Log entry. */

@@ -747,6 +747,8 @@ export interface CommandMap {
     args: [params: Cdp.Input.SynthesizeTapGestureParams];
     result: Cdp.Input.SynthesizeTapGestureResult;
   };
+  'Inspector.disable': { args: []; result: Cdp.Inspector.DisableResult };
+  'Inspector.enable': { args: []; result: Cdp.Inspector.EnableResult };
   'Log.clear': { args: []; result: Cdp.Log.ClearResult };
   'Log.disable': { args: []; result: Cdp.Log.DisableResult };
   'Log.enable': { args: []; result: Cdp.Log.EnableResult };
@@ -1363,6 +1365,16 @@ export interface EventMap {
   'Fetch.requestPaused': Cdp.Fetch.RequestPausedEvent;
   'Fetch.authRequired': Cdp.Fetch.AuthRequiredEvent;
   'Input.dragIntercepted': Cdp.Input.DragInterceptedEvent;
+  'Inspector.detached': Cdp.Inspector.DetachedEvent;
+  /** Fired when debugging target has crashed */
+  'Inspector.targetCrashed': undefined;
+  /** Fired when debugging target has reloaded after crash */
+  'Inspector.targetReloadedAfterCrash': undefined;
+  /**
+   * Fired on worker targets when main worker script and any imported scripts have been evaluated.
+   * @experimental
+   */
+  'Inspector.workerScriptLoaded': undefined;
   'Log.entryAdded': Cdp.Log.EntryAddedEvent;
   'Network.dataReceived': Cdp.Network.DataReceivedEvent;
   'Network.eventSourceMessageReceived': Cdp.Network.EventSourceMessageReceivedEvent;

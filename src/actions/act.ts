@@ -11,6 +11,7 @@ import { redactSecrets, redactUrl } from '../util/redact.ts';
 import { checkExpectation, waitForCondition } from './conditions.ts';
 import { checkFrame, NodeResolver } from './identity.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { CRASHED_DURING_NAVIGATION } from '../browser/navigation.ts';
 import { callInWorld } from '../browser/page-function.ts';
 import { SETTLE, SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../browser/page-settle.ts';
 import { NavigationWatch } from './navigation-watch.ts';
@@ -97,6 +98,8 @@ export interface ActEnv<O> {
   signal: AbortSignal;
   /** The session's event stream (dialogs, popups, downloads… as the session publishes them). */
   events: { subscribe(listener: (event: SessionEventLike) => void): Disposable };
+  /** Told each stage as it begins (MCP progress notifications); never given page text or typed text. */
+  progress?: (message: string) => void;
 }
 
 export type SessionEventLike = SessionEvent;
@@ -218,6 +221,7 @@ class ActRun<O> {
     let interruption: Interruption | undefined;
     for (let index = 0; index < request.actions.length; index++) {
       const action = request.actions[index]!;
+      this.#env.progress?.(`action ${index + 1} of ${request.actions.length}: ${action.action}${refsOf(action).length > 0 ? ` ${refsOf(action).join(' → ')}` : ''}`);
       if (index > 0) {
         // The previous action may have removed or replaced nodes: check this one's again.
         resolver.invalidate();
@@ -374,12 +378,16 @@ class ActRun<O> {
   /** Waits for the started navigation; 'download' when no new document came (the page stays). */
   async #awaitNavigation(watch: NavigationWatch, frame: FrameRecord, required: boolean): Promise<'loaded' | 'download' | undefined> {
     if (!watch.navigating && !required) return undefined;
+    this.#env.progress?.('waiting for the navigation to load');
     try {
       const outcome = await watch.outcome(this.#deadline);
       if (outcome.kind === 'download') {
         // Not a failure: the download is what the link does. The document stays as it was.
         this.#notes.push(`the navigation became a download (${redactUrl(outcome.url)}); the page stays as it was`);
         return 'download';
+      }
+      if (outcome.kind === 'crashed') {
+        throw new ActionError('navigation_failed', CRASHED_DURING_NAVIGATION, { sideEffect: true });
       }
       if (outcome.kind === 'aborted') {
         // Chromium stops loading before it reports a download, so an uncommitted navigation is
@@ -405,12 +413,14 @@ class ActRun<O> {
     let verdict: 'met' | 'unmet' | undefined;
     let failure: Failure | undefined;
     if (evaluated && request.waitFor) {
+      this.#env.progress?.('waiting for the wait_for condition');
       try {
         verdict = await waitForCondition(tab, frameOf, this.#env.worlds, request.waitFor, { deadline: this.#deadline, lost: this.#lost });
       } catch (error) {
         failure = this.#classify(error);
       }
     }
+    if (failure?.type !== 'operation_cancelled') this.#env.progress?.('observing the page');
     const fresh = failure?.type === 'operation_cancelled' ? undefined : await this.#capture(tab, record);
     if (evaluated && request.expect && !failure && verdict !== 'unmet') {
       // Checked in the captured document: without one there is nothing to check it in.

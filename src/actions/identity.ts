@@ -124,8 +124,8 @@ export class NodeResolver {
     const documentLookup =
       observed.documentBackendNodeId === undefined
         ? Promise.reject(new Error('no document node was recorded'))
-        : resolveKept(frame.session, observed.documentBackendNodeId, executionContextId);
-    const nodeLookup = resolveKept(frame.session, target.backendNodeId, executionContextId);
+        : resolveKept(frame.session, { backendNodeId: observed.documentBackendNodeId, executionContextId, loaderId: frame.loaderId });
+    const nodeLookup = resolveKept(frame.session, { backendNodeId: target.backendNodeId, executionContextId, loaderId: frame.loaderId });
     nodeLookup.catch(() => {});
     let handle: NodeHandle;
     let documentHandle: NodeHandle;

@@ -1,6 +1,7 @@
 // Did the input (or a history command) start a navigation of the acted frame or one of its
 // ancestors, and if so: wait for DOMContentLoaded of the *new* loader, notice a download instead,
-// or an abort (204, a cancelled navigation). Listening starts before the input is sent.
+// an abort (204, a cancelled navigation), or a renderer crash (the navigation dies with it and no
+// further event comes). Listening starts before the input is sent.
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import type { CdpSession } from '../cdp/session.ts';
@@ -11,7 +12,8 @@ export type LoadOutcome =
   | { kind: 'loaded'; frameId: string; loaderId: string; url: string }
   | { kind: 'same_document'; frameId: string; url: string }
   | { kind: 'download'; frameId: string; url: string; suggestedFilename: string }
-  | { kind: 'aborted'; frameId: string; url: string };
+  | { kind: 'aborted'; frameId: string; url: string }
+  | { kind: 'crashed'; frameId: string; url: string };
 
 interface Started {
   frameId: string;
@@ -22,18 +24,22 @@ interface Started {
 
 export class NavigationWatch {
   readonly #frameIds: Set<string>;
+  readonly #pageSession: CdpSession;
   readonly #disposables = new DisposableStack();
   readonly #domContentLoaded = new Set<string>(); // loaderIds seen
+  readonly #committed = new Set<string>(); // loaderIds whose document committed
   #started: Started | undefined;
   #requested = false;
   #outcome: LoadOutcome | undefined;
   #wake: (() => void) | undefined;
+  #crashed = false;
 
   /** Watches `frame` and its ancestors (a click may navigate the top frame, target=_top). */
   constructor(tab: Tab, frame: FrameRecord) {
     const frames: FrameRecord[] = [];
     for (let f: FrameRecord | undefined = frame; f; f = f.parentId ? tab.frames.get(f.parentId) : undefined) frames.push(f);
     this.#frameIds = new Set(frames.map((f) => f.id));
+    this.#pageSession = tab.session;
     const sessions = new Set(frames.map((f) => f.session));
     sessions.add(tab.session);
     for (const session of sessions) this.#watch(session);
@@ -46,6 +52,8 @@ export class NavigationWatch {
 
   /** Resolves when the started navigation has an outcome (call only when `navigating`). */
   async outcome(deadline: Deadline): Promise<LoadOutcome> {
+    // A navigation asked for (reload, history) but not begun when the renderer died never begins.
+    if (!this.#outcome && this.#crashed) this.#settleCrashed();
     if (!this.#outcome) {
       await deadline.race(
         new Promise<void>((resolve) => {
@@ -65,6 +73,10 @@ export class NavigationWatch {
 
   dispose(): void {
     this.#disposables.dispose();
+  }
+
+  #settleCrashed(): void {
+    this.#settle({ kind: 'crashed', frameId: this.#started?.frameId ?? '', url: this.#started?.url ?? '' });
   }
 
   #settle(outcome: LoadOutcome): void {
@@ -112,10 +124,26 @@ export class NavigationWatch {
       }),
     );
     this.#disposables.add(
-      session.on('Page.frameStoppedLoading', (e) => {
-        // Stopped without committing the new document: aborted (204, cancelled, replaced).
+      session.on('Inspector.targetCrashed', () => {
+        // Only the renderer of the navigating frame (the page's until a navigation has begun).
+        if (session !== (this.#started?.session ?? this.#pageSession)) return;
+        this.#crashed = true;
+        if (this.#started || this.#requested || this.#wake) this.#settleCrashed();
+      }),
+    );
+    this.#disposables.add(
+      session.on('Page.frameNavigated', (e) => {
         const started = this.#started;
-        if (started && started.frameId === e.frameId && !this.#domContentLoaded.has(started.loaderId)) {
+        if (started && started.frameId === e.frame.id && started.loaderId === e.frame.loaderId) this.#committed.add(e.frame.loaderId);
+      }),
+    );
+    this.#disposables.add(
+      session.on('Page.frameStoppedLoading', (e) => {
+        // Stopped without committing the new document: aborted (204, cancelled, replaced). A
+        // committed one that stops before its DOMContentLoaded has lost its renderer: the crash
+        // event comes right behind.
+        const started = this.#started;
+        if (started && started.frameId === e.frameId && !this.#domContentLoaded.has(started.loaderId) && !this.#committed.has(started.loaderId)) {
           this.#settle({ kind: 'aborted', frameId: e.frameId, url: started.url });
         }
       }),

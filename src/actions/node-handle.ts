@@ -24,8 +24,19 @@ export async function resolveNode(
 
 /** Nodes kept resolved per context of our world, most recently used last. */
 const KEPT_PER_CONTEXT = 32;
-/** By backendNodeId. Contexts of documents long gone are forgotten: their objects are gone too. */
-const kept = new PerContext<Map<number, Promise<NodeHandle>>>(() => new Map(), 64);
+/**
+ * By document and backendNodeId (see keptKey). Contexts of documents long gone are forgotten:
+ * their objects are gone too.
+ */
+const kept = new PerContext<Map<string, Promise<NodeHandle>>>(() => new Map(), 64);
+
+/**
+ * A tab's session outlives its renderer process (a crash, a cross-site navigation), and the new
+ * process numbers its contexts and nodes from the start again: the same context id and
+ * backendNodeId then name a node of the new document while the kept handle is an object of the
+ * dead process. The loaderId of the document tells them apart.
+ */
+const keptKey = (loaderId: string, backendNodeId: number) => `${loaderId}\u0000${backendNodeId}`;
 
 /**
  * resolveNode, remembered across acts: an agent often acts on an element it acted on just before
@@ -34,18 +45,24 @@ const kept = new PerContext<Map<number, Promise<NodeHandle>>>(() => new Map(), 6
  * another node meanwhile); whether that node is still connected to the observed document is
  * checked in page on every use, as for a fresh one. At most KEPT_PER_CONTEXT nodes per context
  * are held; the least recently used one is released. A context's objects go away with it.
+ * `loaderId` is that of the document whose world `executionContextId` is.
  */
-export function resolveKept(session: CdpSession, backendNodeId: number, executionContextId: number): Promise<NodeHandle> {
+export function resolveKept(
+  session: CdpSession,
+  node: { backendNodeId: number; executionContextId: number; loaderId: string },
+): Promise<NodeHandle> {
+  const { backendNodeId, executionContextId } = node;
   const nodes = kept.get(session, executionContextId);
-  const held = nodes.get(backendNodeId);
+  const key = keptKey(node.loaderId, backendNodeId);
+  const held = nodes.get(key);
   if (held) {
-    nodes.delete(backendNodeId);
-    nodes.set(backendNodeId, held);
+    nodes.delete(key);
+    nodes.set(key, held);
     return held;
   }
   const handle = resolveNode(session, backendNodeId, executionContextId);
-  nodes.set(backendNodeId, handle);
-  handle.catch(() => nodes.get(backendNodeId) === handle && nodes.delete(backendNodeId));
+  nodes.set(key, handle);
+  handle.catch(() => nodes.get(key) === handle && nodes.delete(key));
   if (nodes.size > KEPT_PER_CONTEXT) {
     const [oldest, evicted] = nodes.entries().next().value!;
     nodes.delete(oldest);

@@ -441,12 +441,13 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       const outcome = await unlessDialog(env, navigateFrame(env.frame.session, env.frame.id, action.url, env.deadline));
       if (outcome === 'dialog') return { kind: 'input', input: 'dialog' };
       if (outcome.kind === 'download') return { kind: 'navigation', download: true };
-      const errorText = outcome.kind === 'failed' || outcome.kind === 'committed' ? outcome.errorText : undefined;
+      const errorText = outcome.kind === 'committed' || outcome.kind === 'failed' || outcome.kind === 'crashed' ? outcome.errorText : undefined;
       if (errorText && BLOCKED_BY_POLICY.test(errorText)) {
         // A redirect to a refused host: the browser's interception stopped that hop.
         const rule = env.blockedNavigationRule();
         throw new ActionError('forbidden', `the navigation was refused by the domain policy${rule ? ` (${rule})` : ''} on its way (a redirect)`, { sideEffect: true });
       }
+      if (outcome.kind === 'failed' || outcome.kind === 'crashed') return { kind: 'navigation', errorText: outcome.errorText };
       return errorText ? { kind: 'navigation', errorText } : { kind: 'navigation' };
     }
     case 'back':

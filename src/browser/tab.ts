@@ -4,7 +4,7 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { AttachedSession } from '../cdp/connection.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
-import { DisposableStack } from '../util/disposable.ts';
+import { DisposableStack, type Disposable } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
 import { DialogTracker } from './dialogs.ts';
 import { FileChooserTracker } from './file-chooser.ts';
@@ -20,6 +20,8 @@ export interface TabEvents extends Record<string, unknown> {
   console: ConsoleMessage;
   /** A frame committed a new document (or navigated within one). */
   navigated: { frameId: string; loaderId: string | undefined; url: string; sameDocument: boolean };
+  /** The page's renderer died (the tab stays, with its session, until closed). */
+  crashed: undefined;
   closed: { reason: string };
 }
 
@@ -102,6 +104,9 @@ export class Tab {
     this.#context = context;
     this.#watchFrames(this.session);
     this.#disposables.add(this.session.onDetached((reason) => this.markClosed(reason)));
+    // On the page's own session, right before the browser-wide Target.targetCrashed (whose
+    // handler fails the calls left pending): whatever runs in between must see the crash.
+    this.#disposables.add(this.session.on('Inspector.targetCrashed', () => this.#setCrashed()));
     this.ready = initTargetSession(this.session, context, { type: 'page', url: info.url }).then(
       ({ frameTree }) => this.frames.loadTree(this.session, frameTree, false),
       (error: unknown) => {
@@ -123,9 +128,25 @@ export class Tab {
 
   /** The renderer died: what was pending on it will never be answered. */
   markCrashed(failPending: (sessionId: string) => void): void {
-    this.#crashed = true;
+    this.#setCrashed();
     failPending(this.session.id);
     for (const frame of this.frames.list()) if (frame.session !== this.session) failPending(frame.session.id);
+  }
+
+  /** Settles when the renderer crashes; at once if it has and no document committed since. */
+  whenCrashed(): { promise: Promise<void>; dispose(): void } {
+    if (this.#crashed) return { promise: Promise.resolve(), dispose() {} };
+    let subscription: Disposable | undefined;
+    const promise = new Promise<void>((resolve) => {
+      subscription = this.events.on('crashed', () => resolve());
+    });
+    return { promise, dispose: () => subscription?.dispose() };
+  }
+
+  #setCrashed(): void {
+    if (this.#crashed) return;
+    this.#crashed = true;
+    this.events.emit('crashed', undefined);
   }
 
   get mainFrameId(): string {

@@ -202,7 +202,12 @@ export class SubscriptionHub {
     this.#newId = options.newId ?? (() => randomId('sub_'));
   }
 
-  subscribe(connection: HubConnection, source: EventSource, options: SubscribeOptions = {}): { subscription_id: string } {
+  /**
+   * `last_seq` is the session's newest seq at this moment: the replay covers what is at or before
+   * it, live delivery what comes after, so a client that loses its socket resumes with
+   * `after_seq: last_seq` (or the last seq it received) and misses nothing.
+   */
+  subscribe(connection: HubConnection, source: EventSource, options: SubscribeOptions = {}): { subscription_id: string; last_seq: number } {
     if (connection.signal.aborted) {
       throw new ServerError('operation_cancelled', 'the connection is closing');
     }
@@ -233,7 +238,7 @@ export class SubscriptionHub {
     });
     state.subscriptions.set(id, subscription);
     this.#schedule(() => subscription.start());
-    return { subscription_id: id };
+    return { subscription_id: id, last_seq: source.events.lastSeq };
   }
 
   /** Ends one of the connection's own subscriptions; its queued events are not sent. */

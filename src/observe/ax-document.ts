@@ -1,9 +1,8 @@
 // PURE: one document's accessibility nodes as Chromium gave them, kept so that a later read can
-// replace only the parts that changed. A part is read with `Accessibility.queryAXTree` (every AX
-// node of a DOM subtree, the same nodeIds and links as the full tree) plus
-// `Accessibility.getPartialAXTree` with relatives (its ancestors up to the root, with their current
-// names and child lists, and its siblings). What a patch cannot place makes it fail, and the
-// caller reads the whole document instead.
+// replace only the parts that changed. A part (ax-part.ts) is every AX node of a DOM subtree, with
+// the same nodeIds and links as the full tree, plus the element's relatives (its ancestors up to
+// the root, with their current names and child lists). What a patch cannot place makes it fail,
+// and the caller reads the whole document instead.
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 
 type AXNode = Cdp.Accessibility.AXNode;

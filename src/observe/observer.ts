@@ -18,6 +18,7 @@ import { readChanges, watchClosedRoots, type FrameChanges, type MonitorMark, typ
 import { axDocument, patchAxDocument, type AxDocument, type AxPatch } from './ax-document.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { KnownSecret } from '../util/redact.ts';
+import { readAxPart, type AxPart } from './ax-part.ts';
 
 export interface ObserveBudget {
   perFrameMs: number;
@@ -64,22 +65,6 @@ interface PrefetchedFrame {
 
 /** The element owning each out-of-process frame, as its parent document had it (readPage). */
 const frameOwners = new WeakMap<FrameRecord, { parentLoaderId: string; backendNodeId: number }>();
-
-/** One element's accessibility subtree and relatives: what a patch needs of it. */
-interface AxPart {
-  subtree: Cdp.Accessibility.AXNode[];
-  relatives: Cdp.Accessibility.AXNode[];
-}
-
-function readAxPart(frame: FrameRecord, backendNodeId: number, options: { timeoutMs: number; signal?: AbortSignal }): Promise<AxPart> {
-  // In this order: after a change, queryAXTree alone answers only at the renderer's next lifecycle
-  // update (16 ms after an insertion, against 5 ms for both); the getPartialAXTree behind it brings
-  // that update about at once.
-  return Promise.all([
-    frame.session.sendWith(options, 'Accessibility.queryAXTree', { backendNodeId }),
-    frame.session.sendWith(options, 'Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true }),
-  ]).then(([subtree, relatives]) => ({ subtree: subtree.nodes, relatives: relatives.nodes }));
-}
 
 export interface Snapshot extends Rendered {
   frames: ObservedFrame[];
@@ -142,12 +127,25 @@ async function unlessDialog<T>(tab: Tab, work: Promise<T>): Promise<{ value?: T;
   }
 }
 
+const CRASHED = 'the page crashed: navigate or reload the tab (act), or close it';
+
 export async function observe(input: ObserveInput): Promise<Snapshot> {
   const { tab, root } = input;
-  const budget = input.budget ?? DEFAULT_BUDGET;
   const pending = tab.dialogs.pending;
   if (pending) return dialogSnapshot(tab, root, pending);
-  if (tab.crashed) return unreadableSnapshot(tab, root, 'the page crashed: navigate or reload the tab (act), or close it');
+  if (tab.crashed) return unreadableSnapshot(tab, root, CRASHED);
+  // A dead renderer answers nothing: what was asked of it would only run out its budget.
+  const crashed = tab.whenCrashed();
+  try {
+    return await Promise.race([observeLive(input), crashed.promise.then(() => unreadableSnapshot(tab, root, CRASHED))]);
+  } finally {
+    crashed.dispose();
+  }
+}
+
+async function observeLive(input: ObserveInput): Promise<Snapshot> {
+  const { tab, root } = input;
+  const budget = input.budget ?? DEFAULT_BUDGET;
   let frames = framesUnder(tab, root);
   let read = await readPageCached(input, frames, budget);
   // A document committed while the page was read (a navigation under way): what was read may

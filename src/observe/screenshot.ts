@@ -31,6 +31,11 @@ export interface ScreenshotOptions {
   format?: 'png' | 'jpeg';
   /** JPEG quality 0–100; ignored for PNG (the RPC layer refuses that combination). */
   quality?: number;
+  /**
+   * Scale the capture down (in the browser, by the clip's scale) so that its long side is at most
+   * `maxSide` px and its area at most `maxPixels`: what agent hosts accept as one image.
+   */
+  fit?: { maxSide?: number; maxPixels?: number };
   signal?: AbortSignal;
   /** Secrets whose fields and echoes are masked like password inputs (secret-masks.ts). */
   secrets?: readonly KnownSecret[];
@@ -43,6 +48,8 @@ export interface Screenshot {
   /** The image's size in pixels (CSS px at deviceScaleFactor 1). */
   width: number;
   height: number;
+  /** Image px per CSS px, when `fit` scaled the capture down (absent: 1). */
+  scale?: number;
 }
 
 /** Why an element clip could not be computed; the RPC layer words it for the ref. */
@@ -113,10 +120,11 @@ export async function captureScreenshot(tab: Tab, options: ScreenshotOptions = {
   const step: SendOptions = { timeoutMs: STEP_TIMEOUT_MS, ...(options.signal ? { signal: options.signal } : {}) };
   const restores: Array<() => Promise<unknown>> = [];
   try {
-    const [region, inputs] = await Promise.all([
+    const [found, inputs] = await Promise.all([
       regionFor(tab, options, guard, step),
       findPasswordInputs(tab, guard, step, options.secrets ?? []),
     ]);
+    const region = options.fit ? fitRegion(found, options.fit) : found;
     await Promise.all(inputs.map((doc) => maskDocument(tab, doc, guard, step, restores)));
     const { data } = await guard.run(
       tab.session.sendWith({ ...step, timeoutMs: CAPTURE_TIMEOUT_MS }, 'Page.captureScreenshot', {
@@ -127,7 +135,8 @@ export async function captureScreenshot(tab: Tab, options: ScreenshotOptions = {
       }),
     );
     const size = imageSize(format, data) ?? region.size;
-    return { mime: format === 'jpeg' ? 'image/jpeg' : 'image/png', data, width: size.width, height: size.height };
+    const scale = region.clip && region.clip.scale < 1 ? region.clip.scale : undefined;
+    return { mime: format === 'jpeg' ? 'image/jpeg' : 'image/png', data, width: size.width, height: size.height, ...(scale ? { scale } : {}) };
   } finally {
     guard.dispose();
     const undone = Promise.allSettled(restores.map((restore) => restore()));
@@ -166,11 +175,13 @@ class DialogGuard {
 // ---------------------------------------------------------------------------------------------
 // What to capture
 
-interface Region {
+export interface Region {
   clip?: Cdp.Page.Viewport;
   beyondViewport: boolean;
   /** The expected image size, if the image header cannot be read. */
   size: { width: number; height: number };
+  /** The viewport as a clip (a viewport capture has no clip unless it is scaled). */
+  viewport?: Cdp.Page.Viewport;
 }
 
 async function regionFor(tab: Tab, options: ScreenshotOptions, guard: DialogGuard, step: SendOptions): Promise<Region> {
@@ -188,7 +199,28 @@ async function regionFor(tab: Tab, options: ScreenshotOptions, guard: DialogGuar
     return { clip, beyondViewport: true, size: { width: clip.width, height: clip.height } };
   }
   const viewport = metrics.cssLayoutViewport;
-  return { beyondViewport: false, size: { width: viewport.clientWidth, height: viewport.clientHeight } };
+  const { pageX, pageY } = metrics.cssVisualViewport;
+  // The viewport in page coordinates, for a clip that only `fit` turns on (a scale below 1).
+  const visible = { x: pageX, y: pageY, width: viewport.clientWidth, height: viewport.clientHeight, scale: 1 };
+  return { beyondViewport: false, size: { width: viewport.clientWidth, height: viewport.clientHeight }, viewport: visible };
+}
+
+/** PURE: the region scaled down to fit `fit` (never up); unchanged when it fits already. */
+export function fitRegion(region: Region, fit: { maxSide?: number; maxPixels?: number }): Region {
+  const { width, height } = region.size;
+  if (width < 1 || height < 1) return region;
+  const bySide = fit.maxSide !== undefined ? fit.maxSide / Math.max(width, height) : 1;
+  const byArea = fit.maxPixels !== undefined ? Math.sqrt(fit.maxPixels / (width * height)) : 1;
+  // Three decimals, rounded down: Chromium rounds the image size, which must stay within the limits.
+  const scale = Math.floor(Math.min(1, bySide, byArea) * 1000) / 1000;
+  if (scale >= 1) return region;
+  const base = region.clip ?? region.viewport;
+  if (!base) return region;
+  return {
+    ...region,
+    clip: { ...base, scale },
+    size: { width: Math.floor(width * scale), height: Math.floor(height * scale) },
+  };
 }
 
 /**

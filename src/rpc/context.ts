@@ -20,4 +20,11 @@ export interface RpcConnection {
 export interface CallContext {
   readonly connection: RpcConnection;
   readonly principal: Principal;
+  /**
+   * Aborted when the caller withdraws this one call (an MCP cancellation, or its HTTP request
+   * closing): a queued call is dropped, a running one is cancelled exactly as `cancel` does.
+   */
+  readonly signal?: AbortSignal;
+  /** Stages of a long call (an act's steps, its waits and navigations) for a caller that asked. */
+  readonly progress?: (message: string) => void;
 }

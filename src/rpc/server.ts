@@ -74,6 +74,9 @@ export class PendingLimit {
   }
 }
 
+/** What one method call came to: its result, or the JSON-RPC error object it answers with. */
+export type CallOutcome = { ok: true; result: unknown } | { ok: false; error: JsonRpcErrorObject };
+
 /** A batch element: parsed (to be read as a request), or refused before parsing. */
 type BatchElement = { kind: 'parsed'; value: unknown } | { kind: 'refused'; response: JSONRPCResponse };
 
@@ -206,21 +209,37 @@ export class RpcServer {
   ): Promise<JSONRPCResponse | undefined> {
     const { id, method: name } = envelope;
 
+    const outcome = await this.call(name, envelope.params, call);
+    // `result` is required in a success response; JSON would drop an undefined one.
+    return reply(outcome.ok ? createJSONRPCSuccessResponse(id, outcome.result === undefined ? null : outcome.result) : errorResponse(id, outcome.error));
+  }
+
+  /** The invalid_params (or method_not_found) error a call with these params would get; undefined when they are valid. */
+  check(name: string, params: unknown): JsonRpcErrorObject | undefined {
+    const method = this.#methods.get(name);
+    if (method === undefined) return protocolError('method_not_found', 'Method not found', { method: truncateName(name) });
+    const parsed = validateParams(method.params, params);
+    return parsed.ok ? undefined : protocolError('invalid_params', parsed.message, { issues: parsed.issues });
+  }
+
+  /**
+   * Runs one method as a request would: lookup, params validation, the handler, and the error
+   * mapping. Never rejects. The WebSocket envelope above and the MCP tools both come here.
+   */
+  async call(name: string, params: unknown, call: CallContext): Promise<CallOutcome> {
     // A Map, never an object: `toString` or `__proto__` must not find Object.prototype.
     const method = this.#methods.get(name);
     if (method === undefined) {
-      return reply(errorResponse(id, protocolError('method_not_found', 'Method not found', { method: truncateName(name) })));
+      return { ok: false, error: protocolError('method_not_found', 'Method not found', { method: truncateName(name) }) };
     }
 
-    const parsed = validateParams(method.params, envelope.params);
+    const parsed = validateParams(method.params, params);
     if (!parsed.ok) {
-      return reply(errorResponse(id, protocolError('invalid_params', parsed.message, { issues: parsed.issues })));
+      return { ok: false, error: protocolError('invalid_params', parsed.message, { issues: parsed.issues }) };
     }
 
     try {
-      const result = await method.handler(parsed.value, call);
-      // `result` is required in a success response; JSON would drop an undefined one.
-      return reply(createJSONRPCSuccessResponse(id, result === undefined ? null : result));
+      return { ok: true, result: await method.handler(parsed.value, call) };
     } catch (error) {
       const mapped = toJsonRpcError(error);
       if (isUnexpected(error)) {
@@ -229,7 +248,7 @@ export class RpcServer {
       } else {
         this.#log.debug('call failed', { method: name, error_type: mapped.data.error_type });
       }
-      return reply(errorResponse(id, mapped));
+      return { ok: false, error: mapped };
     }
   }
 

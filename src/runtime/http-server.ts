@@ -7,6 +7,7 @@
 //   4. token       → 401   (query `token` or `Authorization: Bearer`; constant-time)
 // Host and Origin come first because they say *who* is asking: a page in a browser is
 // refused whatever credentials it guessed, and learns nothing about tokens from the answer.
+// Plain HTTP routes (`/mcp`) pass the same checks 2–4 before their handler sees the request.
 import { Buffer } from 'node:buffer';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -28,6 +29,9 @@ export interface ConnectionHandler {
   onMessage(text: string): void;
 }
 
+/** A plain HTTP path served beside the socket, after the same Host, Origin and token checks. */
+export type HttpRoute = (req: IncomingMessage, res: ServerResponse, principal: Principal) => void;
+
 export interface HttpServerOptions {
   host: string;
   port: number;
@@ -41,6 +45,8 @@ export interface HttpServerOptions {
   log?: Logger;
   /** The rest of the app: called once per accepted socket. `signal` aborts when it closes. */
   onConnection(socket: RpcSocket, principal: Principal, signal: AbortSignal): ConnectionHandler;
+  /** Exact paths (`/mcp`) answered over plain HTTP once their request passed the checks. */
+  routes?: Readonly<Record<string, HttpRoute>>;
 }
 
 export interface HttpServerHandle {
@@ -78,7 +84,20 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     allowSynchronousEvents: false,
   });
 
+  // Set once listening: the server's own origin depends on the real port.
+  let policy: RequestPolicy | undefined;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const route = options.routes?.[splitUrl(req.url ?? '/').path];
+    if (route && policy) {
+      if (closing !== undefined) return answer(res, 503, 'server is shutting down');
+      const verdict = policy.check(req, auth, options.noAuth);
+      if (verdict.status !== 101) {
+        log.info('request refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
+        return answer(res, verdict.status, verdict.why, verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+      }
+      route(req, res, verdict.principal);
+      return;
+    }
     // Only a WebSocket upgrade is served; the body says how, and never echoes the URL (token).
     const body = 'pagewire: connect with a WebSocket client (ws://host:port/?token=…)\n';
     res.writeHead(426, { 'Content-Type': 'text/plain; charset=utf-8', Upgrade: 'websocket', Connection: 'close', 'Content-Length': Buffer.byteLength(body) });
@@ -177,7 +196,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   const port = (server.address() as AddressInfo).port;
   // Attached only now: the server's own origin depends on the real port.
-  const policy = new RequestPolicy({ host: options.host, port, allowOrigins: options.allowOrigins });
+  const upgradePolicy = (policy = new RequestPolicy({ host: options.host, port, allowOrigins: options.allowOrigins }));
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // A reset during the handshake must not become an uncaught error.
     socket.on('error', (error: Error) => log.debug('upgrade socket error', { error: error.message }));
@@ -185,7 +204,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       refuse(socket, 503, 'Service Unavailable', 'server is shutting down');
       return;
     }
-    const verdict = policy.check(req, auth, options.noAuth);
+    const verdict =
+      splitUrl(req.url ?? '/').path === '/'
+        ? upgradePolicy.check(req, auth, options.noAuth)
+        : ({ status: 404, statusText: 'Not Found', why: 'not found' } as const);
     if (verdict.status !== 101) {
       log.info('upgrade refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
       refuse(socket, verdict.status, verdict.statusText, verdict.why, verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
@@ -230,6 +252,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
 type Verdict = { status: 101; principal: Principal } | { status: 401 | 403 | 404; statusText: string; why: string };
 
+/** A short plain-text HTTP answer to a refused or unservable request. */
+function answer(res: ServerResponse, status: number, why: string, headers: Record<string, string> = {}): void {
+  const body = `${why}\n`;
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close', ...headers });
+  res.end(body);
+}
+
 class RequestPolicy {
   readonly #loopback: boolean;
   readonly #origins: ReadonlySet<string>;
@@ -243,9 +272,9 @@ class RequestPolicy {
     this.#extraHosts = new Set(o.allowOrigins.map(hostnameOfOrigin).filter((h): h is string => h !== undefined));
   }
 
+  /** Host, Origin and token, in that order; the caller has matched the path. */
   check(req: IncomingMessage, auth: TokenChecker, noAuth: boolean): Verdict {
-    const { path, query } = splitUrl(req.url ?? '/');
-    if (path !== '/') return { status: 404, statusText: 'Not Found', why: 'not found' };
+    const { query } = splitUrl(req.url ?? '/');
 
     if (this.#loopback) {
       const hostname = hostnameOfHostHeader(req.headers.host);

@@ -14,6 +14,7 @@ s('the same node gives the same handle; the least recently used of 33 is release
   const tab = tabOf(ctx.server, target_id);
   const frame = tab.frames.get(tab.mainFrameId)!;
   const contextId = await ctx.server.server.host.current!.worlds.contextFor(frame.session, frame.id, frame.loaderId);
+  const node = (backendNodeId: number) => ({ backendNodeId, executionContextId: contextId, loaderId: frame.loaderId });
   const { nodes } = await frame.session.send('Accessibility.getFullAXTree', {});
   const buttons = nodes.filter((n) => n.role?.value === 'button').map((n) => n.backendDOMNodeId!).slice(0, 34);
   assert.is(buttons.length, 34);
@@ -23,15 +24,15 @@ s('the same node gives the same handle; the least recently used of 33 is release
       () => undefined,
     );
 
-  const first = await resolveKept(frame.session, buttons[0]!, contextId);
-  const second = await resolveKept(frame.session, buttons[1]!, contextId);
-  assert.is((await resolveKept(frame.session, buttons[0]!, contextId)).objectId, first.objectId, 'looked up again: the same handle');
+  const first = await resolveKept(frame.session, node(buttons[0]!));
+  const second = await resolveKept(frame.session, node(buttons[1]!));
+  assert.is((await resolveKept(frame.session, node(buttons[0]!))).objectId, first.objectId, 'looked up again: the same handle');
   assert.is(await alive(first.objectId), 'Button 1');
   // 31 more: 33 in all, and button 2 is now the least recently used (button 1 was used again).
-  for (const id of buttons.slice(2, 33)) await resolveKept(frame.session, id, contextId);
+  for (const id of buttons.slice(2, 33)) await resolveKept(frame.session, node(id));
   assert.is(await alive(second.objectId), undefined, 'the least recently used handle was released');
   assert.is(await alive(first.objectId), 'Button 1', 'a recently used one was kept');
-  const again = await resolveKept(frame.session, buttons[1]!, contextId);
+  const again = await resolveKept(frame.session, node(buttons[1]!));
   assert.is.not(again.objectId, second.objectId);
   assert.is(await alive(again.objectId), 'Button 2');
 });

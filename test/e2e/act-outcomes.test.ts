@@ -4,24 +4,12 @@
 // private server. All rows run, then every one that differs from its expected outcome is listed.
 import process from 'node:process';
 import { suite } from 'uvu';
-import type { ActResult } from '../helpers/wire.ts';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
 import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import { sharedServer, startTestServer, type TestServer } from '../helpers/pagewire.ts';
-
-interface Element {
-  ref: string;
-  name: string;
-}
-interface Observation {
-  state_id: string;
-  target_id: string;
-  tree: string;
-  elements: Element[];
-  dialog?: unknown;
-}
+import type { ActResult, Element, Observation } from '../helpers/wire.ts';
 
 /** The five words a row pins; `error_type` absent means the result must carry none. */
 interface Outcome {

@@ -9,27 +9,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
-
-interface Element {
-  ref: string;
-  role: string;
-  name: string;
-}
-interface Observation {
-  state_id: string;
-  target_id: string;
-  url: string;
-  tree: string;
-  elements: Element[];
-}
-interface ActResult {
-  status: string;
-  execution: string;
-  error_type?: string;
-  error_text?: string;
-  hit?: { role: string; name: string; tag: string };
-  fresh_state?: Observation;
-}
+import type { ActResult, Element, Observation } from '../helpers/wire.ts';
 
 const s = suite('styled controls');
 let server: TestServer;

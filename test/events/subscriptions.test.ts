@@ -80,6 +80,25 @@ s('notification params have exactly the wire shape; optional ids only when set; 
   connection.close();
 });
 
+s('the subscribe result carries last_seq: the seq the live part starts after, so a client can resume from it', () => {
+  const { hub, runStarts } = manualHub();
+  const connection = new FakeConnection();
+  const session = fakeSession();
+  assert.equal(hub.subscribe(connection, session).last_seq, 0);
+  for (let i = 0; i < 3; i++) publish(session);
+  const result = hub.subscribe(connection, session);
+  assert.equal(result.last_seq, 3);
+  publish(session);
+  runStarts();
+  // A resubscription with after_seq: last_seq replays exactly what came after the first subscribe.
+  const later = new FakeConnection();
+  hub.subscribe(later, session, { afterSeq: result.last_seq });
+  runStarts();
+  assert.equal(seqs(later), [4]);
+  connection.close();
+  later.close();
+});
+
 s('after_seq replays the retained events after it, then live ones, without gaps or duplicates', () => {
   const { hub, runStarts } = manualHub();
   const connection = new FakeConnection();

@@ -87,6 +87,19 @@ const routes: Record<string, Route> = {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(`<title>slow ${ms}</title><p>slow page</p>`);
   },
+  // A page whose parser waits on a script delayed by ?ms=: committed, but no DOMContentLoaded yet.
+  '/slow-script': (_req, res, url) => {
+    const ms = Math.min(Number(url.searchParams.get('ms') ?? 500), 30_000);
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<title>Slow script</title><p>waiting for a script</p><script src="/slow.js?ms=${ms}"></script><p>after the script</p>`);
+  },
+  '/slow.js': async (_req, res, url) => {
+    const ms = Math.min(Number(url.searchParams.get('ms') ?? 500), 30_000);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    if (res.destroyed) return;
+    res.writeHead(200, { 'content-type': 'text/javascript' });
+    res.end('document.title = "Slow script loaded";');
+  },
   // An attachment: navigating to it becomes a download.
   '/download/report.txt': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' });
@@ -129,6 +142,12 @@ const routes: Record<string, Route> = {
     const sid = /(?:^|;\s*)sid=([^;]*)/.exec(req.headers.cookie ?? '');
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end(sid ? `signed in as ${decodeURIComponent(sid[1]!).split('-')[0]}` : 'nobody');
+  },
+  // The SDK's browser build as `npm run build` made it (pages import it like an app would).
+  '/sdk/pagewire-client.js': async (_req, res) => {
+    const body = await readFile(fileURLToPath(new URL('../../dist/browser/pagewire-client.js', import.meta.url)));
+    res.writeHead(200, { 'content-type': 'text/javascript' });
+    res.end(body);
   },
 };
 

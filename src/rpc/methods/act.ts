@@ -133,6 +133,7 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
                   likelyChanged,
                 ),
               ...(deps.screenshot ? { screenshot: (tab) => deps.screenshot!(s, tab) } : {}),
+              ...(call.progress ? { progress: call.progress } : {}),
             },
             {
               stateId: params.state_id,

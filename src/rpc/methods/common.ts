@@ -27,9 +27,15 @@ export async function onSession<T>(
 ): Promise<T> {
   const session = await registry.resolve(call.principal.id, sessionId);
   session.clients.add(call.connection.id);
+  const withdrawn = call.signal;
   const run = async () => {
     if (options.bypassQueue) return task(session, session.closeSignal);
+    // Withdrawn while it waited in the queue: dropped, nothing of it runs.
+    if (withdrawn?.aborted) throw new ServerError('operation_cancelled', 'the call was withdrawn before it ran');
     const operation = session.beginOperation();
+    // Withdrawn while running: stopped exactly as `cancel` stops the running call (this one).
+    const stop = () => session.cancelRunning();
+    withdrawn?.addEventListener('abort', stop, { once: true });
     try {
       if (operation.signal.aborted) throw cancelled(operation.signal);
       return await task(session, operation.signal);
@@ -38,6 +44,7 @@ export async function onSession<T>(
       if (operation.signal.aborted && !isServerError(error, 'operation_cancelled')) throw cancelled(operation.signal);
       throw error;
     } finally {
+      withdrawn?.removeEventListener('abort', stop);
       operation.end();
       session.lastUsedAt = Date.now();
     }

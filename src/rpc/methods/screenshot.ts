@@ -90,11 +90,19 @@ export function screenshotMethods(registry: SessionRegistry): AnyMethodDef[] {
               ...(clip ? { clip } : {}),
               ...(params.format ? { format: params.format } : {}),
               ...(params.quality !== undefined ? { quality: params.quality } : {}),
+              ...(params.max_side !== undefined || params.max_pixels !== undefined
+                ? {
+                    fit: {
+                      ...(params.max_side !== undefined ? { maxSide: params.max_side } : {}),
+                      ...(params.max_pixels !== undefined ? { maxPixels: params.max_pixels } : {}),
+                    },
+                  }
+                : {}),
               signal,
             },
             params.ref,
           );
-          return { mime: shot.mime, data: shot.data, width: shot.width, height: shot.height };
+          return { mime: shot.mime, data: shot.data, width: shot.width, height: shot.height, ...(shot.scale !== undefined ? { scale: shot.scale } : {}) };
         }),
     }),
   ];

@@ -71,6 +71,7 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
           const tab = await session.browser.newTab(session.browserContextId, deadline);
           if (params.select !== false) session.select(tab.targetId);
           if (!params.url) return { target_id: tab.targetId };
+          call.progress?.('loading the new tab');
           try {
             const outcome = await navigateFrame(tab.session, tab.mainFrameId, params.url, deadline);
             let errorText = 'errorText' in outcome ? outcome.errorText : undefined;

@@ -173,7 +173,14 @@ export const eventsSubscribe = wireMethod({
         .describe('Replay the retained events after this seq (0: all retained) before live ones'),
     })
     .strict(),
-  result: z.object({ subscription_id: z.string() }),
+  result: z.object({
+    subscription_id: z.string(),
+    last_seq: z
+      .number()
+      .int()
+      .min(0)
+      .describe("The session's newest seq when the subscription began: the replay ends there, live events follow; resume with after_seq"),
+  }),
 });
 
 export const eventsUnsubscribe = wireMethod({

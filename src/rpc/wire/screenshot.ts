@@ -17,6 +17,8 @@ export const screenshot = wireMethod({
       state_id: idString.optional().describe('The observation that issued `ref` (default: the tab\'s current state)'),
       format: z.enum(['png', 'jpeg']).optional().describe('Image format (default png)'),
       quality: z.number().int().min(0).max(100).optional().describe('JPEG quality 0–100 (format "jpeg" only)'),
+      max_side: z.number().int().min(16).max(16_384).optional().describe('Scale down so the long side is at most this many px'),
+      max_pixels: z.number().int().min(256).max(268_435_456).optional().describe('Scale down so the image has at most this many pixels'),
     })
     .strict()
     .superRefine((params, ctx) => {
@@ -35,5 +37,6 @@ export const screenshot = wireMethod({
     data: z.string().describe('The image, base64'),
     width: z.number().describe('px: the image\'s own size (the clip\'s, if the image could not be read)'),
     height: z.number().describe('px, likewise'),
+    scale: z.number().gt(0).lt(1).optional().describe('Image px per CSS px, when max_side or max_pixels scaled the capture down'),
   }),
 });

@@ -1,0 +1,460 @@
+// The client commands of `pagewire` (observe, click @3, …) on the SDK, against a running server.
+// They keep the observation they printed last (state.ts), so a ref the user read is acted on in
+// that observation: when the page has moved on, the server refuses and the fresh page is printed.
+//
+// Exit codes: 0 done; 1 an act fell short (any status but completed/verified, a refusal
+// included); 2 a usage error; 3 the server could not be reached or answered with an error.
+import { writeFileSync } from 'node:fs';
+import process from 'node:process';
+import { connect } from '../client/index.ts';
+import { ConnectionError, PagewireError } from '../client/errors.ts';
+import type { Session } from '../client/session.ts';
+import type { Action, ActResult, EventKind, Observation, SessionEvent, WaitFor } from '../client/wire.ts';
+import { flagInt, flagString, parseArgs, UsageError, type ParsedArgs } from './args.ts';
+import { actLine, eventLine, pageText, tabsLines } from './format.ts';
+import { StateFile, stateDir, stateKey } from './state.ts';
+import { usageOf } from './table.ts';
+
+export const EXIT_OK = 0;
+export const EXIT_FELL_SHORT = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_FAILED = 3;
+
+const DEFAULT_URL = 'ws://127.0.0.1:9333/';
+
+type FlagSpec = Readonly<Record<string, 'value' | 'bool'>>;
+
+const COMMON: FlagSpec = { url: 'value', session: 'value', tab: 'value', json: 'bool', help: 'bool' };
+const ACT: FlagSpec = { 'wait-text': 'value', 'wait-url': 'value', 'wait-selector': 'value', timeout: 'value', tree: 'bool' };
+
+interface Cx {
+  readonly session: Session;
+  readonly state: StateFile;
+  readonly args: ParsedArgs;
+  readonly json: boolean;
+  readonly tab: string | undefined;
+}
+
+interface CommandSpec {
+  flags?: FlagSpec;
+  /** Positionals: at least, at most. */
+  arity: readonly [number, number];
+  run(cx: Cx): Promise<number>;
+}
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function printJson(value: unknown): void {
+  out(JSON.stringify(value));
+}
+
+function ref(text: string | undefined): string {
+  if (text === undefined || !/^@[1-9][0-9]{0,8}$/.test(text)) throw new UsageError(`a ref looks like @12 (got ${JSON.stringify(text ?? '')})`);
+  return text;
+}
+
+function waitFor(args: ParsedArgs): WaitFor | undefined {
+  const text = flagString(args, 'wait-text');
+  const url = flagString(args, 'wait-url');
+  const selector = flagString(args, 'wait-selector');
+  const given = [text, url, selector].filter((v) => v !== undefined).length;
+  if (given > 1) throw new UsageError('give at most one of --wait-text, --wait-url, --wait-selector');
+  if (text !== undefined) return { text };
+  if (url !== undefined) return { url };
+  if (selector !== undefined) return { selector };
+  return undefined;
+}
+
+async function observeAndSave(cx: Cx, options: { include_text?: boolean; max_elements?: number } = {}): Promise<Observation> {
+  const observation = await cx.session.observe({ ...(cx.tab ? { target_id: cx.tab } : {}), ...options });
+  saveObservation(cx, observation);
+  return observation;
+}
+
+function saveObservation(cx: Cx, observation: Observation): void {
+  cx.state.update({ state_id: observation.state_id, target_id: observation.target_id, url: observation.url });
+}
+
+function showPage(cx: Cx, observation: Observation): void {
+  if (cx.json) printJson(observation);
+  else out(pageText(observation));
+}
+
+const NOTHING_RAN = new Set(['stale_observation', 'stale_reference']);
+
+/**
+ * One act on the saved observation. `onRefs`: the action names refs the user read, so it must
+ * run on the observation they saw; otherwise (a key, a scroll of the page, navigation) any
+ * current observation will do, and a stale one is replaced and the act tried once more.
+ */
+async function act(cx: Cx, what: string, action: Action, options: { onRefs: boolean; showPage?: boolean }): Promise<number> {
+  const saved = cx.state.read();
+  const usable = saved.state_id !== undefined && (cx.tab === undefined || cx.tab === saved.target_id);
+  const wait = waitFor(cx.args);
+  const timeout = flagInt(cx.args, 'timeout', { min: 1, max: 60_000 });
+  const run = (state: string, target: string | undefined): Promise<ActResult> =>
+    cx.session.act(action, {
+      state,
+      ...(target ? { target_id: target } : {}),
+      ...(wait ? { wait_for: wait } : {}),
+      ...(timeout ? { timeout_ms: timeout } : {}),
+    });
+  let result: ActResult;
+  if (!usable) {
+    const observation = await observeAndSave(cx);
+    if (options.onRefs) {
+      if (cx.json) printJson(observation);
+      else out(`not run: ${what}: no observation to act on yet for this session; this is the page now (run the command again with a ref from it)\n${pageText(observation)}`);
+      return EXIT_FELL_SHORT;
+    }
+    result = await run(observation.state_id, observation.target_id);
+  } else {
+    result = await run(saved.state_id!, saved.target_id);
+    if (!options.onRefs && result.status === 'stale_observation') {
+      const observation = await observeAndSave(cx);
+      result = await run(observation.state_id, observation.target_id);
+    }
+  }
+  if (NOTHING_RAN.has(result.status)) {
+    const fresh = result.fresh_state ?? (await observeAndSave(cx));
+    saveObservation(cx, fresh);
+    if (cx.json) {
+      printJson(result);
+      printJson(fresh);
+    } else out(`${actLine(what, result)}\nthe page moved on; this is it now:\n${pageText(fresh)}`);
+    return EXIT_FELL_SHORT;
+  }
+  if (result.fresh_state) saveObservation(cx, result.fresh_state);
+  else cx.state.update({ forgetObservation: true });
+  const ok = result.status === 'completed' || result.status === 'verified';
+  if (cx.json) printJson(result);
+  else {
+    if (!(ok && options.showPage)) out(actLine(what, result));
+    if (result.fresh_state && (options.showPage || cx.args.flags.has('tree'))) out(pageText(result.fresh_state));
+    for (const event of result.events) if (event.kind === 'dialog' || event.kind === 'popup' || event.kind === 'download') out(eventLine(event));
+  }
+  return ok ? EXIT_OK : EXIT_FELL_SHORT;
+}
+
+function scrollAction(args: ParsedArgs): { action: Action; what: string } {
+  const [direction = 'down', amount] = args.positionals;
+  const words: Record<string, [number, number]> = { down: [0, 1], up: [0, -1], right: [1, 0], left: [-1, 0] };
+  const unit = words[direction];
+  let pixels = 600;
+  if (unit === undefined) throw new UsageError('scroll takes down, up, left or right, then optionally a number of pixels');
+  if (amount !== undefined) {
+    pixels = Number(amount);
+    if (!/^\d+$/.test(amount) || pixels < 1 || pixels > 100_000) throw new UsageError('PIXELS is a whole number from 1 to 100000');
+  }
+  const target = flagString(args, 'ref');
+  const action: Action = { action: 'scroll', delta_x: unit[0] * pixels, delta_y: unit[1] * pixels, ...(target ? { ref: ref(target) } : {}) };
+  return { action, what: `scroll ${direction} ${pixels}${target ? ` in ${target}` : ''}` };
+}
+
+function onOff(word: string | undefined): boolean {
+  if (word === undefined || /^(on|true|yes|1|checked)$/i.test(word)) return true;
+  if (/^(off|false|no|0|unchecked)$/i.test(word)) return false;
+  throw new UsageError('check takes on or off');
+}
+
+const COMMANDS: Record<string, CommandSpec> = {
+  observe: {
+    flags: { text: 'bool', max: 'value' },
+    arity: [0, 0],
+    run: async (cx) => {
+      const max = flagInt(cx.args, 'max', { min: 1, max: 500 });
+      showPage(cx, await observeAndSave(cx, { ...(cx.args.flags.has('text') ? { include_text: true } : {}), ...(max ? { max_elements: max } : {}) }));
+      return EXIT_OK;
+    },
+  },
+  open: {
+    flags: { ...ACT, 'new-tab': 'bool' },
+    arity: [1, 1],
+    run: async (cx) => {
+      const url = cx.args.positionals[0]!;
+      if (cx.args.flags.has('new-tab')) {
+        const opened = await cx.session.tabs.new({ url });
+        cx.state.update({ forgetObservation: true });
+        const observation = await cx.session.observe({ target_id: opened.target_id });
+        saveObservation(cx, observation);
+        if (!cx.json && opened.error_text) out(`opened ${opened.target_id} with an error: ${opened.error_text}`);
+        showPage(cx, observation);
+        return opened.error_text ? EXIT_FELL_SHORT : EXIT_OK;
+      }
+      return act(cx, `open ${url}`, { action: 'navigate', url }, { onRefs: false, showPage: true });
+    },
+  },
+  click: {
+    flags: { ...ACT, double: 'bool', right: 'bool' },
+    arity: [1, 1],
+    run: (cx) => {
+      const target = ref(cx.args.positionals[0]);
+      const action: Action = {
+        action: 'click',
+        ref: target,
+        ...(cx.args.flags.has('double') ? { click_count: 2 } : {}),
+        ...(cx.args.flags.has('right') ? { button: 'right' as const } : {}),
+      };
+      return act(cx, `click ${target}`, action, { onRefs: true });
+    },
+  },
+  hover: { flags: ACT, arity: [1, 1], run: (cx) => act(cx, `hover ${cx.args.positionals[0]}`, { action: 'hover', ref: ref(cx.args.positionals[0]) }, { onRefs: true }) },
+  type: {
+    flags: { ...ACT, submit: 'bool', clear: 'bool' },
+    arity: [2, 2],
+    run: (cx) => {
+      const [target, text] = cx.args.positionals as [string, string];
+      if (text === '') throw new UsageError('type needs a non-empty TEXT (fill REF "" empties a field)');
+      const action: Action = {
+        action: 'type',
+        ref: ref(target),
+        text,
+        ...(cx.args.flags.has('submit') ? { submit: true } : {}),
+        ...(cx.args.flags.has('clear') ? { clear_first: true } : {}),
+      };
+      return act(cx, `type into ${target}`, action, { onRefs: true });
+    },
+  },
+  fill: {
+    flags: ACT,
+    arity: [2, 2],
+    run: (cx) => {
+      const [target, text] = cx.args.positionals as [string, string];
+      return act(cx, `fill ${target}`, { action: 'fill', ref: ref(target), text }, { onRefs: true });
+    },
+  },
+  select: {
+    flags: { ...ACT, label: 'bool' },
+    arity: [2, 2],
+    run: (cx) => {
+      const [target, value] = cx.args.positionals as [string, string];
+      const choice = cx.args.flags.has('label') ? { label: value } : { value };
+      return act(cx, `select ${JSON.stringify(value)} in ${target}`, { action: 'select', ref: ref(target), ...choice }, { onRefs: true });
+    },
+  },
+  check: {
+    flags: ACT,
+    arity: [1, 2],
+    run: (cx) => {
+      const [target, word] = cx.args.positionals;
+      const checked = onOff(word);
+      return act(cx, `${checked ? 'check' : 'uncheck'} ${target}`, { action: 'check', ref: ref(target), checked }, { onRefs: true });
+    },
+  },
+  press: {
+    flags: ACT,
+    arity: [1, 2],
+    run: (cx) => {
+      const [key, target] = cx.args.positionals as [string, string | undefined];
+      const action: Action = { action: 'press', key, ...(target !== undefined ? { ref: ref(target) } : {}) };
+      return act(cx, `press ${key}${target ? ` on ${target}` : ''}`, action, { onRefs: target !== undefined });
+    },
+  },
+  scroll: {
+    flags: { ...ACT, ref: 'value' },
+    arity: [0, 2],
+    run: (cx) => {
+      const { action, what } = scrollAction(cx.args);
+      return act(cx, what, action, { onRefs: 'ref' in action && action.ref !== undefined });
+    },
+  },
+  back: { flags: ACT, arity: [0, 0], run: (cx) => act(cx, 'back', { action: 'back' }, { onRefs: false }) },
+  forward: { flags: ACT, arity: [0, 0], run: (cx) => act(cx, 'forward', { action: 'forward' }, { onRefs: false }) },
+  reload: { flags: ACT, arity: [0, 0], run: (cx) => act(cx, 'reload', { action: 'reload' }, { onRefs: false }) },
+  screenshot: {
+    flags: { full: 'bool', ref: 'value' },
+    arity: [1, 1],
+    run: async (cx) => {
+      const file = cx.args.positionals[0]!;
+      const target = flagString(cx.args, 'ref');
+      const saved = cx.state.read();
+      if (target !== undefined && saved.state_id === undefined) throw new UsageError('--ref needs an observation first: run pagewire observe');
+      const shot = await cx.session.screenshot({
+        ...(cx.tab ? { target_id: cx.tab } : {}),
+        ...(/\.jpe?g$/i.test(file) ? { format: 'jpeg' as const } : {}),
+        ...(cx.args.flags.has('full') ? { full_page: true } : {}),
+        ...(target !== undefined ? { ref: ref(target), state_id: saved.state_id!, target_id: saved.target_id! } : {}),
+      });
+      const bytes = Uint8Array.from(atob(shot.data), (c) => c.charCodeAt(0));
+      writeFileSync(file, bytes);
+      if (cx.json) printJson({ file, mime: shot.mime, width: shot.width, height: shot.height, bytes: bytes.length });
+      else out(`${file}: ${shot.mime} ${shot.width}x${shot.height}, ${bytes.length} bytes`);
+      return EXIT_OK;
+    },
+  },
+  tabs: {
+    arity: [0, 2],
+    run: async (cx) => {
+      const [verb = 'list', id] = cx.args.positionals;
+      if (verb === 'list') {
+        if (id !== undefined) throw new UsageError('tabs list takes no argument');
+        const listed = await cx.session.tabs.list();
+        if (cx.json) printJson(listed);
+        else out(tabsLines(listed.tabs).join('\n'));
+        return EXIT_OK;
+      }
+      if (id === undefined) throw new UsageError(`tabs ${verb} needs ${verb === 'new' ? 'a URL' : 'a tab id'}`);
+      let result: Record<string, unknown>;
+      if (verb === 'new') result = await cx.session.tabs.new({ url: id });
+      else if (verb === 'select') result = await cx.session.tabs.select(id);
+      else if (verb === 'close') result = await cx.session.tabs.close(id);
+      else throw new UsageError('tabs takes list, new URL, select ID or close ID');
+      // The saved observation was of the tab that was selected: observe again before acting.
+      if (verb !== 'close' || cx.state.read().target_id === id) cx.state.update({ forgetObservation: true });
+      if (cx.json) printJson(result);
+      else out(verb === 'close' ? `closed ${id}` : `${verb === 'new' ? 'opened' : 'selected'} ${String(result['target_id'])}${result['error_text'] ? ` (${String(result['error_text'])})` : ''}`);
+      return EXIT_OK;
+    },
+  },
+  dialog: {
+    arity: [1, 2],
+    run: async (cx) => {
+      const [verb, text] = cx.args.positionals as [string, string | undefined];
+      if (verb !== 'accept' && verb !== 'dismiss') throw new UsageError('dialog takes accept or dismiss');
+      if (text !== undefined && verb !== 'accept') throw new UsageError('only accept takes a prompt TEXT');
+      const result = await cx.session.handleDialog({ accept: verb === 'accept', ...(text !== undefined ? { prompt_text: text } : {}), ...(cx.tab ? { target_id: cx.tab } : {}) });
+      if (cx.json) printJson(result);
+      else out(`${result.action} ${result.dialog_type} ${JSON.stringify(result.message)}`);
+      return EXIT_OK;
+    },
+  },
+  events: {
+    flags: { follow: 'bool', kinds: 'value', all: 'bool' },
+    arity: [0, 0],
+    run: (cx) => showEvents(cx),
+  },
+};
+
+// A record, so that a kind added to the wire and missing here does not compile (the CLI does not
+// load the wire's schemas, which would cost its start-up).
+const KIND_SET: Record<EventKind, true> = {
+  dialog: true,
+  file_chooser: true,
+  download: true,
+  popup: true,
+  tab_closed: true,
+  navigation: true,
+  console: true,
+  crash: true,
+  session_closed: true,
+  network: true,
+};
+const KINDS = Object.keys(KIND_SET) as EventKind[];
+
+/**
+ * The events after the last seq this command showed (every retained one the first time, or with
+ * --all). The stream subscribes to every kind (network included, by name) and filters here, so that the replay's end is
+ * the event whose seq the server reported as its newest; --follow then stays for live ones.
+ */
+async function showEvents(cx: Cx): Promise<number> {
+  const kindsText = flagString(cx.args, 'kinds');
+  const kinds = kindsText?.split(',').map((k) => k.trim());
+  for (const kind of kinds ?? []) if (!KINDS.includes(kind as EventKind)) throw new UsageError(`unknown event kind ${kind} (kinds: ${KINDS.join(', ')})`);
+  const follow = cx.args.flags.has('follow');
+  const afterSeq = cx.args.flags.has('all') ? 0 : (cx.state.read().event_seq ?? 0);
+  const controller = new AbortController();
+  // Every kind by name: `network` is not among the default kinds, and the replay must reach the newest seq.
+  const stream = cx.session.events({ afterSeq, kinds: KINDS, signal: controller.signal });
+  await stream.ready;
+  const head = stream.headSeq ?? afterSeq;
+  let shown = afterSeq;
+  const show = (event: SessionEvent) => {
+    shown = Math.max(shown, event.seq);
+    if (kinds && !kinds.includes(event.kind)) return;
+    if (cx.json) printJson(event);
+    else out(eventLine(event));
+  };
+  const remember = () => {
+    if (!kinds) cx.state.update({ event_seq: shown });
+  };
+  if (!follow) {
+    if (head > afterSeq) {
+      for await (const event of stream) {
+        show(event);
+        if (event.seq >= head) break;
+      }
+    }
+    shown = Math.max(shown, head);
+    remember();
+    await stream.return();
+    return EXIT_OK;
+  }
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    for await (const event of stream) {
+      show(event);
+      remember();
+    }
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+  }
+  remember();
+  return EXIT_OK;
+}
+
+function fail(message: string): number {
+  process.stderr.write(`pagewire: ${message}\n`);
+  return EXIT_FAILED;
+}
+
+export async function runClient(name: string, argv: string[]): Promise<number> {
+  const spec = COMMANDS[name];
+  if (!spec) return fail(`no client command ${name}`);
+  const usage = `usage: pagewire ${usageOf(name) ?? name} [--url URL] [--session ID] [--tab ID] [--json]`;
+  let args: ParsedArgs;
+  try {
+    args = parseArgs(argv, { ...COMMON, ...spec.flags });
+    if (args.flags.has('help')) {
+      out(usage);
+      return EXIT_OK;
+    }
+    const [min, max] = spec.arity;
+    if (args.positionals.length < min || args.positionals.length > max) throw new UsageError(`${name} takes ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? '' : 's'}`);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`pagewire ${name}: ${error.message}\n${usage}\n`);
+    return EXIT_USAGE;
+  }
+  const url = flagString(args, 'url') ?? process.env['PAGEWIRE_URL'] ?? DEFAULT_URL;
+  const sessionId = flagString(args, 'session') ?? (process.env['PAGEWIRE_SESSION'] || undefined);
+  const token = process.env['PAGEWIRE_TOKEN']?.split(',')[0] || undefined;
+  let client;
+  try {
+    new URL(url);
+  } catch {
+    process.stderr.write(`pagewire ${name}: --url must be a ws:// URL (got ${JSON.stringify(url)})\n`);
+    return EXIT_USAGE;
+  }
+  try {
+    client = await connect(url, { ...(token ? { token } : {}), reconnect: { giveUpAfterMs: 10_000 } });
+  } catch (error) {
+    return fail(`${(error as Error).message}; is a server running? start one with \`npx pagewire\` and set PAGEWIRE_URL to the URL it prints`);
+  }
+  const cx: Cx = {
+    session: client.session(sessionId),
+    state: new StateFile({ dir: stateDir(process.env), key: stateKey(url, sessionId) }),
+    args,
+    json: args.flags.has('json'),
+    tab: flagString(args, 'tab'),
+  };
+  try {
+    return await spec.run(cx);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`pagewire ${name}: ${error.message}\n${usage}\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof PagewireError) {
+      const detail = error instanceof ConnectionError ? '' : ` (${error.error_type})`;
+      if (cx.json) printJson({ error: { error_type: error.error_type, message: error.message, ...(error.code !== undefined ? { code: error.code } : {}), data: error.data } });
+      return fail(`${error.message}${detail}`);
+    }
+    throw error;
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,44 @@
+// The client commands of `pagewire` (they run against a server: PAGEWIRE_URL or --url). They
+// share one module, loaded only when one of them runs.
+import type { CommandEntry, CommandModule } from './dispatch.ts';
+
+const CLIENT_COMMANDS: ReadonlyArray<readonly [name: string, usage: string, summary: string]> = [
+  ['open', 'open URL [--new-tab]', 'load URL in the selected tab (or a new one) and print the page'],
+  ['observe', 'observe [--text] [--max N]', 'print the page as a tree with refs (@1, @2…)'],
+  ['click', 'click REF', 'click an element of the last observation'],
+  ['type', 'type REF TEXT [--submit] [--clear]', 'type TEXT into a field'],
+  ['fill', 'fill REF TEXT', "replace a field's value with TEXT"],
+  ['select', 'select REF VALUE [--label]', 'choose an option by value (or by label)'],
+  ['check', 'check REF [on|off]', 'check (or uncheck) a checkbox, radio or switch'],
+  ['hover', 'hover REF', 'move the mouse over an element'],
+  ['press', 'press KEY [REF]', 'press a key (Enter, Tab, Control+A…), on REF if given'],
+  ['scroll', 'scroll [down|up|left|right] [PIXELS] [--ref REF]', 'scroll the page (or inside REF)'],
+  ['back', 'back', 'go back in history'],
+  ['forward', 'forward', 'go forward in history'],
+  ['reload', 'reload', 'reload the page'],
+  ['screenshot', 'screenshot FILE [--full] [--ref REF]', 'save a PNG (or JPEG for .jpg) of the viewport'],
+  ['tabs', 'tabs [new URL | select ID | close ID]', 'list, open, select or close tabs'],
+  ['dialog', 'dialog accept|dismiss [TEXT]', 'answer a pending alert/confirm/prompt'],
+  ['events', 'events [--follow] [--kinds K,K] [--all]', 'print the events since the last `events`'],
+];
+
+/** What the client commands' module exports: one runner for all of them. */
+export interface ClientCommandsModule {
+  runClient(name: string, argv: string[]): Promise<number>;
+}
+
+export function clientCommands(load: () => Promise<ClientCommandsModule>): Record<string, CommandEntry> {
+  return Object.fromEntries(
+    CLIENT_COMMANDS.map(([name, usage, summary]) => [
+      name,
+      { usage, summary, load: async (): Promise<CommandModule> => {
+        const module = await load();
+        return { run: (argv) => module.runClient(name, argv) };
+      } },
+    ]),
+  );
+}
+
+export function usageOf(name: string): string | undefined {
+  return CLIENT_COMMANDS.find(([n]) => n === name)?.[1];
+}

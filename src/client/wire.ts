@@ -1,0 +1,44 @@
+// The wire types the SDK speaks, from the protocol's own schemas (src/rpc/wire, `pagewire/protocol`).
+// Types only: nothing of them exists at run time, so the browser build carries no schema.
+import type {
+  ActParams as WireActParams,
+  DialogHandleResult,
+  EventKind,
+  EventOf,
+  EventsSubscribeResult,
+  FileChooserResolveResult,
+  ScreenshotResult,
+} from '../rpc/wire/index.ts';
+
+export type {
+  ActEvent,
+  ActResult,
+  ActStatus,
+  Download,
+  Element,
+  ErrorData,
+  EventKind,
+  FrameSummary,
+  Observation,
+  ObserveParams,
+  ScreenshotParams,
+  ServerInfoResult as ServerInfo,
+  SessionCreateParams,
+  SessionSummary,
+  TabSummary,
+  WaitFor,
+} from '../rpc/wire/index.ts';
+
+/** One action as a client sends it (`check` also takes the word forms of `checked`). */
+export type Action = NonNullable<WireActParams['actions']>[number];
+
+/** The params of `act` besides its state and its action(s). */
+export type ActParams = Pick<WireActParams, 'target_id' | 'expect' | 'wait_for' | 'timeout_ms' | 'request_id' | 'screenshot'>;
+
+/** One event as a stream delivers it: the notification without its subscription id. */
+export type SessionEvent = { [K in EventKind]: Omit<EventOf<K>, 'subscription_id'> }[EventKind];
+
+export type SubscribeResult = EventsSubscribeResult;
+export type Screenshot = ScreenshotResult;
+export type DialogResult = DialogHandleResult;
+export type FileChooserResult = FileChooserResolveResult;

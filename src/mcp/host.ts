@@ -1,0 +1,178 @@
+// The MCP server: builds the McpServer instances the transports ask for (one per stdio connection,
+// one per HTTP request or 2025-era HTTP session), with the tools of tools.ts registered on them,
+// and runs each tool call through the RPC method table on its principal's connection. An MCP
+// cancellation withdraws the call (CallContext.signal: dropped while queued, cancelled as
+// `cancel` does while running); a progress token turns the call's stages into progress
+// notifications.
+import { McpServer, type CallToolResult, type McpRequestContext, type ServerContext } from '@modelcontextprotocol/server';
+import type { CallContext, Principal } from '../rpc/context.ts';
+import type { AnyMethodDef } from '../rpc/define.ts';
+import type { JsonRpcErrorObject } from '../rpc/errors.ts';
+import type { CallOutcome } from '../rpc/server.ts';
+import { IdSequence } from '../util/ids.ts';
+import { silentLogger, type Logger } from '../util/log.ts';
+import type { JsonSchema } from './json-schema.ts';
+import { McpPrincipal, type WireEvent } from './principal.ts';
+import { errorText, eventLines, notable } from './render.ts';
+import { toolInputSchema, toolOutputSchema, wireSchemas } from './schemas.ts';
+import { actionCall, TOOLS, type ToolCall, type ToolOutcome, type ToolSpec } from './tools.ts';
+
+/** What the host needs of the RPC server (RpcServer has it). */
+export interface McpRpc {
+  call(method: string, params: unknown, call: CallContext): Promise<CallOutcome>;
+  check(method: string, params: unknown): JsonRpcErrorObject | undefined;
+}
+
+export interface McpHostOptions {
+  rpc: McpRpc;
+  /** The method table whose params schemas the tools take. */
+  methods: readonly AnyMethodDef[];
+  version: string;
+  /** The principal of a stdio connection (HTTP requests name theirs). */
+  stdioPrincipal?: Principal;
+  log?: Logger;
+}
+
+/** Named where hosts show them; a model reads the tool descriptions. */
+const INSTRUCTIONS =
+  'pagewire drives a real Chromium. Observe a tab (browser_observe), then act on its refs (browser_act); every act answers ' +
+  'with a fresh observation. A refused act changed nothing: read its error_type and observe again.';
+
+interface Registered {
+  readonly spec: ToolSpec;
+  readonly input: JsonSchema;
+  readonly output: JsonSchema;
+}
+
+/** Lets the SDK list a JSON Schema and hand arguments through untouched: the wire validates them. */
+function passThrough(json: JsonSchema) {
+  return {
+    '~standard': {
+      version: 1 as const,
+      vendor: 'pagewire',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}
+
+export class McpHost {
+  readonly #options: McpHostOptions;
+  readonly #log: Logger;
+  readonly #tools: readonly Registered[];
+  readonly #principals = new Map<string, McpPrincipal>();
+  readonly #connectionIds = new IdSequence('mcp-');
+
+  constructor(options: McpHostOptions) {
+    this.#options = options;
+    this.#log = options.log ?? silentLogger;
+    const schemas = wireSchemas(options.methods);
+    this.#tools = TOOLS.map((spec) => ({ spec, input: toolInputSchema(spec, schemas), output: toolOutputSchema(spec, schemas) }));
+  }
+
+  /** The SDK's McpServerFactory: a fresh instance with every tool, bound to the caller's principal. */
+  readonly factory = (context: McpRequestContext): McpServer => {
+    const id = context.authInfo?.clientId;
+    const principal = id !== undefined ? { id } : this.#options.stdioPrincipal;
+    if (!principal) throw new Error('an MCP request without a principal');
+    const state = this.principalFor(principal);
+    const server = new McpServer({ name: 'pagewire', version: this.#options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    for (const tool of this.#tools) {
+      server.registerTool(
+        tool.spec.name,
+        {
+          description: tool.spec.description,
+          inputSchema: passThrough(tool.input),
+          outputSchema: passThrough(tool.output),
+          annotations: tool.spec.annotations,
+        },
+        (args: unknown, ctx: ServerContext) => this.#run(tool.spec, (args ?? {}) as Record<string, unknown>, ctx, state),
+      );
+    }
+    return server;
+  };
+
+  /** The MCP state of a principal, made on its first request and kept while the server runs. */
+  principalFor(principal: Principal): McpPrincipal {
+    let state = this.#principals.get(principal.id);
+    if (!state) {
+      state = new McpPrincipal({ principal, connectionId: this.#connectionIds.next(), rpc: this.#options.rpc });
+      this.#principals.set(principal.id, state);
+    }
+    return state;
+  }
+
+  /** Connection ids of every principal (they are clients of the sessions they used). */
+  get connectionIds(): string[] {
+    return [...this.#principals.values()].map((state) => state.connection.id);
+  }
+
+  close(): void {
+    for (const state of this.#principals.values()) state.close();
+    this.#principals.clear();
+  }
+
+  async #run(spec: ToolSpec, args: Record<string, unknown>, ctx: ServerContext, principal: McpPrincipal): Promise<CallToolResult> {
+    const token = ctx.mcpReq._meta?.progressToken;
+    let step = 0;
+    const progress =
+      token === undefined
+        ? undefined
+        : (message: string) => {
+            ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } })
+              .catch(() => {});
+          };
+    const call: CallContext = {
+      connection: principal.connection,
+      principal: principal.principal,
+      signal: ctx.mcpReq.signal,
+      ...(progress ? { progress } : {}),
+    };
+    const sessionArg = typeof args['session_id'] === 'string' ? args['session_id'] : undefined;
+    const sessionId = spec.onSession ? await principal.tap(sessionArg) : undefined;
+    const toolCall: ToolCall = {
+      args,
+      principal,
+      sessionId,
+      wire: (method, params) => this.#options.rpc.call(method, params, call),
+      check: (method, params) => this.#options.rpc.check(method, params),
+    };
+    let outcome: ToolOutcome;
+    if (spec.run) {
+      outcome = await spec.run(toolCall);
+    } else {
+      const mapped = actionCall(spec, args);
+      outcome = 'method' in mapped ? await toolCall.wire(mapped.method, mapped.params) : mapped;
+    }
+    const news = notable(principal.news(sessionId ?? principal.defaultSessionId));
+    return this.#result(spec, outcome, args, news, principal);
+  }
+
+  #result(spec: ToolSpec, outcome: ToolOutcome, args: Record<string, unknown>, news: WireEvent[], principal: McpPrincipal): CallToolResult {
+    const meta = news.length > 0 ? { _meta: { 'pagewire/events': news } } : {};
+    if (!outcome.ok) {
+      const text = [errorText(outcome.error), ...eventLines(news)].join('\n');
+      return { content: [{ type: 'text', text }], structuredContent: { ...outcome.error }, isError: true, ...meta };
+    }
+    const result = (outcome.result ?? {}) as Record<string, unknown>;
+    // The observations this principal was handed: what an act without state_id takes next.
+    if (typeof result['state_id'] === 'string') principal.handed(result);
+    const fresh = result['fresh_state'] as Record<string, unknown> | undefined;
+    if (fresh && result['replayed'] !== true) principal.handed(fresh);
+
+    const text = spec.eventsInText ? spec.text(result, args, news) : [spec.text(result, args, news), ...eventLines(news)].join('\n');
+    const shot = outcome.image ?? screenshotOf(result);
+    const content: CallToolResult['content'] = [{ type: 'text', text }];
+    if (shot) content.push({ type: 'image', data: shot.data, mimeType: shot.mimeType });
+    const failed = spec.failed?.(result) ?? false;
+    if (failed) this.#log.debug('tool reported a failure', { tool: spec.name, status: result['status'] });
+    return { content, structuredContent: result, isError: failed, ...meta };
+  }
+}
+
+/** An act's `screenshot` option puts one in its result. */
+function screenshotOf(result: Record<string, unknown>): { data: string; mimeType: string } | undefined {
+  const shot = result['screenshot'] as { mime?: unknown; data?: unknown } | undefined;
+  return shot && typeof shot.data === 'string' && typeof shot.mime === 'string' ? { data: shot.data, mimeType: shot.mime } : undefined;
+}

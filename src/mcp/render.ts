@@ -1,0 +1,185 @@
+// The one text block of each tool result: what a model reads. It is written from the wire result
+// (already redacted as everywhere, PROTOCOL.md §11) and never repeats it as JSON: the structured
+// result travels beside it as `structuredContent`.
+import type { JsonRpcErrorObject } from '../rpc/errors.ts';
+import type { WireEvent } from './principal.ts';
+
+type Obj = Record<string, unknown>;
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value));
+const quote = (value: unknown): string => JSON.stringify(str(value));
+
+/** An observation (observe's result, or an act's fresh_state). */
+export function observationText(o: Obj): string {
+  const lines = [`state_id ${str(o['state_id'])} · tab ${str(o['target_id'])} · frame ${str(o['frame_id'])} · session ${str(o['session_id'])}`];
+  lines.push(`${quote(o['title'])} ${str(o['url'])}`);
+  const dialog = o['dialog'] as Obj | undefined;
+  if (dialog) {
+    lines.push(
+      `A ${str(dialog['type'])} dialog is open: ${quote(dialog['message'])}. The page cannot be read or acted on until it is answered with browser_handle_dialog.`,
+    );
+  }
+  for (const frame of (o['frames'] as Obj[] | undefined) ?? []) {
+    if (frame['status'] === 'unavailable') lines.push(`frame ${str(frame['frame_id'])} unavailable: ${str(frame['reason'])}`);
+  }
+  if (o['truncated'] === true) lines.push('truncated: more elements than max_elements carry refs; raise max_elements or observe a root_ref subtree');
+  const diff = o['diff'] as Obj | undefined;
+  if (diff) {
+    const count = (key: string) => ((diff[key] as unknown[] | undefined) ?? []).length;
+    lines.push(`since ${str(diff['base'])}: ${count('added')} added, ${count('changed')} changed, ${count('removed')} removed${diff['text_changed'] ? ', text changed' : ''}`);
+  }
+  const tree = str(o['tree']);
+  if (tree) lines.push(tree);
+  if (typeof o['text'] === 'string' && o['text']) lines.push('text:', o['text']);
+  return lines.join('\n');
+}
+
+const ACT_HINTS: Record<string, string> = {
+  stale_observation: 'Nothing ran. Observe again (browser_observe) and act on the new state_id.',
+  stale_reference: 'An element is gone or was replaced. Observe again and use the new ref.',
+  condition_not_met: 'The actions ran but the condition does not hold; read the fresh observation below.',
+  interrupted: 'A dialog, navigation or popup stopped the batch; `completed` lists what ran.',
+  outcome_unknown: 'The action may or may not have happened: observe before acting again.',
+  request_id_conflict: 'This request_id was used with other params: use a new one.',
+};
+
+const ERROR_HINTS: Record<string, string> = {
+  click_intercepted: 'Something else is on top (see hit): close or dismiss it first, or act on it.',
+  not_visible: 'The element has no visible point: scroll to it or open what contains it.',
+  focus_mismatch: 'Focus went elsewhere when typing started: observe and try again.',
+  modal_blocked: 'Answer the dialog with browser_handle_dialog, or the file chooser with browser_file_upload, first.',
+  timeout: 'The time budget ran out; observe to see where things stand (timeout_ms raises the budget).',
+  forbidden: 'Not allowed for this client (another principal\'s session, or a path outside the --uploads root).',
+  session_not_found: 'The session is closed or unknown: omit session_id to use your default session, or create one.',
+  target_not_found: 'The tab is closed or unknown: list tabs with browser_tabs.',
+  frame_not_found: 'The frame is gone or belongs to another tab: observe again.',
+  no_modal: 'Nothing is pending.',
+  last_tab: 'A session keeps at least one tab: close the session instead.',
+  browser_unavailable: 'The browser could not be started or reached; see the message.',
+  operation_cancelled: 'The call was cancelled.',
+  invalid_params: 'Fix the arguments named above and call again.',
+};
+
+/** An act's result: status line, why it fell short, events, and the fresh observation's tree. */
+export function actText(result: Obj, news: readonly WireEvent[]): string {
+  const status = str(result['status']);
+  const completed = (result['completed'] as number[] | undefined) ?? [];
+  const lines = [
+    `act ${status}: execution ${str(result['execution'])}, postcondition ${str(result['postcondition'])}, observation ${str(result['observation'])}; actions completed: ${completed.length > 0 ? completed.join(', ') : 'none'}`,
+  ];
+  if (result['error_type'] || result['error_text']) lines.push(`${str(result['error_type']) || 'note'}: ${str(result['error_text'])}`);
+  const hit = result['hit'] as Obj | undefined;
+  if (hit) lines.push(`hit: ${str(hit['role'])} ${quote(hit['name'])} <${str(hit['tag'])}>`);
+  if (result['replayed'] === true) lines.push('replayed: the kept result of an earlier call with this request_id (its state is no longer current).');
+  const hint = ACT_HINTS[status] ?? (status === 'action_failed' ? ERROR_HINTS[str(result['error_type'])] : undefined);
+  if (hint) lines.push(hint);
+  lines.push(...eventLines(news));
+  const fresh = result['fresh_state'] as Obj | undefined;
+  if (fresh) lines.push('', 'fresh observation (act on this state_id next):', observationText(fresh));
+  else if (result['observation'] === 'unavailable' && result['execution'] !== 'not_dispatched') lines.push('No fresh observation: observe before acting again.');
+  return lines.join('\n');
+}
+
+/** A JSON-RPC error, as a tool error's text. */
+export function errorText(error: JsonRpcErrorObject): string {
+  const type = error.data.error_type;
+  const lines = [`error ${type}: ${error.message}`];
+  const issues = error.data['issues'] as Array<{ path: string; message: string }> | undefined;
+  for (const issue of issues ?? []) lines.push(`- ${issue.path || '(params)'}: ${issue.message}`);
+  const modal = error.data['modal'] as Obj | undefined;
+  if (modal) lines.push(`pending: ${str(modal['type'])} ${quote(modal['message'])}`);
+  if (typeof error.data['error_text'] === 'string') lines.push(error.data['error_text']);
+  const hint = ERROR_HINTS[type];
+  if (hint && type !== 'invalid_params') lines.push(hint);
+  else if (hint && issues) lines.push(hint);
+  return lines.join('\n');
+}
+
+/** The events a model needs to hear about between calls (navigation and console are left to browser_events). */
+export function notable(events: readonly WireEvent[]): WireEvent[] {
+  return events.filter((event) => eventLine(event) !== undefined);
+}
+
+/** The session's events since the previous tool call, one short line each (dialogs, downloads…). */
+export function eventLines(events: readonly WireEvent[]): string[] {
+  const lines = events.map(eventLine).filter((line): line is string => line !== undefined);
+  return lines.length > 0 ? ['events since your previous call:', ...lines] : [];
+}
+
+/** One line for a notable event, undefined for the rest. */
+function eventLine(event: WireEvent): string | undefined {
+  const d = event.data;
+  const tab = event.target_id ? ` (tab ${event.target_id})` : '';
+  switch (event.kind) {
+    case 'dialog':
+      return d['handled']
+        ? `- #${event.seq} ${str(d['type'])} dialog ${quote(d['message'])} was ${str(d['handled'])}${tab}`
+        : `- #${event.seq} ${str(d['type'])} dialog open: ${quote(d['message'])}${tab}; answer it with browser_handle_dialog`;
+    case 'file_chooser':
+      return `- #${event.seq} file chooser (${str(d['mode'])}${d['ref'] ? `, ${str(d['ref'])}` : ''})${tab}; answer it with browser_file_upload`;
+    case 'download':
+      return d['state'] === 'in_progress'
+        ? undefined
+        : `- #${event.seq} download ${quote(d['suggested_filename'])} ${str(d['state'])}${d['path'] ? ` at ${str(d['path'])}` : ''}`;
+    case 'popup':
+      return `- #${event.seq} popup tab ${str(d['target_id'])} opened by ${str(d['opener_id'])}: ${str(d['url'])}`;
+    case 'tab_closed':
+      return `- #${event.seq} tab ${str(d['target_id'])} closed`;
+    case 'crash':
+      return `- #${event.seq} ${str(d['scope'])} crash${tab}: ${str(d['hint'])}`;
+    case 'session_closed':
+      return `- #${event.seq} session ${event.session_id} closed (${str(d['reason'])})`;
+    default:
+      return undefined;
+  }
+}
+
+/** Every kind, for browser_events. */
+export function eventListText(events: readonly WireEvent[], downloads: readonly Obj[]): string {
+  const lines = events.length > 0 ? events.map((event) => `#${event.seq} ${event.kind}${event.target_id ? ` tab ${event.target_id}` : ''} ${summary(event.data)}`) : ['no events'];
+  if (downloads.length > 0) {
+    lines.push('downloads:');
+    for (const d of downloads) lines.push(`- ${quote(d['suggested_filename'])} ${str(d['state'])} ${str(d['received_bytes'])}/${str(d['total_bytes'])} bytes${d['path'] ? ` at ${str(d['path'])}` : ''}`);
+  }
+  return lines.join('\n');
+}
+
+/** `key: value` pairs of the scalar fields, for the small results (tabs.select, dialog.handle…). */
+export function summary(result: Obj): string {
+  return Object.entries(result)
+    .filter(([, value]) => value === null || typeof value !== 'object')
+    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(', ');
+}
+
+export function tabsText(result: Obj): string {
+  const tabs = result['tabs'] as Obj[] | undefined;
+  if (tabs) {
+    return tabs
+      .map((tab) => `${str(tab['target_id'])}${tab['selected'] ? ' (selected)' : ''} ${quote(tab['title'])} ${str(tab['url'])}${tab['opener_id'] ? ` opened by ${str(tab['opener_id'])}` : ''}`)
+      .join('\n');
+  }
+  const frames = result['frames'] as Obj[] | undefined;
+  if (frames) {
+    return frames
+      .map((f) => `${str(f['frame_id'])}${f['parent_frame_id'] ? ` in ${str(f['parent_frame_id'])}` : ' (main)'}${f['name'] ? ` ${quote(f['name'])}` : ''} ${str(f['url'])}${f['cross_process'] ? ' (cross-process)' : ''}`)
+      .join('\n');
+  }
+  return summary(result);
+}
+
+export function sessionsText(result: Obj): string {
+  const sessions = result['sessions'] as Obj[] | undefined;
+  if (!sessions) return summary(result);
+  if (sessions.length === 0) return 'no sessions';
+  return sessions.map((s) => `${str(s['session_id'])} ${quote(s['name'])} tabs: ${str(s['tabs'])}, clients: ${str(s['clients'])}`).join('\n');
+}
+
+export function screenshotText(result: Obj, params: Obj): string {
+  const what = params['ref'] ? `element ${str(params['ref'])}` : params['full_page'] ? 'whole page' : 'viewport';
+  const scale = typeof result['scale'] === 'number' ? result['scale'] : undefined;
+  const size = `${str(result['width'])}×${str(result['height'])} ${str(result['mime'])} of the ${what}`;
+  return scale
+    ? `${size}, scaled down by ${scale} to fit host image limits: divide image px by ${scale} for CSS px (act x,y are CSS px)`
+    : `${size}; image px = CSS px (act x,y)`;
+}

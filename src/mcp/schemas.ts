@@ -1,0 +1,102 @@
+// One lookup for what each tool takes and returns: the params and result schemas of its wire
+// method(s), from the method table (src/rpc/wire). The input side is compacted for the
+// model (json-schema.ts); the output side is whole.
+import { z } from 'zod';
+import { rpcError } from '../rpc/wire/errors.ts';
+import { downloadsList, eventFields, eventOf, EVENT_KINDS } from '../rpc/wire/events.ts';
+import type { WireMethod } from '../rpc/wire/method.ts';
+import { compact, inputJsonSchema, outputJsonSchema, type JsonSchema } from './json-schema.ts';
+import type { ToolSpec } from './tools.ts';
+
+export interface WireSchemas {
+  params(method: string): z.ZodType;
+  result(method: string): z.ZodType;
+}
+
+export function wireSchemas(methods: readonly WireMethod[]): WireSchemas {
+  const byName = new Map(methods.map((method) => [method.name, method]));
+  const method = (name: string) => {
+    const found = byName.get(name);
+    if (!found) throw new Error(`no wire method ${name} for an MCP tool`);
+    return found;
+  };
+  return { params: (name) => method(name).params, result: (name) => method(name).result };
+}
+
+/** One retained event of a session, as browser_events lists it: an `event` notification less its subscription fields. */
+const retainedEvent = z.discriminatedUnion(
+  'kind',
+  EVENT_KINDS.map((kind) => eventOf(kind, { ...eventFields, session_id: z.string() })) as unknown as [ReturnType<typeof eventOf>, ...ReturnType<typeof eventOf>[]],
+);
+
+/** browser_events' result: the retained events after a seq, and downloads.list's list. */
+export const eventsResult = z.object({
+  events: z.array(retainedEvent),
+  last_seq: z.number().int().min(0).describe('The seq of the newest event retained (0: none yet)'),
+  downloads: downloadsList.result.shape.downloads,
+});
+
+/** The input schema a host hands the model for the tool. */
+export function toolInputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchema {
+  if (typeof spec.methods === 'string') {
+    const schema = compact(inputJsonSchema(schemas.params(spec.methods)));
+    return spec.name === 'browser_act' ? inlineAction(schema) : without(schema, spec.hidden ?? []);
+  }
+  // One object for every action: `action` plus the fields of all the methods it maps onto.
+  const properties: Record<string, unknown> = { action: { type: 'string', enum: Object.keys(spec.methods) } };
+  for (const method of Object.values(spec.methods)) {
+    const schema = compact(inputJsonSchema(schemas.params(method)));
+    Object.assign(properties, schema['properties'] ?? {});
+  }
+  return { type: 'object', properties, required: ['action'] };
+}
+
+/**
+ * The tool's outputSchema: its methods' result schemas, or the JSON-RPC error object a tool error
+ * carries as its structuredContent (2025-era clients check structuredContent against the schema
+ * whether or not the result is an error).
+ */
+export function toolOutputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchema {
+  const methods = typeof spec.methods === 'string' ? [spec.methods] : Object.values(spec.methods);
+  const results = spec.name === 'browser_events' ? [eventsResult] : methods.map((method) => schemas.result(method));
+  const json = [...results, rpcError].map(outputJsonSchema);
+  // MCP wants an object root: the alternatives go under it, and their named sub-schemas move up
+  // to it (a `$ref` of `#/$defs/…` is read from the root).
+  const $defs: Record<string, unknown> = {};
+  const anyOf = json.map(({ $defs: defs, ...member }) => {
+    Object.assign($defs, defs ?? {});
+    return member;
+  });
+  return { type: 'object', anyOf, ...(Object.keys($defs).length > 0 ? { $defs } : {}) };
+}
+
+/**
+ * act's params take an inline action's fields untyped (the action validates them); the model is
+ * shown their types, taken from the same fields of `actions` items, and `actions` items are
+ * described rather than spelled out again. state_id may be left out over MCP (tools.ts).
+ */
+function inlineAction(schema: JsonSchema): JsonSchema {
+  const properties = { ...(schema['properties'] as Record<string, JsonSchema>) };
+  const actions = properties['actions'] as JsonSchema | undefined;
+  const itemFields = ((actions?.['items'] as JsonSchema | undefined)?.['properties'] ?? {}) as Record<string, JsonSchema>;
+  for (const [name, field] of Object.entries(properties)) {
+    if (Object.keys(field).length === 0 && itemFields[name]) properties[name] = itemFields[name];
+  }
+  if (actions) {
+    properties['actions'] = {
+      type: 'array',
+      items: { type: 'object' },
+      description: 'A batch instead of one inline action: [{action, …that action\'s fields}, …], 1–20, run in order',
+    };
+  }
+  const { required: listed, ...rest } = schema;
+  const required = ((listed ?? []) as string[]).filter((name) => name !== 'state_id');
+  return { ...rest, properties, ...(required.length > 0 ? { required } : {}) };
+}
+
+function without(schema: JsonSchema, hidden: readonly string[]): JsonSchema {
+  if (hidden.length === 0) return schema;
+  const properties = Object.fromEntries(Object.entries((schema['properties'] ?? {}) as JsonSchema).filter(([name]) => !hidden.includes(name)));
+  return { ...schema, properties };
+}
+

@@ -1,0 +1,217 @@
+// The MCP tools (PROTOCOL.md §13): each names the wire method it maps onto (one, or one per
+// `action`), takes that method's params as its arguments, and says how its result reads as text.
+// The table holds no browser logic: every call goes through the method table, sessions, queue
+// and checks that serve the WebSocket.
+import type { JsonRpcErrorObject } from '../rpc/errors.ts';
+import type { CallOutcome } from '../rpc/server.ts';
+import type { McpPrincipal, WireEvent } from './principal.ts';
+import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText } from './render.ts';
+
+type Obj = Record<string, unknown>;
+
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: boolean;
+}
+
+/** What a tool's run gets: its arguments, its principal, and the wire. */
+export interface ToolCall {
+  readonly args: Obj;
+  readonly principal: McpPrincipal;
+  /** The id of the session the call concerns once tapped (undefined: not known, or none). */
+  readonly sessionId: string | undefined;
+  /** Runs a wire method for this call (its cancellation and progress go along). */
+  wire(method: string, params: Obj): Promise<CallOutcome>;
+  /** The invalid_params error the wire would answer these params with, if any. */
+  check(method: string, params: Obj): JsonRpcErrorObject | undefined;
+}
+
+/** A tool's outcome before it becomes a CallToolResult: the wire's answer plus any image. */
+export type ToolOutcome = CallOutcome & { image?: { data: string; mimeType: string } };
+
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly annotations: ToolAnnotations;
+  /** The wire method, or the method for each value of the `action` argument. */
+  readonly methods: string | Readonly<Record<string, string>>;
+  /** Calls on a session: the session's events since the previous call are reported with the result. */
+  readonly onSession: boolean;
+  /** Wire params the tool does not offer (the defaults it fills in are documented in its description). */
+  readonly hidden?: readonly string[];
+  /** A different mapping than "the args are the method's params". */
+  run?(call: ToolCall): Promise<ToolOutcome>;
+  text(result: Obj, args: Obj, news: readonly WireEvent[]): string;
+  /** The text places the events since the previous call itself (else they follow it). */
+  readonly eventsInText?: true;
+  /** Whether a successful wire result still reports a failure (act's statuses). */
+  failed?(result: Obj): boolean;
+}
+
+/** Host image limits a screenshot is fitted to unless the call says otherwise (long side, area). */
+export const SCREENSHOT_MAX_SIDE = 1568;
+export const SCREENSHOT_MAX_PIXELS = 1_150_000;
+
+const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+const LOCAL_READ: ToolAnnotations = { ...READ, openWorldHint: false };
+const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+
+export function invalidParams(path: string, message: string): ToolOutcome {
+  const error: JsonRpcErrorObject = {
+    code: -32602,
+    message: `Invalid params at ${path}: ${message}`,
+    data: { error_type: 'invalid_params', issues: [{ path, message }] },
+  };
+  return { ok: false, error };
+}
+
+/** The method an `action` tool maps its call onto, and the call's params without `action`. */
+export function actionCall(spec: ToolSpec, args: Obj): { method: string; params: Obj } | ToolOutcome {
+  if (typeof spec.methods === 'string') return { method: spec.methods, params: args };
+  const { action, ...params } = args;
+  const method = typeof action === 'string' && Object.hasOwn(spec.methods, action) ? spec.methods[action] : undefined;
+  if (method === undefined) return invalidParams('action', `one of ${Object.keys(spec.methods).join(', ')}`);
+  return { method, params };
+}
+
+const ACTED = new Set(['completed', 'verified']);
+
+export const TOOLS: readonly ToolSpec[] = [
+  {
+    name: 'browser_observe',
+    description:
+      'Read a tab: its accessibility tree, one node a line, with refs (@1, @2…) on the elements you can act on, and a state_id ' +
+      'naming this observation. Act with browser_act on the refs of the newest observation: another observation of the tab ' +
+      '(by anyone) or an act makes a state stale. Omitted ids: your default session and its selected tab.',
+    annotations: READ,
+    methods: 'observe',
+    onSession: true,
+    text: (result) => observationText(result),
+  },
+  {
+    name: 'browser_act',
+    description:
+      'Act on what an observation showed: one action inline (action, ref, …) or a batch in `actions`. Actions: click (ref, or x,y), ' +
+      'hover, type (text; clear_first, submit), fill (text), check (checked), select (value, values or label), press (key like ' +
+      'Enter or Control+A; ref optional), scroll (delta_x, delta_y; ref optional), drag (ref, to_ref), upload (paths), navigate ' +
+      '(url), back, forward, reload. wait_for {text|url|selector, state} waits for a condition after; expect {selector, text} ' +
+      'checks one once. Without state_id it acts on the last observation this MCP server gave you for that tab, and is refused ' +
+      'as stale if the tab was observed since. The result has a fresh observation to act on next. Status other than ' +
+      'completed/verified: read error_type; stale_observation or stale_reference: observe again.',
+    annotations: WRITE,
+    methods: 'act',
+    onSession: true,
+    async run(call) {
+      if (call.args['state_id'] !== undefined) return call.wire('act', call.args);
+      const sessionId = call.sessionId;
+      if (sessionId === undefined) return call.wire('act', call.args); // the wire says why (no such session)
+      let targetId = call.args['target_id'];
+      if (typeof targetId !== 'string') {
+        const listed = await call.wire('tabs.list', { session_id: sessionId });
+        if (!listed.ok) return listed;
+        targetId = ((listed.result as { tabs: Array<{ target_id: string; selected: boolean }> }).tabs.find((tab) => tab.selected))?.target_id;
+      }
+      const stateId = typeof targetId === 'string' ? call.principal.lastHanded(sessionId, targetId) : undefined;
+      if (stateId === undefined) {
+        return invalidParams('state_id', `no observation of tab ${String(targetId)} was handed to you yet: call browser_observe first`);
+      }
+      return call.wire('act', { ...call.args, state_id: stateId });
+    },
+    failed: (result) => !ACTED.has(String(result['status'])),
+    // Before the fresh observation's tree, where a model reads them first.
+    eventsInText: true,
+    text: (result, _args, news) => actText(result, news),
+  },
+  {
+    name: 'browser_tabs',
+    description:
+      "The session's tabs: list them, open one (new, with url and select), select or close one (target_id), or list a tab's frames (frames).",
+    annotations: WRITE,
+    methods: { list: 'tabs.list', new: 'tabs.new', select: 'tabs.select', close: 'tabs.close', frames: 'frames.list' },
+    onSession: true,
+    text: (result) => tabsText(result),
+  },
+  {
+    name: 'browser_screenshot',
+    description:
+      `A picture of the viewport, the whole page (full_page) or one element (ref), password fields masked. Scaled down to fit ` +
+      `host image limits (${SCREENSHOT_MAX_SIDE} px long side, ${SCREENSHOT_MAX_PIXELS / 1e6} MP; the text gives the scale). ` +
+      'To read or act on the page, browser_observe is cheaper and exact.',
+    annotations: READ,
+    methods: 'screenshot',
+    onSession: true,
+    hidden: ['max_side', 'max_pixels'],
+    async run(call) {
+      const outcome = await call.wire('screenshot', { max_side: SCREENSHOT_MAX_SIDE, max_pixels: SCREENSHOT_MAX_PIXELS, ...call.args });
+      if (!outcome.ok) return outcome;
+      const shot = outcome.result as { data: string; mime: string };
+      return { ...outcome, image: { data: shot.data, mimeType: shot.mime } };
+    },
+    text: (result, args) => screenshotText(result, args),
+  },
+  {
+    name: 'browser_handle_dialog',
+    description: 'Accept or dismiss the alert, confirm or prompt a tab holds open (prompt_text answers a prompt). Works while an act waits on the dialog.',
+    annotations: WRITE,
+    methods: 'dialog.handle',
+    onSession: true,
+    text: (result) => `${String(result['action'])} the ${String(result['dialog_type'])} dialog ${JSON.stringify(result['message'])}; observe to see the page now`,
+  },
+  {
+    name: 'browser_file_upload',
+    description: "Give files (paths under the server's --uploads folder) to the file chooser a click opened, or cancel the chooser (no paths).",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    methods: 'file_chooser.resolve',
+    onSession: true,
+    text: (result) => (result['cancelled'] ? 'cancelled the file chooser' : `gave ${String(result['uploaded_count'])} file(s) to the chooser; observe to see the page now`),
+  },
+  {
+    name: 'browser_cancel',
+    description: "Stop the session's running call (an act waiting on a navigation or a condition); that act then reports outcome_unknown.",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    methods: 'cancel',
+    onSession: true,
+    text: (result) => (result['status'] === 'idle' ? 'nothing was running' : 'cancellation requested; observe before acting again'),
+  },
+  {
+    name: 'browser_session',
+    description:
+      'Create (name, viewport, dialogs: hold|accept|dismiss, user_agent), list, or close (session_id) browser sessions: each has ' +
+      'its own cookies, storage and tabs. Other tools use your default session unless given a session_id.',
+    annotations: { ...WRITE, openWorldHint: false },
+    methods: { create: 'session.create', list: 'session.list', close: 'session.close' },
+    onSession: false,
+    text: (result) => sessionsText(result),
+  },
+  {
+    name: 'browser_events',
+    description:
+      "The session's events after after_seq (dialogs, file choosers, downloads, popups, navigations, console, crashes), and its " +
+      'downloads. Each tool result already lists the important ones since your previous call.',
+    annotations: LOCAL_READ,
+    // The events come from this principal's subscription (see principal.ts); the params are events.subscribe's.
+    methods: 'events.subscribe',
+    onSession: true,
+    async run(call) {
+      const invalid = call.check('events.subscribe', call.args);
+      if (invalid) return { ok: false, error: invalid };
+      const kinds = Array.isArray(call.args['kinds']) ? new Set(call.args['kinds'] as string[]) : undefined;
+      const afterSeq = typeof call.args['after_seq'] === 'number' ? call.args['after_seq'] : 0;
+      const downloads = await call.wire('downloads.list', call.sessionId ? { session_id: call.sessionId } : {});
+      if (!downloads.ok) return downloads;
+      const { events, lastSeq } = call.principal.events(call.sessionId, afterSeq);
+      return {
+        ok: true,
+        result: {
+          events: kinds ? events.filter((event) => kinds.has(event.kind)) : events,
+          last_seq: lastSeq,
+          downloads: (downloads.result as { downloads: unknown[] }).downloads,
+        },
+      };
+    },
+    text: (result) => eventListText(result['events'] as WireEvent[], result['downloads'] as Obj[]),
+  },
+];
+

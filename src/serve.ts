@@ -1,0 +1,73 @@
+// `pagewire serve` (the default command) and `pagewire mcp`: parse flags and environment, start the
+// server (printing the ready line) or MCP over stdio, and on SIGINT/SIGTERM (or a crash of our
+// own, or for `mcp` the client closing stdin) close every browser we launched before exiting.
+import process from 'node:process';
+import { ConfigError, helpText, parseConfig } from './config.ts';
+import { readTextFile } from './runtime/text-files.ts';
+import { startMcpStdio, startServer } from './server.ts';
+import { createLogger } from './util/log.ts';
+import type { CommandContext } from './cli/dispatch.ts';
+
+export type Mode = 'serve' | 'mcp';
+
+function runtimeName(): string {
+  const deno = (globalThis as { Deno?: { version: { deno: string } } }).Deno;
+  return deno ? `deno ${deno.version.deno}` : `node ${process.version}`;
+}
+
+export async function run(argv: string[], context?: CommandContext, mode: Mode = 'serve'): Promise<void> {
+  // Under `mcp`, stdout is the protocol channel: every word for a person goes to stderr.
+  const say = mode === 'mcp' ? console.error : console.log;
+  let config;
+  try {
+    config = parseConfig(argv, process.env, { readFile: readTextFile });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`pagewire: ${error.message}\n\n${helpText()}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (config.help) {
+    say(context ? `${helpText()}\n\n${context.commandsHelp}` : helpText());
+    return;
+  }
+  const log = createLogger({ level: config.logLevel, redact: config.tokens });
+  let server: { close(): Promise<void> } | undefined;
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await server?.close();
+    } finally {
+      process.exit(code);
+    }
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  process.on('uncaughtException', (error) => {
+    log.error('uncaught exception', { error: String(error?.stack ?? error) });
+    void stop(1);
+  });
+  process.on('unhandledRejection', (error) => {
+    log.error('unhandled rejection', { error: String((error as Error)?.stack ?? error) });
+    void stop(1);
+  });
+  if (mode === 'mcp') {
+    const mcp = startMcpStdio(config, { log, runtime: runtimeName() });
+    server = mcp;
+    // The client closed its end: nothing more will come, so stop (and close the browser).
+    void mcp.ended.then(() => stop(0));
+    log.info('pagewire mcp: serving MCP on stdio');
+    return;
+  }
+  try {
+    const running = await startServer(config, { log, runtime: runtimeName() });
+    server = running;
+    console.log(running.readyLine);
+  } catch (error) {
+    console.error(`pagewire: could not start: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}

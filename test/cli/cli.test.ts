@@ -1,0 +1,184 @@
+// The `pagewire` client commands as processes against a real server and Chromium: the page as a
+// tree, acts on the observation printed last, a refusal with the fresh tree when the page moved
+// on, the state file (owner-only, no token, nothing typed), events since the last look, dialogs,
+// screenshots, --json, and the exit codes (0 done, 1 fell short, 2 usage, 3 transport/server).
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { TestClient } from '../helpers/client.ts';
+import { runCli, type CliRun } from '../helpers/cli-process.ts';
+import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { sharedServer, type TestServer } from '../helpers/pagewire.ts';
+import { IS_DENO, ROOT, startServerProcess } from '../helpers/server-process.ts';
+import { onTeardown } from '../helpers/teardown.ts';
+import { existsSync } from 'node:fs';
+
+const s = suite('pagewire CLI');
+let server: TestServer;
+let fixtures: FixtureServer;
+let direct: TestClient;
+let stateHome: string;
+
+s.before(async () => {
+  if (!IS_DENO) assert.ok(existsSync(`${ROOT}dist/src/main.js`), 'dist/src/main.js is missing: run `npm run build`');
+  server = await sharedServer();
+  fixtures = await fixtureServer();
+  direct = await server.connect();
+  stateHome = mkdtempSync(join(tmpdir(), 'pagewire-cli-state-'));
+  onTeardown(() => rmSync(stateHome, { recursive: true, force: true }));
+});
+const sessions: string[] = [];
+s.after(async () => {
+  for (const session_id of sessions) await direct.call('session.close', { session_id }).catch(() => {});
+  direct.close();
+});
+
+async function newSession(name: string): Promise<string> {
+  const { session_id } = await direct.call<{ session_id: string }>('session.create', { name });
+  sessions.push(session_id);
+  return session_id;
+}
+
+function cli(session: string | undefined, ...args: string[]): Promise<CliRun> {
+  return runCli([...args, ...(session ? ['--session', session] : [])], { PAGEWIRE_URL: server.url, XDG_STATE_HOME: stateHome });
+}
+
+function refIn(output: string, pattern: RegExp): string {
+  const line = output.split('\n').find((l) => pattern.test(l));
+  const ref = line?.match(new RegExp(`${pattern.source}[^@\\n]*?(@\\d+)`))?.[1];
+  if (!ref) throw new Error(`no ${pattern} with a ref in\n${output}`);
+  return ref;
+}
+
+s('open prints the tree; click acts on it; a page that moved on is refused with the fresh tree and acted on after; the state file keeps no secret', async () => {
+  const session = await newSession('cli-flow');
+  const opened = await cli(session, 'open', fixtures.url('/sdk/checkout.html?delay=50'));
+  assert.is(opened.code, 0, opened.stderr);
+  assert.match(opened.stdout, /^page: "Checkout · Acme Store" http:\/\/127\.0\.0\.1:\d+\/sdk\/checkout\.html/);
+  assert.match(opened.stdout, /button "Place order" @\d+/);
+  const place = refIn(opened.stdout, /button "Place order"/);
+
+  const clicked = await cli(session, 'click', place, '--wait-text', 'Order confirmed (1)');
+  assert.is(clicked.code, 0, clicked.stdout + clicked.stderr);
+  assert.match(clicked.stdout, new RegExp(`^verified: click ${place} → "Checkout · Acme Store" http://`));
+  assert.is(clicked.stdout.trim().split('\n').length, 1, 'one status line');
+
+  // Someone else observes: the CLI's saved observation is superseded.
+  await direct.call('observe', { session_id: session });
+  const refused = await cli(session, 'click', place);
+  assert.is(refused.code, 1);
+  assert.match(refused.stdout, /^stale_observation \(stale_state\): click @\d+: /);
+  assert.match(refused.stdout, /the page moved on; this is it now:\npage: "Checkout · Acme Store"/);
+  assert.match(refused.stdout, /"Orders placed: 1"/, 'nothing ran');
+  const again = await cli(session, 'click', place, '--wait-text', 'Order confirmed (2)');
+  assert.is(again.code, 0, again.stdout);
+
+  const note = refIn(opened.stdout, /textbox "Note"/);
+  const typed = await cli(session, 'type', note, 'ring twice please', '--json');
+  assert.is(typed.code, 0, typed.stderr);
+  const wire = JSON.parse(typed.stdout) as { status: string; fresh_state: { state_id: string } };
+  assert.is(wire.status, 'completed');
+
+  const files = readdirSync(join(stateHome, 'pagewire'));
+  assert.is(files.filter((f) => f.endsWith('.json')).length >= 1, true);
+  for (const file of files) {
+    const path = join(stateHome, 'pagewire', file);
+    assert.is(statSync(path).mode & 0o777, 0o600, `${file} is the owner's only`);
+    const text = readFileSync(path, 'utf8');
+    assert.not.match(text, server.token, 'no token');
+    assert.not.match(text, 'ring twice', 'nothing typed');
+  }
+  assert.is(statSync(join(stateHome, 'pagewire')).mode & 0o777, 0o700);
+  const saved = files.map((f) => readFileSync(join(stateHome, 'pagewire', f), 'utf8')).find((t) => t.includes(`#${session}"`));
+  assert.ok(saved?.includes(wire.fresh_state.state_id), 'the fresh state of the last act is what the next command acts on');
+});
+
+s('exit codes: 1 for an act that fell short (with the fresh tree), 2 for usage, 3 for transport and server errors', async () => {
+  const session = await newSession('cli-codes');
+  const opened = await cli(session, 'open', fixtures.url('/sdk/checkout.html'));
+  assert.is(opened.code, 0, opened.stderr);
+  const missing = await cli(session, 'click', '@999');
+  assert.is(missing.code, 1);
+  assert.match(missing.stdout, /^stale_reference \(ref_not_found\): click @999/);
+  assert.match(missing.stdout, /button "Place order" @\d+/);
+
+  for (const args of [['click'], ['click', 'Place'], ['scroll', 'sideways'], ['observe', '--bogus'], ['frobnicate'], ['check', '@1', 'maybe']]) {
+    const run = await cli(session, ...args);
+    assert.is(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stderr, /pagewire/);
+  }
+  const unreachable = await runCli(['observe', '--url', 'ws://127.0.0.1:1/'], { XDG_STATE_HOME: stateHome });
+  assert.is(unreachable.code, 3);
+  assert.match(unreachable.stderr, /cannot connect to ws:\/\/127\.0\.0\.1:1\//);
+  const noSession = await cli('s_not_a_session', 'observe');
+  assert.is(noSession.code, 3);
+  assert.match(noSession.stderr, /session_not_found/);
+  const wrongToken = await runCli(['tabs', '--url', server.url.replace(/token=[^&]+/, 'token=wrong')], { XDG_STATE_HOME: stateHome });
+  assert.is(wrongToken.code, 3);
+  assert.not.match(wrongToken.stderr, 'wrong', 'the URL is printed without its token');
+});
+
+s('events prints what happened since the last look, once; a dialog is answered with dialog accept; screenshot and tabs', async () => {
+  const session = await newSession('cli-events');
+  const opened = await cli(session, 'open', fixtures.url('/sdk/checkout.html'));
+  const tick = refIn(opened.stdout, /"Log tick"/);
+  assert.is((await cli(session, 'click', tick)).code, 0);
+  const first = await cli(session, 'events');
+  assert.is(first.code, 0, first.stderr);
+  assert.match(first.stdout, /^#\d+ navigation \[[^\]]+\] http:\/\/127\.0\.0\.1:\d+\/sdk\/checkout\.html/m);
+  assert.match(first.stdout, /^#\d+ console \[[^\]]+\] log "tick 1"$/m);
+  assert.is((await cli(session, 'events')).stdout, '', 'nothing new');
+  assert.is((await cli(session, 'click', tick)).code, 0);
+  const second = await cli(session, 'events', '--kinds', 'console');
+  assert.equal(second.stdout.trim().split('\n').map((l) => l.replace(/^#\d+ /, '')), [`console [${second.stdout.match(/\[([^\]]+)\]/)![1]}] log "tick 2"`]);
+
+  const alertPage = await cli(session, 'open', fixtures.url('/alert.html'));
+  const alertButton = refIn(alertPage.stdout, /button "Alert me"/);
+  const interrupted = await cli(session, 'click', alertButton);
+  assert.is(interrupted.code, 1, 'an act a dialog interrupted fell short of its end');
+  assert.match(interrupted.stdout, /^interrupted/);
+  const observed = await cli(session, 'observe');
+  assert.match(observed.stdout, /^dialog: alert "Hello from alert" \(pagewire dialog accept\|dismiss\)$/m);
+  const accepted = await cli(session, 'dialog', 'accept');
+  assert.is(accepted.code, 0, accepted.stderr);
+  assert.is(accepted.stdout, 'accepted alert "Hello from alert"\n');
+  assert.is((await cli(session, 'dialog', 'accept')).code, 3, 'no_modal');
+
+  const file = join(stateHome, 'shot.png');
+  const shot = await cli(session, 'screenshot', file);
+  assert.is(shot.code, 0, shot.stderr);
+  assert.match(shot.stdout, /shot\.png: image\/png \d+x\d+, \d+ bytes/);
+  assert.equal([...readFileSync(file).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  const tabs = await cli(session, 'tabs', '--json');
+  const listed = JSON.parse(tabs.stdout) as { tabs: Array<{ selected: boolean; url: string }> };
+  assert.ok(listed.tabs.some((t) => t.selected && t.url.endsWith('/alert.html')));
+});
+
+s('the command table: no command or only flags is serve; mcp prints its help on stderr; help lists every command', async () => {
+  const help = await runCli(['help'], {});
+  assert.is(help.code, 0);
+  for (const name of ['serve', 'mcp', 'open', 'observe', 'click', 'type', 'fill', 'select', 'check', 'press', 'scroll', 'screenshot', 'tabs', 'dialog', 'events']) {
+    assert.match(help.stdout, new RegExp(`^  pagewire ${name}\\b`, 'm'));
+  }
+  const flags = await runCli(['--help'], {});
+  assert.is(flags.code, 0);
+  assert.match(flags.stdout, /^Usage: pagewire \[serve\|mcp\] \[flags\]/);
+  assert.match(flags.stdout, /--allow-origin/);
+  assert.match(flags.stdout, /Commands \(no command: serve\):/);
+  const badFlag = await runCli(['serve', '--port', 'x'], {});
+  assert.is(badFlag.code, 2, 'serve reads the server flags');
+  assert.match(badFlag.stderr, /--port/);
+  const served = await startServerProcess(['serve', '--port', '0', '--token', 'cli-serve-token']);
+  assert.match(served.line, /^pagewire listening on ws:\/\/127\.0\.0\.1:\d+\/\?token=cli-serve-token$/);
+  served.kill('SIGTERM');
+  assert.is(await served.exit, 0);
+  // Under mcp, stdout is the protocol channel: its help goes to stderr.
+  const mcpHelp = await runCli(['mcp', '--help'], {});
+  assert.is(mcpHelp.code, 0);
+  assert.is(mcpHelp.stdout, '');
+  assert.match(mcpHelp.stderr, /^Usage: pagewire \[serve\|mcp\] \[flags\]/);
+});
+
+s.run();

@@ -1,0 +1,386 @@
+// pagewire as an MCP server (PROTOCOL.md §13), end to end against real Chromium, through the
+// official SDK clients: v2 over Streamable HTTP (2026-07-28), v1 over Streamable HTTP (2025) and
+// v2 over stdio (the real `pagewire mcp` process). The same flows run on each door: a login
+// form observed, filled and submitted (verified), a reused state refused, a screenshot, a
+// confirm() answered, a file chooser resolved, a cancellation that frees the session at once.
+import { Buffer } from 'node:buffer';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fixtureServer } from '../helpers/fixture-server.ts';
+import { refIn, textOf, v1Http, v2Http, v2Stdio, type McpDoor, type StdioDoor, type ToolResult } from '../helpers/mcp.ts';
+import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
+import { descendants, waitUntilGone } from '../helpers/processes.ts';
+import { IS_DENO, ROOT } from '../helpers/server-process.ts';
+import { onTeardown } from '../helpers/teardown.ts';
+
+const SECRET = 'correct-horse-battery-staple-42';
+const uploads = mkdtempSync(join(tmpdir(), 'pagewire-mcp-uploads-'));
+const REPORT = join(uploads, 'report.txt');
+writeFileSync(REPORT, 'quarterly numbers\n');
+onTeardown(() => rmSync(uploads, { recursive: true, force: true }));
+
+const TOKEN_V2 = `mcp-v2-${crypto.randomUUID()}`;
+const TOKEN_V1 = `mcp-v1-${crypto.randomUUID()}`;
+let serverPromise: Promise<TestServer> | undefined;
+/** One server for the HTTP doors: each door is its own principal (its own token). */
+const httpServer = () => (serverPromise ??= startTestServer(['--token', TOKEN_V2, '--token', TOKEN_V1, '--uploads', uploads]));
+
+function tree(result: ToolResult): string {
+  const s = result.structuredContent!;
+  return String((s['fresh_state'] as Record<string, unknown> | undefined)?.['tree'] ?? s['tree']);
+}
+
+/** Opens the fixture app in a new selected tab of the door's default session and observes it. */
+async function openApp(door: McpDoor): Promise<ToolResult> {
+  const fixtures = await fixtureServer();
+  const opened = await door.call('browser_tabs', { action: 'new', url: fixtures.url('/mcp-app.html') });
+  assert.is(opened.isError, false, textOf(opened));
+  const observed = await door.call('browser_observe');
+  assert.is(observed.isError, false, textOf(observed));
+  return observed;
+}
+
+/** browser_act's arguments that sign in on the observed login form and wait for the dashboard. */
+function signInArgs(observed: ToolResult): Record<string, unknown> {
+  const t = tree(observed);
+  return {
+    state_id: observed.structuredContent!['state_id'],
+    actions: [
+      { action: 'fill', ref: refIn(t, 'Email address'), text: 'alice@example.com' },
+      { action: 'fill', ref: refIn(t, 'Password'), text: SECRET },
+      { action: 'click', ref: refIn(t, 'Sign in') },
+    ],
+    wait_for: { text: 'Welcome, alice' },
+  };
+}
+
+async function signIn(door: McpDoor): Promise<ToolResult> {
+  const result = await door.call('browser_act', signInArgs(await openApp(door)));
+  assert.is(result.structuredContent!['status'], 'verified', textOf(result));
+  return result;
+}
+
+function flows(name: string, open: () => Promise<McpDoor>): void {
+  const s = suite(name);
+  let door: McpDoor;
+  s.before(async () => {
+    door = await open();
+  });
+  s.after(async () => {
+    await door?.close();
+  });
+
+  s('observe a login form: the tree with refs and the state id in one text block, the observation as structuredContent', async () => {
+    const observed = await openApp(door);
+    const text = textOf(observed);
+    const s = observed.structuredContent!;
+    assert.type(s['state_id'], 'string');
+    assert.ok(text.includes(`state_id ${String(s['state_id'])}`), text);
+    assert.match(text, /textbox "Email address" .*@\d+/);
+    assert.match(text, /button "Sign in" @\d+/);
+    // The text is the tree and the identifiers, never the structured result again.
+    assert.not.ok(text.includes('"elements"'), text);
+    assert.ok(Array.isArray(s['elements']) && (s['elements'] as unknown[]).length >= 3);
+  });
+
+  s('fill two fields and click with wait_for: verified, with progress, and the password in no content block', async () => {
+    const observed = await openApp(door);
+    const t = tree(observed);
+    const progress: string[] = [];
+    const result = await door.call('browser_act', signInArgs(observed), { onprogress: (p) => progress.push(p.message ?? '') });
+    const text = textOf(result);
+    assert.is(result.isError, false, text);
+    assert.is(result.structuredContent!['status'], 'verified');
+    assert.match(text, /^act verified: execution completed, postcondition met/);
+    assert.match(text, /heading "Welcome, alice"/);
+    assert.ok(progress.includes('action 1 of 3: fill ' + refIn(t, 'Email address')), progress.join(' | '));
+    assert.ok(progress.includes('waiting for the wait_for condition'), progress.join(' | '));
+    assert.not.ok(JSON.stringify(result).includes(SECRET), 'the typed password appears nowhere in the result');
+  });
+
+  s('a reused state is refused as a tool error that keeps the structured result', async () => {
+    const observed = await openApp(door);
+    const stateId = observed.structuredContent!['state_id'];
+    const t = tree(observed);
+    const first = await door.call('browser_act', { state_id: stateId, action: 'fill', ref: refIn(t, 'Email address'), text: 'bob@example.com' });
+    assert.is(first.isError, false, textOf(first));
+    const again = await door.call('browser_act', { state_id: stateId, action: 'fill', ref: refIn(t, 'Email address'), text: 'eve@example.com' });
+    assert.is(again.isError, true);
+    assert.is(again.structuredContent!['status'], 'stale_observation');
+    assert.is(again.structuredContent!['error_type'], 'stale_state');
+    assert.is(again.structuredContent!['execution'], 'not_dispatched');
+    assert.match(textOf(again), /^act stale_observation/);
+    assert.match(textOf(again), /Observe again/);
+  });
+
+  s('a JSON-RPC error of the wire is a tool error carrying the structured error (matching the output schema)', async () => {
+    const result = await door.call('browser_tabs', { action: 'select', target_id: 'no-such-tab' });
+    assert.is(result.isError, true);
+    assert.is((result.structuredContent!['data'] as Record<string, unknown>)['error_type'], 'target_not_found');
+    assert.is(result.structuredContent!['code'], -32005);
+    assert.match(textOf(result), /^error target_not_found: /);
+    const invalid = await door.call('browser_observe', { max_elements: 0 });
+    assert.is(invalid.isError, true);
+    assert.is((invalid.structuredContent!['data'] as Record<string, unknown>)['error_type'], 'invalid_params');
+    assert.match(textOf(invalid), /- max_elements: /);
+  });
+
+  s('a screenshot is an image content block with the size the text names', async () => {
+    await openApp(door);
+    const shot = await door.call('browser_screenshot');
+    assert.is(shot.isError, false, textOf(shot));
+    const image = shot.content.find((block) => block.type === 'image');
+    assert.ok(image, 'an image block');
+    assert.is(image!.mimeType, 'image/png');
+    const png = Buffer.from(image!.data!, 'base64');
+    assert.equal([...png.subarray(1, 4)], [...Buffer.from('PNG')]);
+    const width = png.readUInt32BE(16);
+    const height = png.readUInt32BE(20);
+    assert.is(width, shot.structuredContent!['width']);
+    assert.is(height, shot.structuredContent!['height']);
+    assert.ok(textOf(shot).startsWith(`${width}×${height} image/png of the viewport`), textOf(shot));
+  });
+
+  s('a confirm() opened by a click: the act is interrupted, the event is reported, browser_handle_dialog answers it', async () => {
+    const signedIn = await signIn(door);
+    const act = await door.call('browser_act', { state_id: (signedIn.structuredContent!['fresh_state'] as Record<string, unknown>)['state_id'], action: 'click', ref: refIn(tree(signedIn), 'Delete account') });
+    const text = textOf(act);
+    assert.is(act.isError, true);
+    assert.is(act.structuredContent!['status'], 'interrupted');
+    assert.match(text, /confirm dialog open: "Delete the account of alice\?"/);
+    assert.match(text, /browser_handle_dialog/);
+    const handled = await door.call('browser_handle_dialog', { accept: true });
+    assert.is(handled.isError, false, textOf(handled));
+    assert.is(handled.structuredContent!['action'], 'accepted');
+    assert.is(handled.structuredContent!['dialog_type'], 'confirm');
+    const after = await door.call('browser_observe');
+    assert.match(textOf(after), /Account deleted\./);
+  });
+
+  s('a file chooser opened by a click is answered with browser_file_upload', async () => {
+    const signedIn = await signIn(door);
+    const act = await door.call('browser_act', { action: 'click', ref: refIn(tree(signedIn), 'Attach a file') });
+    assert.match(textOf(act), /file chooser \(select_single[^)]*\).*browser_file_upload/, textOf(act));
+    const upload = await door.call('browser_file_upload', { paths: [REPORT] });
+    assert.is(upload.isError, false, textOf(upload));
+    assert.is(upload.structuredContent!['uploaded_count'], 1);
+    const after = await door.call('browser_observe');
+    assert.match(textOf(after), /Attached report\.txt \(18 bytes\)\./);
+  });
+
+  s('cancelling a running act frees the session within a second', async () => {
+    const signedIn = await signIn(door);
+    const controller = new AbortController();
+    let waiting!: () => void;
+    const waited = new Promise<void>((resolve) => (waiting = resolve));
+    const running = door
+      .call(
+        'browser_act',
+        { action: 'click', ref: refIn(tree(signedIn), 'Sync now'), wait_for: { text: 'Synced' }, timeout_ms: 30_000 },
+        {
+          signal: controller.signal,
+          onprogress: (p) => {
+            if (p.message === 'waiting for the wait_for condition') waiting();
+          },
+        },
+      )
+      .then(
+        () => 'answered',
+        () => 'rejected',
+      );
+    await waited;
+    const cancelledAt = Date.now();
+    controller.abort('the user stopped it');
+    assert.is(await running, 'rejected');
+    const observed = await door.call('browser_observe');
+    const took = Date.now() - cancelledAt;
+    assert.is(observed.isError, false);
+    assert.match(textOf(observed), /Syncing…/);
+    assert.ok(took < 1000, `the session was free ${took} ms after the cancellation`);
+  });
+
+  s.run();
+}
+
+flows('mcp: SDK v2 over Streamable HTTP (2026-07-28)', async () => v2Http(`${(await httpServer()).server.mcpUrl}?token=${TOKEN_V2}`));
+// The 2025 client presents the token as a Bearer header instead of ?token=.
+flows('mcp: SDK v1 over Streamable HTTP (2025)', async () =>
+  v1Http((await httpServer()).server.mcpUrl, { headers: { Authorization: `Bearer ${TOKEN_V1}` } }),
+);
+flows('mcp: SDK v2 over stdio (pagewire mcp)', () => v2Stdio(['--uploads', uploads]));
+
+const http = suite('mcp: over HTTP, beside the WebSocket');
+
+/** A v2 door of its own (the TOKEN_V2 principal) for one test. */
+async function withDoor(test: (door: McpDoor, server: TestServer) => Promise<void>): Promise<void> {
+  const server = await httpServer();
+  const door = await v2Http(`${server.server.mcpUrl}?token=${TOKEN_V2}`);
+  try {
+    await test(door, server);
+  } finally {
+    await door.close();
+  }
+}
+
+http('an act without state_id takes the last observation MCP gave this principal, and is stale once any door observed the tab since', () =>
+  withDoor(async (door, server) => {
+    const observed = await openApp(door);
+    const email = refIn(tree(observed), 'Email address');
+    const first = await door.call('browser_act', { action: 'fill', ref: email, text: 'carol@example.com' });
+    assert.is(first.isError, false, textOf(first));
+    assert.is(first.structuredContent!['status'], 'completed');
+    // The same principal observes the tab over the WebSocket: that observation was not handed
+    // over MCP, so an act without state_id must not switch to it.
+    const ws = await server.connect();
+    const fresh = first.structuredContent!['fresh_state'] as Record<string, unknown>;
+    await ws.call('observe', { session_id: fresh['session_id'], target_id: fresh['target_id'] });
+    ws.close();
+    const stale = await door.call('browser_act', { action: 'fill', ref: email, text: 'dave@example.com' });
+    assert.is(stale.isError, true);
+    assert.is(stale.structuredContent!['error_type'], 'stale_state');
+  }),
+);
+
+http('a screenshot larger than host image limits is scaled down in the browser, and the text gives the scale', () =>
+  withDoor(async (door, server) => {
+    const created = await door.call('browser_session', { action: 'create', name: 'wide', viewport: { width: 2400, height: 1600 } });
+    const sessionId = created.structuredContent!['session_id'];
+    const fixtures = await fixtureServer();
+    await door.call('browser_tabs', { session_id: sessionId, action: 'new', url: fixtures.url('/mcp-app.html') });
+    const shot = await door.call('browser_screenshot', { session_id: sessionId });
+    const s = shot.structuredContent!;
+    const png = Buffer.from(String(s['data']), 'base64');
+    const width = png.readUInt32BE(16);
+    const height = png.readUInt32BE(20);
+    assert.ok(width <= 1568 && height <= 1568, `${width}×${height}`);
+    assert.ok(width * height <= 1_150_000, `${width * height} px`);
+    assert.ok(Math.abs(width / height - 1.5) < 0.01, `the aspect ratio stays (${width}×${height})`);
+    assert.is(s['scale'], Math.floor(Math.sqrt(1_150_000 / (2400 * 1600)) * 1000) / 1000);
+    assert.match(textOf(shot), new RegExp(`scaled down by ${String(s['scale'])}`));
+    await door.call('browser_session', { action: 'close', session_id: sessionId });
+  }),
+);
+
+http('tools/list: nine tools, honest annotations, and names + descriptions + input schemas under 8.8 KB (half of Playwright MCP\'s)', () =>
+  withDoor(async (door, server) => {
+    const tools = await door.listTools();
+    assert.equal(
+      tools.map((tool) => tool['name']),
+      ['browser_observe', 'browser_act', 'browser_tabs', 'browser_screenshot', 'browser_handle_dialog', 'browser_file_upload', 'browser_cancel', 'browser_session', 'browser_events'],
+    );
+    const listed = JSON.stringify(tools.map((tool) => ({ name: tool['name'], description: tool['description'], inputSchema: tool['inputSchema'] })));
+    const bytes = Buffer.byteLength(listed);
+    console.log(`  tools/list names + descriptions + input schemas: ${bytes} bytes for ${tools.length} tools`);
+    assert.ok(bytes < 8800, `${bytes} bytes`);
+    const hints = Object.fromEntries(tools.map((tool) => [tool['name'], tool['annotations'] as Record<string, boolean>]));
+    assert.is(hints['browser_observe']!['readOnlyHint'], true);
+    assert.is(hints['browser_screenshot']!['readOnlyHint'], true);
+    assert.is(hints['browser_act']!['readOnlyHint'], false);
+    assert.is(hints['browser_act']!['destructiveHint'], true);
+    assert.is(hints['browser_events']!['openWorldHint'], false);
+    for (const tool of tools) {
+      const a = tool['annotations'] as Record<string, unknown>;
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) assert.type(a[hint], 'boolean', `${String(tool['name'])} ${hint}`);
+    }
+  }),
+);
+
+
+http('browser_events lists the session\'s events after a seq (every kind, or the kinds asked for) and its downloads', () =>
+  withDoor(async (door) => {
+    const signedIn = await signIn(door);
+    await door.call('browser_act', { action: 'click', ref: refIn(tree(signedIn), 'Delete account') });
+    await door.call('browser_handle_dialog', { accept: false });
+    const all = await door.call('browser_events');
+    assert.is(all.isError, false, textOf(all));
+    const s = all.structuredContent!;
+    const events = s['events'] as Array<{ seq: number; kind: string; data: Record<string, unknown> }>;
+    assert.ok(events.some((e) => e.kind === 'navigation'), 'navigations are listed here (not in the per-call news)');
+    const dialogs = events.filter((e) => e.kind === 'dialog');
+    assert.ok(dialogs.some((e) => e.data['message'] === 'Delete the account of alice?'), JSON.stringify(dialogs));
+    assert.is(s['last_seq'], events.at(-1)!.seq);
+    assert.equal(s['downloads'], []);
+    assert.match(textOf(all), new RegExp(`#${dialogs[0]!.seq} dialog`));
+    const after = await door.call('browser_events', { after_seq: s['last_seq'] });
+    assert.equal(after.structuredContent!['events'], []);
+    const onlyDialogs = await door.call('browser_events', { kinds: ['dialog'] });
+    assert.ok((onlyDialogs.structuredContent!['events'] as Array<{ kind: string }>).every((e) => e.kind === 'dialog'));
+    const invalid = await door.call('browser_events', { kinds: ['nope'] });
+    assert.is(invalid.isError, true);
+    assert.is((invalid.structuredContent!['data'] as Record<string, unknown>)['error_type'], 'invalid_params');
+  }),
+);
+
+/** A raw HTTP exchange, so the Host header can be anything. */
+function post(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
+  });
+}
+
+http('/mcp answers 401 without the token and 403 to a foreign Origin or Host, before any MCP is spoken', async () => {
+  const server = await httpServer();
+  const url = server.server.mcpUrl;
+  const missing = await post(url, {});
+  assert.is(missing.status, 401);
+  assert.is(missing.headers['www-authenticate'], 'Bearer');
+  assert.not.ok(missing.body.includes('jsonrpc'), missing.body);
+  assert.is((await post(`${url}?token=wrong`, {})).status, 401);
+  assert.is((await post(url, { authorization: 'Bearer wrong' })).status, 401);
+  const origin = await post(`${url}?token=${TOKEN_V2}`, { origin: 'http://evil.example' });
+  assert.is(origin.status, 403);
+  assert.not.ok(origin.body.includes('jsonrpc'), origin.body);
+  const host = await post(`${url}?token=${TOKEN_V2}`, { host: `evil.example:${new URL(url).port}` });
+  assert.is(host.status, 403);
+  const ok = await post(`${url}?token=${TOKEN_V2}`, {});
+  assert.is(ok.status, 200, ok.body);
+  assert.match(ok.body, 'protocolVersion');
+});
+
+http.run();
+
+const stdio = suite('mcp: the pagewire mcp process');
+
+stdio.before(() => {
+  if (!IS_DENO) assert.ok(existsSync(`${ROOT}dist/src/main.js`), 'dist/src/main.js is missing: run `npm run build`');
+});
+
+stdio('launches the browser lazily, and exits 0 with no Chromium left when the client closes stdin', async () => {
+  const door = await v2Stdio();
+  assert.is(descendants(door.pid).length, 0, 'no browser before a call needs one');
+  const observed = await door.call('browser_observe');
+  assert.is(observed.isError, false, textOf(observed));
+  const browsers = descendants(door.pid).map((p) => p.pid);
+  assert.ok(browsers.length > 0, 'a browser runs under pagewire mcp');
+  // Only stdin closes (the SDK client's close() would also send SIGTERM after a while).
+  door.endStdin();
+  await door.exited;
+  if (!IS_DENO) assert.is(door.exitCode(), 0);
+  assert.equal(await waitUntilGone(browsers, 10_000), [], 'every browser process is gone');
+  await door.close();
+});
+
+stdio('SIGTERM: exits with no Chromium left', async () => {
+  const door = await v2Stdio();
+  await door.call('browser_observe');
+  const browsers = descendants(door.pid).map((p) => p.pid);
+  assert.ok(browsers.length > 0);
+  process.kill(door.pid, 'SIGTERM');
+  await door.exited;
+  if (!IS_DENO) assert.is(door.exitCode(), 0);
+  assert.equal(await waitUntilGone(browsers, 10_000), [], 'every browser process is gone');
+  await door.close();
+});
+
+stdio.run();
