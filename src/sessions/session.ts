@@ -10,6 +10,7 @@ import { StateStore } from '../observe/state-store.ts';
 import type { DomainPolicyInit, PolicyChain } from '../util/domain-policy.ts';
 import { redactKnown, redactUrl, type KnownSecret } from '../util/redact.ts';
 import { randomId } from '../util/ids.ts';
+import { secretForms } from '../util/secrets.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 import { SessionTraffic } from './session-traffic.ts';
 
@@ -100,9 +101,13 @@ export class Session {
     });
   }
 
-  /** What redaction hides in this session: typed secrets (and their beginnings), configured values (whole). */
+  /**
+   * What redaction hides in this session: typed secrets (and their beginnings, in every form a page
+   * may echo them: a URL path is percent-encoded), configured values (whole).
+   */
   knownSecrets(): KnownSecret[] {
-    return this.secrets.size === 0 ? [...this.#secretForms] : [...this.secrets, ...this.#secretForms];
+    if (this.secrets.size === 0) return [...this.#secretForms];
+    return [...new Set([...this.secrets].flatMap(secretForms)), ...this.#secretForms];
   }
 
   /**

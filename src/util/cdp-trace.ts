@@ -4,7 +4,8 @@
 // their method. Secrets of the sessions are hidden by the caller's redaction after this.
 import { REDACTED } from './redact.ts';
 
-const TYPED_FIELDS = new Set(['text', 'unmodifiedText', 'key', 'code', 'keyIdentifier']);
+/** Fields of Input commands that say what is typed: texts, and key names and codes (which spell it too). */
+const TYPED_FIELD = /^(text|unmodifiedText|key|code|keyIdentifier|keyCode|windowsVirtualKeyCode|nativeVirtualKeyCode|commands|selectionStart|selectionEnd|replacementStart|replacementEnd)$/;
 const SECRET_HEADERS = /^(cookie|set-cookie|authorization|proxy-authorization)$/i;
 const HEADER_LINES = /^((?:cookie|set-cookie|authorization|proxy-authorization):)[^\r\n]*/gim;
 
@@ -30,7 +31,7 @@ export function scrubCdpMessage(message: string, options: TraceScrubOptions = {}
   const method = typeof parsed['method'] === 'string' ? parsed['method'] : '';
   if (method.startsWith('Input.') && isRecord(parsed['params'])) {
     const params = { ...parsed['params'] };
-    for (const field of Object.keys(params)) if (TYPED_FIELDS.has(field) && typeof params[field] === 'string') params[field] = REDACTED;
+    for (const field of Object.keys(params)) if (TYPED_FIELD.test(field)) params[field] = REDACTED;
     parsed = { ...parsed, params };
   }
   return JSON.stringify(walk(parsed, 0));
