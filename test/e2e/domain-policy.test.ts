@@ -82,6 +82,23 @@ s('every way out of a page to a blocked host fails in the page and never reaches
   await client.call('session.close', { session_id });
 });
 
+s('a service worker and a shared worker cannot reach a blocked host either', async () => {
+  const { session_id } = await client.call('session.create', { name: 'offline-app' });
+  const t = tag();
+  const { target_id } = await client.call('tabs.new', { session_id, url: fixtures.url(`/offline-app.html?tag=${t}`) });
+  await evaluate(guarded, target_id, 'window.workersReady');
+  const shown = await evaluate(guarded, target_id, `[document.getElementById('sw-state').textContent, document.getElementById('shared-state').textContent]`);
+  assert.equal(shown, ['sync failed', 'sync failed']);
+  assert.equal(reachedOther(t), []);
+  const { entries } = await client.call('network.list', { session_id });
+  for (const marker of [`sw-${t}`, `shared-${t}`]) {
+    const entry = entries.find((e) => e.url.includes(marker));
+    assert.is(entry?.blocked_by, '--block-domain localhost', `${marker}: ${JSON.stringify(entries)}`);
+    assert.is(entry?.target_id, undefined, 'a worker of no tab');
+  }
+  await client.call('session.close', { session_id });
+});
+
 s('a popup and a form post to a blocked host: the popup opens on an error page, the post never leaves', async () => {
   const { session_id } = await client.call('session.create', { name: 'dashboard-actions' });
   await client.call('events.subscribe', { session_id, kinds: ['popup'] });
