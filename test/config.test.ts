@@ -231,6 +231,64 @@ s('isLoopbackHost', () => {
   }
 });
 
+s('secrets: --secret NAME[@ORIGIN] (repeatable, or PAGEWIRE_SECRET), values from PAGEWIRE_SECRET_NAME or --secrets-file', () => {
+  const files: Record<string, string> = { '/etc/pw.env': '# keys\nFILE_ONLY=from-file\nBOUND=also-file\n' };
+  const readFile = (path: string) => {
+    if (!(path in files)) throw new Error('ENOENT: no such file');
+    return files[path]!;
+  };
+  const c = parseConfig(
+    ['--secret', 'API@https://a.test', '--secret', 'API@https://b.test:8443/', '--secret', 'OPEN', '--secret', 'BOUND@http://127.0.0.1:3000', '--secrets-file', '/etc/pw.env'],
+    { PAGEWIRE_SECRET_API: 'from-env', PAGEWIRE_SECRET_OPEN: 'open-value' },
+    { readFile },
+  );
+  assert.equal(c.secrets, [
+    { name: 'API', value: 'from-env', origins: ['https://a.test', 'https://b.test:8443'] },
+    { name: 'OPEN', value: 'open-value', origins: [] },
+    { name: 'BOUND', value: 'also-file', origins: ['http://127.0.0.1:3000'] },
+    { name: 'FILE_ONLY', value: 'from-file', origins: [] },
+  ]);
+  assert.ok(Object.isFrozen(c.secrets) && Object.isFrozen(c.secrets[0]));
+  const fromEnv = parseConfig([], { PAGEWIRE_SECRET: 'X@https://x.test,Y', PAGEWIRE_SECRET_X: 'x1', PAGEWIRE_SECRET_Y: 'y1' });
+  assert.equal(fromEnv.secrets.map((secret) => [secret.name, secret.origins]), [['X', ['https://x.test']], ['Y', []]]);
+  assert.equal(parseConfig([], {}).secrets, []);
+});
+
+s('secret mistakes name the secret, never its value', () => {
+  const readFile = (path: string) => (path === '/f' ? 'DUP=in-file\n' : 'BAD LINE');
+  const cases: Array<[string[], Record<string, string>, RegExp]> = [
+    [['--secret', 'MISSING'], {}, /secret MISSING has no value: set PAGEWIRE_SECRET_MISSING/],
+    [['--secret', 'EMPTY'], { PAGEWIRE_SECRET_EMPTY: '' }, /secret EMPTY has no value/],
+    [['--secret', '9NAME'], {}, /"9NAME": a secret name is/],
+    [['--secret', 'A@ftp://x'], { PAGEWIRE_SECRET_A: 'v' }, /A: "ftp:\/\/x" is not an origin/],
+    [['--secret', 'A@https://x.test/path'], { PAGEWIRE_SECRET_A: 'v' }, /not an origin/],
+    [['--secret', 'DUP', '--secrets-file', '/f'], { PAGEWIRE_SECRET_DUP: 'in-env' }, /secret DUP has a value in both PAGEWIRE_SECRET_DUP and --secrets-file/],
+    [['--secrets-file', '/other'], {}, /--secrets-file \/other: line 1: expected NAME=value/],
+  ];
+  for (const [argv, env, pattern] of cases) {
+    try {
+      parseConfig(argv, env, { readFile });
+      throw new Error(`expected a ConfigError for ${argv.join(' ')}`);
+    } catch (error) {
+      assert.instance(error, ConfigError, argv.join(' '));
+      assert.match((error as Error).message, pattern);
+      for (const value of Object.values(env)) if (value) assert.not.ok((error as Error).message.includes(value), 'no value in the message');
+      assert.not.ok((error as Error).message.includes('in-file'));
+    }
+  }
+  fails(['--secrets-file', '/f'], {}, /cannot read files/);
+});
+
+s('domain policy flags: patterns checked at start, repeatable, comma-separated in the environment', () => {
+  const c = parseConfig(['--allow-domain', '*.example.com', '--allow-domain', 'localhost:3000', '--block-domain', 'ads.example.com', '--block-private-network'], {});
+  assert.equal([c.allowDomains, c.blockDomains, c.blockPrivateNetwork], [['*.example.com', 'localhost:3000'], ['ads.example.com'], true]);
+  const env = parseConfig([], { PAGEWIRE_BLOCK_DOMAIN: 'a.test, b.test', PAGEWIRE_BLOCK_PRIVATE_NETWORK: 'yes' });
+  assert.equal([env.blockDomains, env.blockPrivateNetwork], [['a.test', 'b.test'], true]);
+  assert.equal([parseConfig([], {}).allowDomains, parseConfig([], {}).blockPrivateNetwork], [[], false]);
+  fails(['--allow-domain', 'example.com/login'], {}, /--allow-domain: "example.com\/login": a domain pattern names a host/);
+  fails([], { PAGEWIRE_BLOCK_DOMAIN: 'ftp://x' }, /PAGEWIRE_BLOCK_DOMAIN: .*scheme must be http/);
+});
+
 s('ready line formats', () => {
   const c: Config = parseConfig(['--token', 'tok_A-1'], {});
   assert.is(readyLine(c, 'ws://127.0.0.1:9333/'), 'pagewire listening on ws://127.0.0.1:9333/?token=tok_A-1');

@@ -20,6 +20,8 @@ export interface SocksProxyOptions {
   refused(host: string, port: number, rule: string): void;
   /** Budget to resolve and connect. */
   connectTimeoutMs?: number;
+  /** The addresses of a name (default: the system's resolver, every address). */
+  resolve?: (name: string) => Promise<string[]>;
 }
 
 export interface SocksProxy {
@@ -112,6 +114,7 @@ function canonical(host: string): string {
 
 export async function startSocksProxy(options: SocksProxyOptions): Promise<SocksProxy> {
   const timeoutMs = options.connectTimeoutMs ?? 30_000;
+  const resolve = options.resolve ?? (async (name: string) => (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address));
   const open = new Set<Socket>();
   const server = createServer((client) => {
     open.add(client);
@@ -130,7 +133,8 @@ export async function startSocksProxy(options: SocksProxyOptions): Promise<Socks
     const bare = host.startsWith('[') ? host.slice(1, -1) : host;
     let addresses: string[];
     try {
-      addresses = isIP(bare) ? [bare] : (await withTimeout(lookup(bare, { all: true, verbatim: true }), timeoutMs)).map((entry) => entry.address);
+      addresses = isIP(bare) ? [bare] : await withTimeout(resolve(bare), timeoutMs);
+      if (addresses.length === 0) throw new Error('no address');
     } catch {
       reply(client, REPLY.hostUnreachable);
       return void client.end();

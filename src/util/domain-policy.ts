@@ -92,7 +92,8 @@ function normalizeHostPattern(host: string, given: string): string {
 function canonicalHost(host: string, given: string): string {
   try {
     const parsed = new URL(`http://${host}/`);
-    if (parsed.hostname === '') throw new Error('empty');
+    // The URL parser lets through characters no DNS name has (`!`, `$`…): such a pattern matches nothing real.
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/.test(parsed.hostname)) throw new Error('not a name');
     return parsed.hostname.replace(/\.$/, '');
   } catch {
     throw new PatternError(`${JSON.stringify(given)}: ${JSON.stringify(host)} is not a host name or address`);

@@ -123,4 +123,19 @@ s('redactText and isLogLevel', () => {
   assert.not.ok(isLogLevel('verbose'));
 });
 
+s('withSecrets: secrets asked for at each line are hidden too, in the forms redactText knows; children keep them', () => {
+  const { log, lines } = capture({ level: 'debug', redact: ['static-token'] });
+  const current: string[] = [];
+  const scoped = log.withSecrets(() => current).child('cdp');
+  scoped.debug('before hunter2-typed');
+  current.push('hunter2-typed', 'q"uote');
+  scoped.debug('after hunter2-typed static-token', { text: 'q"uote' });
+  log.debug('the base logger hunter2-typed');
+  assert.equal(lines, [
+    '[pagewire] debug cdp: before hunter2-typed',
+    '[pagewire] debug cdp: after [redacted] [redacted] {"text":"[redacted]"}',
+    '[pagewire] debug: the base logger hunter2-typed',
+  ]);
+});
+
 s.run();

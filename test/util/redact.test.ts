@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { redactSecrets, redactUrl } from '../../src/util/redact.ts';
+import { containsSecret, redactKnown, redactSecrets, redactUrl, scrubStrings } from '../../src/util/redact.ts';
 
 const s = suite('redact');
 
@@ -41,6 +41,25 @@ s('known secrets (typed passwords) are replaced wherever they appear, prefixes t
   assert.is(redactSecrets('value: corr', ['correct-horse']), 'value: [redacted]');
   assert.is(redactSecrets('cor is short', ['correct-horse']), 'cor is short');
   assert.is(redactSecrets('a correct-horse-battery b correct', ['correct-horse']), 'a [redacted]-battery b [redacted]');
+});
+
+s('known secrets: a string with its beginnings, {exact} only whole; containsSecret says the same', () => {
+  assert.is(redactSecrets('typed hunt and hunter2 and exact-value-1 and exact-val', ['hunter2', { exact: 'exact-value-1' }]), 'typed [redacted] and [redacted] and [redacted] and exact-val');
+  assert.is(redactKnown('https://a.test/api_key=abcdefgh12/exact-value-1', [{ exact: 'exact-value-1' }]), 'https://a.test/api_key=abcdefgh12/[redacted]', 'no secret shapes');
+  assert.ok(containsSecret('typed hunt', 'hunter2'));
+  assert.not.ok(containsSecret('typed exact-val', { exact: 'exact-value-1' }));
+  assert.ok(containsSecret('x exact-value-1 y', { exact: 'exact-value-1' }));
+});
+
+s('scrubStrings: every string, keys kept, the same object back when nothing changed, image data untouched', () => {
+  const scrub = (text: string) => text.replace('s3cr3t', '[redacted]');
+  const plain = { a: 'x', b: [1, { c: 'y' }] };
+  assert.is(scrubStrings(plain, scrub), plain);
+  assert.equal(scrubStrings({ s3cr3t: 's3cr3t', list: ['s3cr3t'], shot: { mime: 'image/png', data: 's3cr3t' } }, scrub), {
+    s3cr3t: '[redacted]',
+    list: ['[redacted]'],
+    shot: { mime: 'image/png', data: 's3cr3t' },
+  });
 });
 
 s.run();
