@@ -11,7 +11,7 @@ export const ERROR_MEANINGS: Record<ErrorType, string> = {
   invalid_request: 'not a JSON-RPC request, or a limit was reached (`data.limit`, `data.max`)',
   method_not_found: 'unknown method (or `cdp.send` without `--allow-raw-cdp`)',
   invalid_params: 'params fail the schema; `data.issues` lists where and why',
-  forbidden: 'the session belongs to another principal, or a path is outside the allowed root',
+  forbidden: 'the session belongs to another principal, a path is outside the allowed root, or the domain policy refuses a URL',
   session_not_found: 'unknown or closed session',
   target_not_found: 'unknown or closed `target_id`',
   frame_not_found: 'unknown or detached `frame_id`, or a frame of another target',

@@ -23,6 +23,8 @@ export interface BlockedRequest {
 }
 
 export interface RequestGuardOptions {
+  /** URL patterns (Fetch syntax) of the requests to pause; the others never stop. */
+  patterns: readonly string[];
   decide(url: string): RequestVerdict;
   onBlocked(request: BlockedRequest): void;
 }
@@ -55,5 +57,5 @@ export function guardRequests(session: CdpSession, options: RequestGuardOptions)
       rule: verdict.rule,
     });
   });
-  return [session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] })];
+  return [session.send('Fetch.enable', { patterns: options.patterns.map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })) })];
 }

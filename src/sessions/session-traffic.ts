@@ -33,6 +33,8 @@ export class SessionTraffic {
   readonly policy: PolicyChain;
   readonly log: NetworkLog;
   readonly #options: SessionTrafficOptions;
+  /** What the interception pauses (PolicyChain.interceptPatterns). */
+  readonly #patterns: readonly string[];
   /** Target sessions of the context that run (pages, iframes, workers), with their type. */
   readonly #targets = new Map<CdpSession, string>();
   /** Network watchers of the sessions that record now. */
@@ -42,6 +44,7 @@ export class SessionTraffic {
   constructor(options: SessionTrafficOptions) {
     this.#options = options;
     this.policy = options.policy;
+    this.#patterns = options.policy.interceptPatterns();
     this.log = new NetworkLog({
       tabOf: (session) => options.browser.tabOfSession(session.id)?.targetId,
       showUrl: options.showUrl,
@@ -109,6 +112,7 @@ export class SessionTraffic {
     if (!this.policy.empty && (targetType === 'page' || targetType === 'iframe' || WORKERS_WITH_FETCH.includes(targetType))) {
       steps.push(
         ...guardRequests(session, {
+          patterns: this.#patterns,
           decide: (url) => this.policy.checkUrl(url),
           onBlocked: (request: BlockedRequest) => this.log.blocked(request, this.#watching.has(request.session)),
         }),

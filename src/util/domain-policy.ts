@@ -200,6 +200,9 @@ export function isPrivateAddress(host: string): boolean {
   return false;
 }
 
+/** Hosts that may be private as the URL parser writes them (the proxy checks resolved names). */
+const PRIVATE_URL_PREFIXES = ['localhost', '*.localhost', '127.', '10.', '172.', '192.168.', '169.254.', '100.', '0.', '['];
+
 // ---- policies ----------------------------------------------------------------------------------
 
 export interface DomainPolicyInit {
@@ -282,6 +285,24 @@ export class PolicyChain {
       if (!verdict.allowed) return verdict;
     }
     return ALLOWED;
+  }
+
+  /**
+   * The URL patterns (CDP Fetch syntax: `*` any run, `?` one character) of every request that
+   * might be refused: the rest need not be paused at all. An allow list can refuse anything, so it
+   * needs every request; block rules need only URLs that hold their host; a blocked private network
+   * the URLs with a private-looking host. Patterns are supersets (any URL that holds the host
+   * anywhere): what they pause is checked here all the same.
+   */
+  interceptPatterns(): string[] {
+    if (this.levels.some((level) => level.allow.length > 0)) return ['*'];
+    const patterns = new Set<string>();
+    for (const level of this.levels) {
+      // Unanchored: `http://user@host/` must be paused as well as `http://host/`.
+      for (const pattern of level.block) patterns.add(`*${pattern.host.replace(/[\\?]/g, '\\$&')}*`);
+      if (level.blockPrivateNetwork) for (const prefix of PRIVATE_URL_PREFIXES) patterns.add(`*${prefix}*`);
+    }
+    return [...patterns];
   }
 
   /** A URL's verdict; URLs that are not network requests (data:, about:, blob:) always pass. */

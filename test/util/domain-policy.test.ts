@@ -92,4 +92,12 @@ s('--block-private-network: literal and resolved addresses; a host an allow rule
   assert.equal(local.check({ scheme: undefined, host: 'rebind.test', port: 80 }, ['127.0.0.1']), { allowed: false, rule: '--block-private-network' }, 'a wildcard does not name it');
 });
 
+s('interception patterns: every request for an allow list, only URLs holding a blocked host otherwise', () => {
+  const block = new PolicyChain([new DomainPolicy('server', { block: ['ads.test', '*.track.test'] }), new DomainPolicy('session', { block: ['[::1]'] })]);
+  assert.equal(block.interceptPatterns(), ['*ads.test*', '**.track.test*', '*[::1]*']);
+  assert.equal(new PolicyChain([new DomainPolicy('server', { block: ['a.test'] }), new DomainPolicy('session', { allow: ['b.test'] })]).interceptPatterns(), ['*']);
+  const strict = new PolicyChain([new DomainPolicy('server', { blockPrivateNetwork: true })]).interceptPatterns();
+  assert.ok(strict.includes('*127.*') && strict.includes('*localhost*') && strict.includes('*[*'));
+});
+
 s.run();
