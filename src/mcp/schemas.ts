@@ -48,8 +48,17 @@ export function toolInputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchem
     const schema = compact(inputJsonSchema(schemas.params(method)));
     Object.assign(properties, schema['properties'] ?? {});
   }
+  for (const [name, summary] of Object.entries(SUMMARISED)) if (properties[name]) properties[name] = summary;
   return { type: 'object', properties, required: ['action'] };
 }
+
+/**
+ * Fields whose whole schema is long and whose shape a model knows by name: described, not spelled
+ * out (the wire validates them all the same).
+ */
+const SUMMARISED: Record<string, JsonSchema> = {
+  storage_state: { type: 'object', description: "Playwright's storageState: {cookies: [{name, value, domain, path, expires, httpOnly, secure, sameSite}], origins: [{origin, localStorage: [{name, value}]}]}" },
+};
 
 /**
  * The tool's outputSchema: its methods' result schemas, or the JSON-RPC error object a tool error

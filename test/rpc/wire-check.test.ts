@@ -67,7 +67,7 @@ s('events: by kind, strictly; another notification method fails', () => {
   const event = { subscription_id: 'sub_1', seq: 1, kind: 'console', session_id: 's_1', target_id: 'T', time: 1, data: { level: 'log', text: 'hi' } };
   assert.is(notificationProblem('event', event), undefined);
   assert.is(notificationProblem('event', { ...event, dropped: 3 }), undefined);
-  assert.match(notificationProblem('event', { ...event, kind: 'network' })!, /kind/);
+  assert.match(notificationProblem('event', { ...event, kind: 'screencast' })!, /kind/);
   assert.match(notificationProblem('event', { ...event, data: { level: 'log', text: 'hi', args: [] } })!, /data\.args: not declared/);
   assert.match(notificationProblem('event', { ...event, kind: 'dialog' })!, /data/);
   assert.match(notificationProblem('progress', {})!, /progress/);

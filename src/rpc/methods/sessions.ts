@@ -62,19 +62,19 @@ export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {
       }),
     }),
     defineMethod({
-      ...sessionStorageState,
-      handler: (params, call) =>
-        onSession(registry, call, params.session_id, async (session, signal) =>
-          readStorageState(session, new Deadline(STORAGE_BUDGET_MS, { signal })),
-        ),
-    }),
-    defineMethod({
       ...sessionClose,
       handler: async (params, call) => {
         const session = registry.get(params.session_id, call.principal.id);
         await registry.close(session, 'closed_by_client');
         return { closed: true as const };
       },
+    }),
+    defineMethod({
+      ...sessionStorageState,
+      handler: (params, call) =>
+        onSession(registry, call, params.session_id, async (session, signal) =>
+          readStorageState(session, new Deadline(STORAGE_BUDGET_MS, { signal })),
+        ),
     }),
   ];
 }

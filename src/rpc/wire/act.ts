@@ -51,14 +51,14 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
         action: z.literal('type'),
         ref: refField,
         text: text.min(1).optional(),
-        secret: secret.optional().describe('The name of a server secret, typed in place of text'),
+        secret: secret.optional().describe("A server secret's name, in place of text"),
         clear_first: z.boolean().optional(),
         submit: z.boolean().optional(),
       })
       .strict()
       .refine(textOrSecret, { message: 'give either text or secret' }),
     fill: z
-      .object({ action: z.literal('fill'), ref: refField, text: text.optional(), secret: secret.optional().describe('The name of a server secret, filled in place of text') })
+      .object({ action: z.literal('fill'), ref: refField, text: text.optional(), secret: secret.optional().describe("A server secret's name, in place of text") })
       .strict()
       .refine(textOrSecret, { message: 'give either text or secret' }),
     check: z.object({ action: z.literal('check'), ref: refField, checked: checkedWord }).strict(),
