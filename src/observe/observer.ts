@@ -585,7 +585,7 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   // (a status line, a counter, a live region changes again and again): when it did change, its
   // read is there with the answer, a round trip sooner. It reaches the page after the question,
   // so it sees the page as the answer does, or later, as any read after the answer would.
-  const readEarly: Array<ReadonlyMap<number, Promise<AxPart | undefined>> | undefined> = frames.map((frame, i) =>
+  const readEarly: Array<ReadonlyMap<number, Promise<AxPart | undefined>> | undefined> = frames.map((_frame, i) =>
     prefetched[i]?.preread,
   );
   const changes = await Promise.all(

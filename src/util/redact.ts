@@ -73,7 +73,7 @@ export function redactSecrets(text: string, known: Iterable<string> = []): strin
   for (const secret of known) out = hideSecret(out, secret);
   if (!MAYBE_SECRET.test(out)) return out;
   for (const pattern of SECRET_PATTERNS) {
-    out = out.replace(pattern, (match, ...groups: unknown[]) => {
+    out = out.replace(pattern, (_match, ...groups: unknown[]) => {
       // key=value: keep the key so the text still reads, hide the value.
       const key = groups[0];
       const sep = groups[1];

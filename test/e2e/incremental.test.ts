@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import { withSession } from '../helpers/session-suite.ts';
 import { forgetReads } from '../../src/observe/observer.ts';
-import { freshState, type ActResult as ActAnswer, type Observation, type ServerCounts as Counts } from '../helpers/wire.ts';
+import { freshState, type Observation, type ServerCounts as Counts } from '../helpers/wire.ts';
 
 const s = suite('incremental observation');
 const ctx = withSession(s, 'incremental');

@@ -6,7 +6,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
-import type { Element, Observation } from '../helpers/wire.ts';
+import type { Observation } from '../helpers/wire.ts';
 
 const s = suite('observe');
 let server: TestServer;
@@ -392,7 +392,7 @@ s('values typed or chosen inside table cells, grid rows, labels and buttons are 
     assert.not.ok(o.text!.includes(chosen), `${chosen} in text:\n${o.text}`);
     assert.not.ok(o.elements.some((e) => e.name.includes(chosen)), `${chosen} in a name: ${JSON.stringify(o.elements)}`);
   }
-  assert.match(o.tree, /\n  "Order 7"\n  textbox "Note for order 7" \[has_value\] @\d+\n  combobox "Status for order 7" \[(?:focused, )?options: "Pending", "Shipped", "Cancelled"\] @\d+\n/);
+  assert.match(o.tree, /\n {2}"Order 7"\n {2}textbox "Note for order 7" \[has_value\] @\d+\n {2}combobox "Status for order 7" \[(?:focused, )?options: "Pending", "Shipped", "Cancelled"\] @\d+\n/);
   assert.is(byName(o, 'Status for order 7')!.has_value, true);
   // Names keep their text without the values in them.
   assert.ok(o.elements.some((e) => e.role === 'row' && e.name === 'Line 1'), JSON.stringify(o.elements));

@@ -9,7 +9,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
-import type { ActResult, Element, Observation } from '../helpers/wire.ts';
+import type { ActResult, Observation } from '../helpers/wire.ts';
 
 const s = suite('styled controls');
 let server: TestServer;

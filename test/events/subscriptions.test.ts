@@ -9,7 +9,6 @@ import {
   eventPriority,
   SubscriptionHub,
   type EventSource,
-  type HubConnection,
   type SubscriptionHubOptions,
 } from '../../src/events/subscriptions.ts';
 import type { EventData, EventInit, EventKind, SessionEvent } from '../../src/events/types.ts';
