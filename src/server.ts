@@ -11,6 +11,7 @@ import { actMethods } from './rpc/methods/act.ts';
 import { eventMethods } from './rpc/methods/events.ts';
 import { modalMethods } from './rpc/methods/modal.ts';
 import { observeMethods } from './rpc/methods/observe.ts';
+import { Screencasts, screencastMethods } from './rpc/methods/screencast.ts';
 import { screenshotForAct, screenshotMethods } from './rpc/methods/screenshot.ts';
 import { sessionMethods } from './rpc/methods/sessions.ts';
 import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
@@ -45,6 +46,7 @@ export interface RunningServer {
   readonly host: BrowserHost;
   readonly registry: SessionRegistry;
   readonly hub: SubscriptionHub;
+  readonly screencasts: Screencasts;
   /** Stops accepting, ends what is in flight, closes every browser we launched. Idempotent. */
   close(): Promise<void>;
 }
@@ -100,6 +102,7 @@ interface Core {
   readonly host: BrowserHost;
   readonly registry: SessionRegistry;
   readonly hub: SubscriptionHub;
+  readonly screencasts: Screencasts;
   readonly rpc: RpcServer;
   readonly mcp: McpHost;
   /** RPC requests in flight over every connection (server.info `counts.pending_requests`). */
@@ -124,6 +127,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
   const registry = (registryRef = new SessionRegistry({ host, downloads, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs }));
   const hub = new SubscriptionHub({ maxPerConnection: config.maxSubscriptionsPerConnection });
   const uploads = new UploadPolicy(config.uploads);
+  const screencasts = new Screencasts();
   let pendingRequests = 0;
   const methods: AnyMethodDef[] = [];
   methods.push(
@@ -131,6 +135,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     ...tabMethods(registry, { maxTabsPerSession: config.maxTabsPerSession }),
     ...observeMethods(registry),
     ...screenshotMethods(registry),
+    ...screencastMethods(registry, screencasts),
     ...eventMethods(registry, hub),
     ...actMethods({ registry, uploads, screenshot: screenshotForAct }),
     ...modalMethods(registry, uploads),
@@ -163,6 +168,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     host,
     registry,
     hub,
+    screencasts,
     rpc,
     mcp,
     countPending: (delta) => (pendingRequests += delta),
@@ -171,6 +177,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
         for (const id of mcp.connectionIds) registry.dropClient(id);
         mcp.close();
         hub.close();
+        await screencasts.close();
         await registry.closeAll('server_shutdown');
         await host.shutdown();
         await downloads.whenIdle();
@@ -238,6 +245,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     host: core.host,
     registry,
     hub: core.hub,
+    screencasts: core.screencasts,
     close() {
       closing ??= (async () => {
         await mcpRoute.close();
