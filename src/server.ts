@@ -24,6 +24,7 @@ import { VERSION } from './version.ts';
 import type { Principal } from './rpc/context.ts';
 import { connectBrowser, findBrowser, launchBrowser } from './runtime/browser-process.ts';
 import { startHttpServer } from './runtime/http-server.ts';
+import { INSPECTOR_PATHS, inspectorRoute } from './runtime/inspector-route.ts';
 import { UploadPolicy } from './runtime/upload-paths.ts';
 import { BrowserHost, type BrowserLauncher } from './sessions/browser-host.ts';
 import { SessionRegistry } from './sessions/registry.ts';
@@ -40,6 +41,8 @@ export interface RunningServer {
   readonly url: string;
   /** `http://HOST:PORT/mcp`: MCP Streamable HTTP, behind the same token. */
   readonly mcpUrl: string;
+  /** `http://HOST:PORT/inspector`: the inspector page (add `?token=`). */
+  readonly inspectorUrl: string;
   readonly mcp: McpHost;
   /** The line main prints: `pagewire listening on ws://HOST:PORT/?token=TOKEN`. */
   readonly readyLine: string;
@@ -204,7 +207,10 @@ export async function startServer(config: Config, options: StartOptions): Promis
       noAuth: config.noAuth,
       allowOrigins: config.allowOrigins,
       log: log.child('http'),
-      routes: { '/mcp': (req, res, principal) => mcpRoute.handle(req, res, principal) },
+      routes: {
+        '/mcp': (req, res, principal) => mcpRoute.handle(req, res, principal),
+        ...Object.fromEntries(INSPECTOR_PATHS.map((path) => [path, inspectorRoute])),
+      },
       onConnection(socket, principal, signal) {
         const connection: RpcConnection = {
           id: connectionIds.next(),
@@ -240,6 +246,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   return {
     url: listening.url,
     mcpUrl: `${listening.url.replace(/^ws:/, 'http:')}mcp`,
+    inspectorUrl: `${listening.url.replace(/^ws:/, 'http:')}inspector`,
     mcp: core.mcp,
     readyLine: readyLine(config, listening.url),
     host: core.host,

@@ -25,6 +25,7 @@ export interface ScreencastFrame {
   width: number;
   height: number;
   timestamp: number;
+  scale: number;
 }
 
 export interface ScreencastWatcher {
@@ -164,6 +165,7 @@ export class TabScreencast {
       width: size.width,
       height: size.height,
       timestamp: metadata.timestamp !== undefined ? Math.round(metadata.timestamp * 1000) : Date.now(),
+      scale: metadata.deviceWidth > 0 ? size.width / metadata.deviceWidth : 1,
     };
     this.#owed = new Set(this.#watchers.keys());
     const masked = this.#masked;

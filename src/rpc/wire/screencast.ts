@@ -11,6 +11,7 @@ export const screencastEventData = z
     width: z.number().int().min(1).describe('px of the image'),
     height: z.number().int().min(1).describe('px of the image'),
     timestamp: z.number().describe('Epoch ms at which Chromium painted the frame'),
+    scale: z.number().gt(0).describe('Image px per CSS px of the viewport: a point (x, y) of the image is (x / scale, y / scale) for act'),
   })
   .meta({ id: 'ScreencastEventData' });
 
