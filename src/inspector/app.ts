@@ -117,7 +117,10 @@ class Inspector {
     this.#screencast = await session.screencast({
       target_id: targetId,
       onFrame: (frame) => {
-        this.#scale = frame.scale;
+        if (frame.scale !== this.#scale) {
+          this.#scale = frame.scale;
+          this.#drawBoxes();
+        }
         this.#ui.live.src = `data:${frame.mime};base64,${frame.data}`;
         this.#ui.live.dataset['frames'] = String(Number(this.#ui.live.dataset['frames'] ?? '0') + 1);
       },
@@ -129,7 +132,7 @@ class Inspector {
     const session = this.#session;
     if (!session || this.#targetId === undefined) return;
     try {
-      this.#show(await session.observe({ target_id: this.#targetId }));
+      this.#show(await session.observe({ target_id: this.#targetId, include_boxes: true }));
     } catch (error) {
       this.#ui.tree.replaceChildren(h('p', { class: 'error' }, String((error as Error).message ?? error)));
     }
@@ -208,14 +211,48 @@ class Inspector {
         ...observation.elements.map((e) =>
           h(
             'li',
-            { 'data-ref': e.ref, class: e.in_viewport ? '' : 'offscreen', click: () => this.#pickRef(e.ref) },
+            {
+              'data-ref': e.ref,
+              class: e.in_viewport ? '' : 'offscreen',
+              click: () => this.#pickRef(e.ref),
+              mouseenter: () => this.#light(e.ref, true),
+              mouseleave: () => this.#light(e.ref, false),
+            },
             h('b', {}, e.ref),
             ` ${e.role} “${e.name}”`,
           ),
         ),
       ),
     );
+    this.#drawBoxes();
     this.#showModal(observation);
+  }
+
+  /** The observation's boxes over the live view, in % of the page's viewport (they scale with the image). */
+  #drawBoxes(): void {
+    const boxes = this.#observation?.boxes ?? {};
+    const image = this.#ui.live;
+    // CSS px of the page's viewport = image px / scale.
+    const width = image.naturalWidth / this.#scale;
+    const height = image.naturalHeight / this.#scale;
+    if (!width || !height) return;
+    this.#ui.boxes.replaceChildren(
+      ...Object.entries(boxes).map(([ref, [x, y, w, hgt]]) =>
+        h('div', {
+          class: 'box',
+          'data-ref': ref,
+          title: ref,
+          style: `left:${(x / width) * 100}%;top:${(y / height) * 100}%;width:${(w / width) * 100}%;height:${(hgt / height) * 100}%`,
+          mouseenter: () => this.#light(ref, true),
+          mouseleave: () => this.#light(ref, false),
+        }),
+      ),
+    );
+  }
+
+  /** A ref's box and its line in the list light up together. */
+  #light(ref: string, on: boolean): void {
+    for (const element of document.querySelectorAll<HTMLElement>(`[data-ref="${CSS.escape(ref)}"]`)) element.classList.toggle('lit', on);
   }
 
   #pickRef(ref: string): void {
@@ -293,7 +330,10 @@ class Inspector {
 function layout(handlers: { refresh(): void; observe(): void; act(form: HTMLFormElement): void; clickAt(event: MouseEvent): void }) {
   const sessions = h('div', { class: 'list', id: 'sessions' });
   const tabs = h('div', { class: 'list', id: 'tabs' });
-  const live = h('img', { id: 'live', alt: 'live view of the tab (click to act there)', click: (e) => handlers.clickAt(e as MouseEvent) }) as HTMLImageElement;
+  const live = h('img', { id: 'live', alt: 'live view of the tab (click to act there)' }) as HTMLImageElement;
+  const boxes = h('div', { id: 'boxes' });
+  // A click on the picture or on a box over it: the box is only drawn there.
+  const stage = h('div', { class: 'stage', click: (e) => handlers.clickAt(e as MouseEvent) }, live, boxes);
   const state = h('div', { id: 'state', class: 'muted' }, 'not observed yet');
   const tree = h('div', { id: 'tree' });
   const modal = h('div', { id: 'modal' });
@@ -331,12 +371,12 @@ function layout(handlers: { refresh(): void; observe(): void; act(form: HTMLForm
       form,
     ),
     h('aside', {}, h('h2', {}, 'Sessions'), sessions, h('h2', {}, 'Tabs'), tabs),
-    h('main', {}, h('div', { class: 'view' }, live), modal),
+    h('main', {}, h('div', { class: 'view' }, stage), modal),
     h('section', { class: 'observation' }, h('h2', {}, 'Observation'), state, tree),
     h('section', { class: 'acts' }, h('h2', {}, 'Acts'), acts),
     h('section', { class: 'events' }, h('h2', {}, 'Events'), h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'seq'), h('th', {}, 'kind'), h('th', {}, 'data'))), events)),
   );
-  return { root, sessions, tabs, live, state, tree, modal, acts, events, form };
+  return { root, sessions, tabs, live, boxes, state, tree, modal, acts, events, form };
 }
 
 export async function start(options: StartOptions): Promise<void> {

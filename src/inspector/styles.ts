@@ -16,6 +16,11 @@ h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: v
 .item small { display: block; color: var(--muted); white-space: nowrap; text-overflow: ellipsis; overflow: hidden; }
 .item.selected { border-color: var(--brand); background: #eef2ff; }
 .view { display: flex; justify-content: center; }
+.stage { position: relative; line-height: 0; }
+#boxes { position: absolute; inset: 0; }
+.box { position: absolute; outline: 1px solid rgb(79 70 229 / .45); }
+.box.lit { outline: 2px solid #f59e0b; background: rgb(245 158 11 / .25); }
+.elements li.lit { background: #fef3c7; }
 #live { max-width: 100%; max-height: calc(100vh - 300px); cursor: crosshair; background: #fff; box-shadow: 0 0 0 1px #000; }
 #modal:empty { display: none; }
 .pending { margin-top: .5rem; padding: .5rem; background: #fef3c7; border-radius: 4px; display: flex; gap: .5rem; align-items: center; }

@@ -92,6 +92,41 @@ s('the page with the token shows the agent\'s tab live within 2 s', async () => 
   assert.ok(server.server.screencasts.captures >= 1);
 });
 
+s('observe include_boxes: each visible element\'s box in CSS px of the viewport, also after scrolling', async () => {
+  const rectOf = (name: string) =>
+    evaluate<[number, number, number, number]>(
+      server,
+      agentTab,
+      `(() => { const r = [...document.querySelectorAll('button')].find((b) => b.textContent === ${JSON.stringify(name)}).getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()`,
+    );
+  const plain = await agent.call('observe', { session_id: agentSession });
+  assert.is(plain.boxes, undefined, 'only when asked');
+  await evaluate(server, agentTab, `document.body.style.minHeight = '3000px'; scrollTo(0, 40); new Promise((d) => requestAnimationFrame(() => d(true)))`);
+  const observation = await agent.call('observe', { session_id: agentSession, include_boxes: true });
+  const box = observation.boxes![ref(observation, 'Warn', 'button')]!;
+  const rect = await rectOf('Warn');
+  assert.ok(box.every((v, i) => Math.abs(v - rect[i]!) <= 0.5), `box ${box} is the element's viewport rect ${rect}`);
+  await evaluate(server, agentTab, `scrollTo(0, 0); document.body.style.minHeight = ''; new Promise((d) => requestAnimationFrame(() => d(true)))`);
+});
+
+s('hovering a ref lights up its box over the live view, and hovering the box lights up the ref', async () => {
+  await inPage(`document.getElementById('observe').click()`);
+  await pageUntil(`document.querySelector('#boxes .box')`);
+  const warn = await inPage<string>(`[...document.querySelectorAll('.elements [data-ref]')].find((li) => li.textContent.includes('Warn')).dataset.ref`);
+  await inPage(`document.querySelector('.elements [data-ref="${warn}"]').dispatchEvent(new MouseEvent('mouseenter'))`);
+  assert.ok(await inPage<boolean>(`document.querySelector('#boxes [data-ref="${warn}"]').classList.contains('lit')`), 'its box is lit');
+  await inPage(`document.querySelector('.elements [data-ref="${warn}"]').dispatchEvent(new MouseEvent('mouseleave'))`);
+  await inPage(`document.querySelector('#boxes [data-ref="${warn}"]').dispatchEvent(new MouseEvent('mouseenter'))`);
+  assert.ok(await inPage<boolean>(`document.querySelector('.elements [data-ref="${warn}"]').classList.contains('lit')`), 'and back');
+  // The box sits where the button is drawn in the live view.
+  const [drawn, page] = await Promise.all([
+    inPage<{ x: number; w: number }>(`(() => { const b = document.querySelector('#boxes [data-ref="${warn}"]').getBoundingClientRect(); const i = document.getElementById('live').getBoundingClientRect(); return { x: (b.x - i.x) / i.width, w: b.width / i.width }; })()`),
+    evaluate<{ x: number; w: number }>(server, agentTab, `(() => { const r = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Warn').getBoundingClientRect(); return { x: r.x / innerWidth, w: r.width / innerWidth }; })()`),
+  ]);
+  assert.ok(Math.abs(drawn.x - page.x) < 0.01 && Math.abs(drawn.w - page.w) < 0.01, `drawn ${JSON.stringify(drawn)} vs page ${JSON.stringify(page)}`);
+  await screenshot('inspector-hover.png');
+});
+
 s('a click on the live view is an act at that point: its result and its event show', async () => {
   const observation = await agent.call('observe', { session_id: agentSession });
   const warn = ref(observation, 'Warn', 'button');
