@@ -110,8 +110,10 @@ s('observe include_boxes: each visible element\'s box in CSS px of the viewport,
 });
 
 s('hovering a ref lights up its box over the live view, and hovering the box lights up the ref', async () => {
+  const before = await inPage<string>(`document.getElementById('state').textContent`);
   await inPage(`document.getElementById('observe').click()`);
-  await pageUntil(`document.querySelector('#boxes .box')`);
+  // The new observation is drawn (boxes and list are replaced together when it arrives).
+  await pageUntil(`document.getElementById('state').textContent !== ${JSON.stringify(before)} && document.querySelector('#boxes .box')`);
   const warn = await inPage<string>(`[...document.querySelectorAll('.elements [data-ref]')].find((li) => li.textContent.includes('Warn')).dataset.ref`);
   await inPage(`document.querySelector('.elements [data-ref="${warn}"]').dispatchEvent(new MouseEvent('mouseenter'))`);
   assert.ok(await inPage<boolean>(`document.querySelector('#boxes [data-ref="${warn}"]').classList.contains('lit')`), 'its box is lit');
