@@ -132,8 +132,8 @@ export class TabScreencast {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#stack.dispose();
     this.#onEnd();
-    if (this.tab.closed) return;
-    await Promise.allSettled([this.tab.session.send('Page.stopScreencast'), this.#mask.release()]);
+    // A closed tab answers nothing; its masks' counts are still given back.
+    await Promise.allSettled([this.tab.closed ? undefined : this.tab.session.send('Page.stopScreencast'), this.#mask.release()]);
   }
 
   async #start(): Promise<void> {
