@@ -244,7 +244,8 @@ function renderRead(input: ObserveInput, frames: FrameRecord[], read: PageRead):
     maxElements: input.maxElements,
     secrets: input.secrets,
     facts: (frameId, backendNodeId) => factsByFrame.get(frameId)?.nodes.get(backendNodeId),
-    inViewport: viewport,
+    inViewport: viewport.inViewport,
+    viewportBox: viewport.viewportBox,
     refFor: (frameId, backendNodeId) => input.refs.refFor(frameId, tab.frames.get(frameId)?.loaderId ?? '', backendNodeId),
   });
   return { ...rendered, frames: observedFrames, title: rootRead?.tree?.name ?? '' };
@@ -716,7 +717,7 @@ function viewportIndex(
   frames: FrameRecord[],
   facts: Map<string, DocumentFacts>,
   metrics: Map<CdpSession, Cdp.Page.GetLayoutMetricsResult>,
-): (frameId: string, box: Box) => boolean {
+): { inViewport: (frameId: string, box: Box) => boolean; viewportBox: (frameId: string, box: Box) => Box | undefined } {
   const ownerBox = new Map<string, Box>(); // child frame id → its iframe element's box in the parent
   for (const document of facts.values()) {
     for (const [owner, child] of document.childFrames) {
@@ -749,7 +750,19 @@ function viewportIndex(
     const height = size ? size[3] : (layout?.clientHeight ?? 0);
     return meets(box, document.scrollX, document.scrollY, width, height) && frameVisible(frameId);
   };
-  return inViewport;
+  // Through each frame's scroll and its iframe element's place in the parent (the iframe's
+  // border and padding are not counted: a child frame's boxes may sit a few px off).
+  const viewportBox = (frameId: string, box: Box): Box | undefined => {
+    const document = facts.get(frameId);
+    const frame = tab.frames.get(frameId);
+    if (!document || !frame) return undefined;
+    const own: Box = [box[0] - document.scrollX, box[1] - document.scrollY, box[2], box[3]];
+    if (!frame.parentId) return own;
+    const owner = ownerBox.get(frameId);
+    const placed = owner ? viewportBox(frame.parentId, owner) : undefined;
+    return placed ? [own[0] + placed[0], own[1] + placed[1], own[2], own[3]] : undefined;
+  };
+  return { inViewport, viewportBox };
 }
 
 function dialogSnapshot(tab: Tab, root: FrameRecord, dialog: PendingDialog): Snapshot {
@@ -763,6 +776,7 @@ function unreadableSnapshot(tab: Tab, root: FrameRecord, reason: string): Snapsh
     text: '',
     truncated: false,
     targets: [],
+    boxes: new Map(),
     title: tab.title,
     frames: [{ frameId: root.id, loaderId: root.loaderId, documentBackendNodeId: undefined, url: root.url, status: 'unavailable', reason }],
   };

@@ -45,6 +45,8 @@ export interface RenderContext {
   secrets: readonly string[];
   facts(frameId: string, backendNodeId: number): NodeFacts | undefined;
   inViewport(frameId: string, box: Box): boolean;
+  /** The box in CSS px of the tab's viewport (undefined when a frame above it was not read). */
+  viewportBox?(frameId: string, box: Box): Box | undefined;
   /** The stable ref of a DOM node (same node, same document → same ref). */
   refFor(frameId: string, backendNodeId: number): string;
 }
@@ -56,6 +58,8 @@ export interface Rendered {
   text: string;
   truncated: boolean;
   targets: RefTarget[];
+  /** Each visible element's box, by ref, in CSS px of the tab's viewport (observe include_boxes). */
+  boxes: Map<string, Box>;
 }
 
 /** Roles that are interactive by themselves (links, buttons, form controls, ARIA widgets). */
@@ -242,6 +246,7 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
   const textLines: string[] = [];
   const elements: ElementView[] = [];
   const targets: RefTarget[] = [];
+  const boxes = new Map<string, Box>();
   let truncated = false;
   const scrub = (text: string) => redactSecrets(text, context.secrets);
 
@@ -309,6 +314,8 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
       visible,
       in_viewport: visible && context.inViewport(node.frameId, box),
     };
+    const onScreen = visible ? context.viewportBox?.(node.frameId, box) : undefined;
+    if (onScreen) boxes.set(ref, onScreen);
     if (s.checked !== undefined) element.checked = s.checked;
     if (s.selected !== undefined) element.selected = s.selected;
     if (s.expanded !== undefined) element.expanded = s.expanded;
@@ -404,5 +411,5 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
 
   const lines: string[] = [];
   serialize(withoutEchoedLabels(visit(root, false, false)), 0, lines);
-  return { tree: lines.join('\n'), elements, text: textLines.join('\n'), truncated, targets };
+  return { tree: lines.join('\n'), elements, text: textLines.join('\n'), truncated, targets, boxes };
 }

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { idString, sessionIdField } from './fields.ts';
 import { wireMethod } from './method.ts';
+import { screencastEventData } from './screencast.ts';
 
 /** Every event kind, in the order PROTOCOL.md §9 lists them. */
 export const EVENT_KINDS = [
@@ -118,6 +119,8 @@ export const eventNotification = z
     eventOf('console', notificationFields),
     eventOf('crash', notificationFields),
     eventOf('session_closed', notificationFields),
+    // Not a session event: only the connection that called screencast.start receives it (§13).
+    z.object({ ...notificationFields, kind: z.literal('screencast'), data: screencastEventData }),
   ])
   .meta({ id: 'EventNotification' });
 

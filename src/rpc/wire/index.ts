@@ -5,6 +5,7 @@ import type { actEvent, actionSchema, actResult, expectation, hitDescription, wa
 import type { errorData, paramIssue, rpcError } from './errors.ts';
 import type { downloadData, EVENT_DATA, eventNotification, EventKind } from './events.ts';
 import type { ParamsOf, ResultOf } from './methods.ts';
+import type { screencastEventData } from './screencast.ts';
 import type { element, observation, observationDiff, observedFrame, pendingDialog } from './observation.ts';
 import type { openRpcContentDescriptor, openRpcDocument, openRpcMethod, serverCounts, serverLimits } from './server.ts';
 import type { sessionSummary } from './sessions.ts';
@@ -18,6 +19,7 @@ export * from './method.ts';
 export * from './methods.ts';
 export * from './modal.ts';
 export * from './observation.ts';
+export * from './screencast.ts';
 export * from './screenshot.ts';
 export * from './server.ts';
 export * from './sessions.ts';
@@ -45,7 +47,11 @@ export type ActErrorType = NonNullable<ActResult['error_type']>;
 export type EventData = { [K in EventKind]: z.infer<(typeof EVENT_DATA)[K]> };
 export type EventNotification = z.infer<typeof eventNotification>;
 /** The notification of one kind, e.g. `EventOf<'dialog'>`. */
-export type EventOf<K extends EventKind> = Extract<EventNotification, { kind: K }>;
+export type EventOf<K extends EventKind> = Extract<SessionEventNotification, { kind: K }>;
+/** A session event's notification (every kind but `screencast`, which is not a session event). */
+export type SessionEventNotification = Exclude<EventNotification, { kind: 'screencast' }>;
+export type ScreencastNotification = Extract<EventNotification, { kind: 'screencast' }>;
+export type ScreencastFrame = z.infer<typeof screencastEventData>;
 export type Download = z.infer<typeof downloadData>;
 
 export type ErrorData = z.infer<typeof errorData>;
@@ -81,6 +87,10 @@ export type FramesSelectParams = ParamsOf<'frames.select'>;
 export type FramesSelectResult = ResultOf<'frames.select'>;
 export type ObserveParams = ParamsOf<'observe'>;
 export type ObserveResult = ResultOf<'observe'>;
+export type ScreencastStartParams = ParamsOf<'screencast.start'>;
+export type ScreencastStartResult = ResultOf<'screencast.start'>;
+export type ScreencastStopParams = ParamsOf<'screencast.stop'>;
+export type ScreencastStopResult = ResultOf<'screencast.stop'>;
 export type ScreenshotParams = ParamsOf<'screenshot'>;
 export type ScreenshotResult = ResultOf<'screenshot'>;
 export type EventsSubscribeParams = ParamsOf<'events.subscribe'>;
