@@ -17,6 +17,7 @@ export type {
   Download,
   Element,
   ErrorData,
+  EventData,
   EventKind,
   FrameSummary,
   Observation,

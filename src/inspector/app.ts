@@ -2,7 +2,7 @@
 // watching an agent sees its sessions and tabs, the tab live, the session's events, the current
 // observation, and can observe, act, and answer dialogs and file choosers by hand. It speaks the
 // wire through the SDK's browser build, which the page loads and hands to start().
-import type { ActResult, Client, Observation, Screencast, Session, SessionEvent, SessionSummary, TabSummary } from '../client/exports.ts';
+import type { ActResult, Client, EventData, Observation, Screencast, Session, SessionEvent, SessionSummary, TabSummary } from '../client/exports.ts';
 import type { connect as sdkConnect } from '../client/browser.ts';
 import { STYLES } from './styles.ts';
 
@@ -46,6 +46,8 @@ class Inspector {
   #screencast: Screencast | undefined;
   #events: AsyncIterator<SessionEvent> | undefined;
   #observation: Observation | undefined;
+  /** The request ids of the acts run from this page: their `act` events are already in the log. */
+  readonly #ownActs = new Set<string>();
   #scale = 1;
 
   constructor(client: Client, root: HTMLElement) {
@@ -170,7 +172,9 @@ class Inspector {
       // A person acts on what the live view shows now, not on an older observation (the agent
       // may have observed since, which would make ours stale): observe right before.
       await this.observe();
-      result = await session.act(step as never, { target_id: this.#targetId, ...(this.#observation ? { state: this.#observation } : {}) });
+      const requestId = `inspector-${crypto.randomUUID()}`;
+      this.#ownActs.add(requestId);
+      result = await session.act(step as never, { target_id: this.#targetId, request_id: requestId, ...(this.#observation ? { state: this.#observation } : {}) });
     } catch (error) {
       this.#logAct(step, undefined, String((error as Error).message ?? error));
       return;
@@ -198,6 +202,28 @@ class Inspector {
     );
     this.#ui.acts.prepend(row);
     while (this.#ui.acts.children.length > MAX_ACTS) this.#ui.acts.lastElementChild?.remove();
+  }
+
+  #logAgentAct(act: EventData['act']): void {
+    const ok = act.status === 'completed' || act.status === 'verified';
+    const row = h(
+      'li',
+      { class: ok ? 'act ok' : 'act failed', 'data-status': act.status, 'data-source': 'session' },
+      h('code', {}, act.actions.join(', ')),
+      ' → ',
+      h('b', {}, act.status),
+      h(
+        'span',
+        {},
+        ` execution ${act.execution} · observation ${act.observation} · postcondition ${act.postcondition}`,
+        act.error_type ? h('span', { class: 'error' }, ` · ${act.error_type}: ${act.error_text ?? ''}`) : undefined,
+      ),
+    );
+    this.#ui.acts.prepend(row);
+    while (this.#ui.acts.children.length > MAX_ACTS) this.#ui.acts.lastElementChild?.remove();
+    // Not observed again here: an observation is the tab's new current state (§6), which would
+    // make the agent's own state stale. The person presses Observe to see the page as it is.
+    if (act.fresh_state_id && act.fresh_state_id !== this.#observation?.state_id) this.#ui.state.dataset['behind'] = act.fresh_state_id;
   }
 
   #show(observation: Observation): void {
@@ -308,6 +334,8 @@ class Inspector {
     for await (const event of stream) {
       if (this.#session !== session) break;
       this.#logEvent(event);
+      // Acts of the agent (or any other client): what it did and how each one ended.
+      if (event.kind === 'act' && !(event.data.request_id && this.#ownActs.delete(event.data.request_id))) this.#logAgentAct(event.data);
       if (event.kind === 'dialog' && !event.data.handled) void this.observe();
       if (event.kind === 'file_chooser') this.#showModal(this.#observation, event.data);
       if (event.kind === 'popup' || event.kind === 'tab_closed') void this.refreshTabs();

@@ -170,6 +170,21 @@ s('a click on the live view is an act at that point: its result and its event sh
   await screenshot('inspector.png');
 });
 
+s("the agent's own acts show in the act log, with how each one ended", async () => {
+  const observation = await agent.call('observe', { session_id: agentSession });
+  const done = await agent.call('act', { session_id: agentSession, state_id: observation.state_id, action: 'click', ref: ref(observation, 'Warn', 'button') });
+  assert.is(done.status, 'completed');
+  // The same state again: refused as stale, and the log says so.
+  const stale = await agent.call('act', { session_id: agentSession, state_id: observation.state_id, action: 'click', ref: ref(observation, 'Warn', 'button') });
+  assert.is(stale.error_type, 'stale_state');
+  await pageUntil(`document.querySelector('#acts .act[data-source=session][data-status=stale_observation]')`);
+  const rows = await inPage<string[]>(`[...document.querySelectorAll('#acts .act[data-source=session]')].map((li) => li.textContent)`);
+  assert.match(rows[0]!, /^click → stale_observation execution not_dispatched · observation unavailable · postcondition not_requested · stale_state/);
+  assert.match(rows[1]!, /^click → completed execution completed · observation captured/);
+  // Both are session events too, for any client that watches.
+  await pageUntil(`document.querySelectorAll('#events tr[data-kind=act]').length >= 2`);
+});
+
 s('a pending dialog shows with buttons; Accept answers it', async () => {
   const observation = await agent.call('observe', { session_id: agentSession });
   await inPage(`(() => {

@@ -39,6 +39,7 @@ const SAMPLE: { [K in EventKind]: Extract<EventInit, { kind: K }> } = {
   console: { kind: 'console', data: { level: 'log', text: 'x' } },
   crash: { kind: 'crash', data: { scope: 'renderer', hint: 'reload' } },
   session_closed: { kind: 'session_closed', data: { reason: 'closed_by_client' } },
+  act: { kind: 'act', data: { actions: ['click'], state_id: 's1', status: 'completed', execution: 'completed', observation: 'captured', postcondition: 'not_requested', completed: [0] } },
 };
 
 const download = (state: EventData['download']['state']): EventInit => ({ kind: 'download', data: { ...SAMPLE.download.data, state } });

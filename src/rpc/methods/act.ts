@@ -90,6 +90,29 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
           if (found.kind === 'conflict') return refused('request_id_conflict', params, `request_id ${requestId} was used before with other params`);
           if (found.kind === 'replay') return { ...(await found.result), replayed: true as const };
         }
+        // Every act that answers is also a session event, so that whoever watches the session (a
+        // person in the inspector, another client) sees what the agent did and how it ended.
+        const announce = (result: ActResult): ActResult => {
+          const targetId = result.fresh_state?.target_id ?? params.target_id ?? session.states.get(params.state_id)?.targetId;
+          session.events.publish({
+            kind: 'act',
+            ...(targetId ? { target_id: targetId } : {}),
+            data: {
+              actions: actionsOf(params).map((step) => step.action),
+              state_id: params.state_id,
+              status: result.status,
+              execution: result.execution,
+              observation: result.observation,
+              postcondition: result.postcondition,
+              completed: result.completed,
+              ...(result.error_type ? { error_type: result.error_type } : {}),
+              ...(result.error_text !== undefined ? { error_text: result.error_text } : {}),
+              ...(result.fresh_state ? { fresh_state_id: result.fresh_state.state_id } : {}),
+              ...(requestId !== undefined ? { request_id: requestId } : {}),
+            },
+          });
+          return result;
+        };
         const running = onSession(deps.registry, call, session.id, (s, signal) =>
           runAct<Observation>(
             {
@@ -132,7 +155,7 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
           // Cancelled while still queued, or the session closed under it.
           if (!isServerError(error, 'operation_cancelled')) throw error;
           return refused('operation_cancelled', params, (error as Error).message);
-        });
+        }).then(announce);
         if (requestId !== undefined) log.record(requestId, fingerprint, running);
         return running;
       },
