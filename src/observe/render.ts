@@ -308,19 +308,26 @@ function shownLines(source: string, pre: boolean): string {
  */
 function joinRuns(lines: Line[], scrub: (text: string) => string): Line[] {
   const out: Line[] = [];
-  for (const line of lines) {
-    const last = out[out.length - 1];
-    if (line.kind === 'text' && last?.kind === 'text' && last.openEnd && line.openStart) {
-      last.source += apart(last, line) ? ` ${line.source}` : line.source;
-      last.lastBox = line.lastBox;
-      last.pre ||= line.pre;
-      last.raw = flatten(last.source);
-      last.text = scrub(shownLines(last.source, last.pre));
-      last.openEnd = line.openEnd;
-      line.absorbed = true;
-      continue;
+  for (let i = 0; i < lines.length; i++) {
+    const first = lines[i]!;
+    out.push(first);
+    if (first.kind !== 'text') continue;
+    // A whole run at once: a highlighted block is thousands of tokens, its text is made once.
+    const parts = [first.source];
+    let last = first;
+    for (let next = lines[i + 1]; next?.kind === 'text' && last.openEnd && next.openStart; next = lines[i + 1]) {
+      parts.push(apart(last, next) ? ` ${next.source}` : next.source);
+      first.pre ||= next.pre;
+      next.absorbed = true;
+      last = next;
+      i++;
     }
-    out.push(line);
+    if (last === first) continue;
+    first.source = parts.join('');
+    first.lastBox = last.lastBox;
+    first.openEnd = last.openEnd;
+    first.raw = flatten(first.source);
+    first.text = scrub(shownLines(first.source, first.pre));
   }
   return out;
 }
