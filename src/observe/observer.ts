@@ -244,6 +244,7 @@ function renderRead(input: ObserveInput, frames: FrameRecord[], read: PageRead):
     maxElements: input.maxElements,
     secrets: input.secrets,
     facts: (frameId, backendNodeId) => factsByFrame.get(frameId)?.nodes.get(backendNodeId),
+    textBox: (frameId, backendNodeId) => factsByFrame.get(frameId)?.textBoxes.get(backendNodeId),
     inViewport: viewport.inViewport,
     viewportBox: viewport.viewportBox,
     refFor: (frameId, backendNodeId) => input.refs.refFor(frameId, tab.frames.get(frameId)?.loaderId ?? '', backendNodeId),
