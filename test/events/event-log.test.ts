@@ -91,8 +91,8 @@ s('close tells close listeners once, drops live listeners, keeps retained events
   assert.not.ok(cancelledCalled);
 });
 
-s('EVENT_KINDS lists the nine kinds of PROTOCOL.md §9', () => {
-  assert.equal([...EVENT_KINDS], ['dialog', 'file_chooser', 'download', 'popup', 'tab_closed', 'navigation', 'console', 'crash', 'session_closed']);
+s('EVENT_KINDS lists the nine kinds of PROTOCOL.md §9, then act (added by the implementation)', () => {
+  assert.equal([...EVENT_KINDS], ['dialog', 'file_chooser', 'download', 'popup', 'tab_closed', 'navigation', 'console', 'crash', 'session_closed', 'act']);
   assert.ok(isEventKind('dialog'));
   assert.not.ok(isEventKind('toString'));
 });
