@@ -17,7 +17,7 @@ import type { FrameRecord } from '../browser/frame-tree.ts';
 import { pageFunction } from '../browser/page-function.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
-import type { CdpSession, SendOptions } from '../cdp/session.ts';
+import { SessionSlot, type CdpSession, type SendOptions } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
 import { quadBox, type Rect } from '../browser/geometry.ts';
 
@@ -452,8 +452,8 @@ async function findPasswordInputs(tab: Tab, guard: DialogGuard, step: SendOption
 
 /**
  * What belongs to one CDP session's agents: the CSS agent's enablement, the inspector stylesheet
- * of each document, the isolated world of each document. Kept per session (a WeakMap: it goes
- * with the session), so repeated screenshots reuse one sheet per document instead of adding one
+ * of each document, the isolated world of each document. Kept by the session (it goes with
+ * it), so repeated screenshots reuse one sheet per document instead of adding one
  * each time. Keys are frame id + loader id: a new document gets a new sheet and a new world.
  */
 interface SessionState {
@@ -464,15 +464,10 @@ interface SessionState {
   readonly worlds: Map<string, Promise<number>>;
 }
 
-const sessionStates = new WeakMap<CdpSession, SessionState>();
+const AGENTS = new SessionSlot<SessionState>(() => ({ held: 0, sheets: new Map(), worlds: new Map() }));
 
 function stateOf(session: CdpSession): SessionState {
-  let state = sessionStates.get(session);
-  if (!state) {
-    state = { held: 0, sheets: new Map(), worlds: new Map() };
-    sessionStates.set(session, state);
-  }
-  return state;
+  return session.slot(AGENTS);
 }
 
 /** A cached promise that is dropped when it fails, so the next call tries afresh. */

@@ -5,6 +5,7 @@ import { ServerError } from '../errors.ts';
 import { Deadline } from '../util/deadline.ts';
 import { Emitter } from '../util/emitter.ts';
 import { randomId } from '../util/ids.ts';
+import { ReadCounts } from '../observe/tab-reader.ts';
 import type { BrowserHost } from './browser-host.ts';
 import type { Disposable } from '../util/disposable.ts';
 import type { SessionDownloads } from './session-downloads.ts';
@@ -33,6 +34,8 @@ export class SessionRegistry {
   readonly events = new Emitter<RegistryEvents>();
   readonly #host: BrowserHost;
   readonly downloads: SessionDownloads;
+  /** How this server's observations read frames, summed over every tab it observed (server.info). */
+  readonly readCounts = new ReadCounts();
   readonly #maxSessions: number;
   readonly #idleTimeoutMs: number;
   readonly #now: () => number;
@@ -92,6 +95,7 @@ export class SessionRegistry {
           browser,
           browserContextId,
           now: this.#now(),
+          readTotals: this.readCounts,
         });
         await this.downloads.enable(session);
         // Watching starts before the first tab exists, so nothing it does goes unreported.

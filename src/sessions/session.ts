@@ -7,6 +7,7 @@ import { ServerError } from '../errors.ts';
 import { EventLog } from '../events/event-log.ts';
 import { RefRegistry } from '../observe/refs.ts';
 import { StateStore } from '../observe/state-store.ts';
+import { TabReader, type ReadCounts } from '../observe/tab-reader.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 
 export type DialogPolicy = 'hold' | 'accept' | 'dismiss';
@@ -33,7 +34,10 @@ export class Session {
   readonly secrets = new Set<string>();
   /** The session's numbered events (PROTOCOL.md §9), retained for replay. */
   readonly events = new EventLog({ sessionId: () => this.id });
-  readonly #refs = new Map<string, RefRegistry>();
+  /** What the session keeps of each of its tabs: refs and reading state, dropped when the tab closes. */
+  readonly #perTab = new Map<string, { refs: RefRegistry; reader: TabReader }>();
+  /** The server's frame-read counters, which every tab's reader adds to. */
+  readonly #readTotals: ReadCounts | undefined;
   /** Connections that used this session and are still open (for `session.list` clients). */
   readonly clients = new Set<string>();
   lastUsedAt: number;
@@ -50,6 +54,7 @@ export class Session {
     browser: Browser;
     browserContextId: string;
     now: number;
+    readTotals?: ReadCounts;
   }) {
     this.id = init.id;
     this.name = init.options.name;
@@ -59,6 +64,7 @@ export class Session {
     this.browserContextId = init.browserContextId;
     this.createdAt = init.now;
     this.lastUsedAt = init.now;
+    this.#readTotals = init.readTotals;
   }
 
   get closed(): boolean {
@@ -118,17 +124,28 @@ export class Session {
 
   /** The tab's ref registry (stable refs across observations of its documents). */
   refsFor(tab: Tab): RefRegistry {
-    let refs = this.#refs.get(tab.targetId);
-    if (!refs) {
-      refs = new RefRegistry();
-      this.#refs.set(tab.targetId, refs);
-      // A closed tab takes its refs and states with it.
+    return this.#stateOf(tab).refs;
+  }
+
+  /** The tab's reading state (observer.ts): created with its first observation, disposed when it closes. */
+  readerFor(tab: Tab): TabReader {
+    return this.#stateOf(tab).reader;
+  }
+
+  #stateOf(tab: Tab): { refs: RefRegistry; reader: TabReader } {
+    let state = this.#perTab.get(tab.targetId);
+    if (!state) {
+      const created = { refs: new RefRegistry(), reader: new TabReader(this.#readTotals ? { totals: this.#readTotals } : {}) };
+      state = created;
+      this.#perTab.set(tab.targetId, created);
+      // A closed tab takes its refs, reads and states with it.
       tab.events.on('closed', () => {
-        this.#refs.delete(tab.targetId);
+        if (this.#perTab.get(tab.targetId) === created) this.#perTab.delete(tab.targetId);
+        created.reader.dispose();
         this.states.dropTab(tab.targetId);
       });
     }
-    return refs;
+    return state;
   }
 
   select(targetId: string): void {

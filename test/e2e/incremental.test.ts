@@ -3,9 +3,8 @@
 // then forgets the cached read and observes again (full read): both must say the same.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { evaluate, tabOf } from '../helpers/page.ts';
+import { evaluate, readerOf, tabOf } from '../helpers/page.ts';
 import { withSession } from '../helpers/session-suite.ts';
-import { forgetReads } from '../../src/observe/observer.ts';
 import { freshState, type Observation, type ServerCounts as Counts } from '../helpers/wire.ts';
 
 const s = suite('incremental observation');
@@ -67,7 +66,7 @@ async function changeAndCompare(script: string): Promise<{ patched: number; full
   const before = await counts();
   const patched = await observe();
   const after = await counts();
-  forgetReads(tabOf(ctx.server, targetId));
+  readerOf(ctx.server, ctx.sessionId, targetId).forgetReads();
   const full = await observe();
   assert.is(patched.tree, full.tree, `tree after: ${script}`);
   assert.is(patched.text, full.text, `text after: ${script}`);
@@ -221,7 +220,7 @@ s('what changed last time is read right behind the question, and used when it ch
   const elsewhere = await change("document.querySelector('#counter b').textContent = '5'");
   assert.is(elsewhere.early, 0, 'an early read of something that did not change is not used');
   assert.ok(elsewhere.observation.tree.includes('button "Count: 5"'));
-  forgetReads(tabOf(ctx.server, targetId));
+  readerOf(ctx.server, ctx.sessionId, targetId).forgetReads();
   const full = await observe();
   assert.is(elsewhere.observation.tree, full.tree);
   assert.equal(elsewhere.observation.elements, full.elements);
@@ -324,7 +323,7 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
   assert.ok(freshState(click.answer).tree.includes('Saved later'), `the timer's change is in: ${freshState(click.answer).tree}`);
   // A full read, observed with act's defaults, that the fresh observation must equal.
   const fullReadEquals = async (fresh: Observation): Promise<Observation> => {
-    forgetReads(tabOf(ctx.server, targetId));
+    readerOf(ctx.server, ctx.sessionId, targetId).forgetReads();
     const read = await ctx.client.call('observe', { session_id: ctx.sessionId, target_id: targetId });
     assert.is(fresh.tree, read.tree);
     assert.equal(fresh.elements, read.elements);
@@ -381,7 +380,7 @@ s('a fill whose handler updates a status line again has that line read while the
   assert.is(second.full, 0);
   assert.match(second.tree, /typed two/);
   // The fresh observation equals a full read made with act's defaults.
-  forgetReads(tabOf(ctx.server, targetId));
+  readerOf(ctx.server, ctx.sessionId, targetId).forgetReads();
   const read = await ctx.client.call('observe', { session_id: ctx.sessionId, target_id: targetId });
   assert.is(second.tree, read.tree);
 });

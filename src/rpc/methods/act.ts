@@ -129,15 +129,16 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
                 return captureObservation(s, tab, frame, { signal: captureSignal, ...(prefetched ? { prefetched } : {}) });
               },
               settleAndTake: (tab, root, frame, acknowledged, likelyChanged) =>
-                settleAndTakeChanges(
-                  s.browser.worlds,
+                settleAndTakeChanges({
+                  reader: s.readerFor(tab),
+                  worlds: s.browser.worlds,
                   tab,
                   root,
                   frame,
-                  { quietMs: SETTLE_QUIET_MS, capMs: SETTLE_CAP_MS, afterInput: acknowledged !== undefined },
-                  acknowledged,
-                  likelyChanged,
-                ),
+                  settle: { quietMs: SETTLE_QUIET_MS, capMs: SETTLE_CAP_MS, afterInput: acknowledged !== undefined },
+                  ...(acknowledged ? { acknowledged } : {}),
+                  ...(likelyChanged ? { likelyChanged } : {}),
+                }),
               ...(deps.screenshot ? { screenshot: (tab) => deps.screenshot!(s, tab) } : {}),
               ...(call.progress ? { progress: call.progress } : {}),
             },

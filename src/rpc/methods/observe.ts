@@ -47,6 +47,7 @@ export async function captureObservation(
   const secrets = [...session.secrets];
   const snapshot = await observe({
     tab,
+    reader: session.readerFor(tab),
     root: frame,
     refs,
     maxElements: options.maxElements ?? DEFAULT_MAX_ELEMENTS,
