@@ -11,6 +11,7 @@ import { actMethods } from './rpc/methods/act.ts';
 import { eventMethods } from './rpc/methods/events.ts';
 import { modalMethods } from './rpc/methods/modal.ts';
 import { observeMethods } from './rpc/methods/observe.ts';
+import { Screencasts, screencastMethods } from './rpc/methods/screencast.ts';
 import { screenshotForAct, screenshotMethods } from './rpc/methods/screenshot.ts';
 import { sessionMethods } from './rpc/methods/sessions.ts';
 import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
@@ -23,6 +24,7 @@ import { VERSION } from './version.ts';
 import type { Principal } from './rpc/context.ts';
 import { connectBrowser, findBrowser, launchBrowser } from './runtime/browser-process.ts';
 import { startHttpServer } from './runtime/http-server.ts';
+import { INSPECTOR_PATHS, inspectorRoute } from './runtime/inspector-route.ts';
 import { UploadPolicy } from './runtime/upload-paths.ts';
 import { BrowserHost, type BrowserLauncher } from './sessions/browser-host.ts';
 import { SessionRegistry } from './sessions/registry.ts';
@@ -46,12 +48,15 @@ export interface RunningServer {
   readonly url: string;
   /** `http://HOST:PORT/mcp`: MCP Streamable HTTP, behind the same token. */
   readonly mcpUrl: string;
+  /** `http://HOST:PORT/inspector`: the inspector page (add `?token=`). */
+  readonly inspectorUrl: string;
   readonly mcp: McpHost;
   /** The line main prints: `pagewire listening on ws://HOST:PORT/?token=TOKEN`. */
   readonly readyLine: string;
   readonly host: BrowserHost;
   readonly registry: SessionRegistry;
   readonly hub: SubscriptionHub;
+  readonly screencasts: Screencasts;
   /** Stops accepting, ends what is in flight, closes every browser we launched. Idempotent. */
   close(): Promise<void>;
 }
@@ -108,6 +113,7 @@ interface Core {
   readonly host: BrowserHost;
   readonly registry: SessionRegistry;
   readonly hub: SubscriptionHub;
+  readonly screencasts: Screencasts;
   readonly rpc: RpcServer;
   readonly mcp: McpHost;
   /** RPC requests in flight over every connection (server.info `counts.pending_requests`). */
@@ -148,12 +154,14 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
   }));
   const hub = new SubscriptionHub({ maxPerConnection: config.maxSubscriptionsPerConnection });
   const uploads = new UploadPolicy(config.uploads);
+  const screencasts = new Screencasts();
   let pendingRequests = 0;
   const table: AnyMethodDef[] = [
     ...sessionMethods(registry),
     ...tabMethods(registry, { maxTabsPerSession: config.maxTabsPerSession }),
     ...observeMethods(registry),
     ...screenshotMethods(registry),
+    ...screencastMethods(registry, screencasts),
     ...eventMethods(registry, hub),
     ...actMethods({ registry, uploads, secrets, screenshot: screenshotForAct }),
     ...modalMethods(registry, uploads),
@@ -191,6 +199,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     host,
     registry,
     hub,
+    screencasts,
     rpc,
     mcp,
     countPending: (delta) => (pendingRequests += delta),
@@ -199,6 +208,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
         for (const id of mcp.connectionIds) registry.dropClient(id);
         mcp.close();
         hub.close();
+        await screencasts.close();
         await registry.closeAll('server_shutdown');
         await host.shutdown();
         await downloads.whenIdle();
@@ -225,7 +235,10 @@ export async function startServer(config: Config, options: StartOptions): Promis
       noAuth: config.noAuth,
       allowOrigins: config.allowOrigins,
       log: log.child('http'),
-      routes: { '/mcp': (req, res, principal) => mcpRoute.handle(req, res, principal) },
+      routes: {
+        '/mcp': (req, res, principal) => mcpRoute.handle(req, res, principal),
+        ...Object.fromEntries(INSPECTOR_PATHS.map((path) => [path, inspectorRoute])),
+      },
       onConnection(socket, principal, signal) {
         const connection: RpcConnection = {
           id: connectionIds.next(),
@@ -261,11 +274,13 @@ export async function startServer(config: Config, options: StartOptions): Promis
   return {
     url: listening.url,
     mcpUrl: `${listening.url.replace(/^ws:/, 'http:')}mcp`,
+    inspectorUrl: `${listening.url.replace(/^ws:/, 'http:')}inspector`,
     mcp: core.mcp,
     readyLine: readyLine(config, listening.url),
     host: core.host,
     registry,
     hub: core.hub,
+    screencasts: core.screencasts,
     close() {
       closing ??= (async () => {
         await mcpRoute.close();

@@ -35,6 +35,8 @@ const ALLOWED: Record<string, string[]> = {
   // The SDK and the CLI on it never reach into the server (ARCHITECTURE.md D1).
   client: ['util', 'errors', 'rpc/wire'],
   cli: ['client', 'util', 'errors', 'rpc/wire'],
+  // The /inspector page's app: a client of the wire like any other (it gets the SDK at run time).
+  inspector: ['client', 'util', 'errors', 'rpc/wire'],
   serve: ['*'],
   main: ['*'],
 };

@@ -44,6 +44,7 @@ await runTeardowns();
 clearTimeout(watchdog);
 
 // Strip ANSI colours before reading uvu's summary.
+// deno-lint-ignore no-control-regex -- ANSI colour codes begin with ESC
 const plain = captured.replace(/\x1b\[[0-9;]*m/g, '');
 const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
 const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);

@@ -5,7 +5,7 @@ import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import { DeadlineExceededError, type Deadline } from '../util/deadline.ts';
-import { urlMatches } from '../util/url-glob.ts';
+import { compileUrlGlob } from '../util/url-glob.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callInWorld, pageFunction } from '../browser/page-function.ts';
 import { ActionError } from './outcome.ts';
@@ -110,9 +110,10 @@ export async function waitForCondition(
     return Promise.race([promise, lost]);
   };
   if ('url' in condition) {
+    // Compiled once for the wait: every navigation tests it again.
+    const test = compileUrlGlob(condition.url);
     const matches = () => {
-      const url = frameOf()?.url ?? '';
-      const hit = urlMatches(url, condition.url);
+      const hit = test(frameOf()?.url ?? '');
       return state === 'hidden' || state === 'detached' ? !hit : hit;
     };
     if (matches()) return 'met';

@@ -2,7 +2,7 @@
 // dialog is closed (CDP-NOTES §7), so every step races the tab's dialog: the caller learns that a
 // dialog interrupted it instead of hanging.
 import type { Tab } from '../browser/tab.ts';
-import type { CdpSession } from '../cdp/session.ts';
+import { SessionSlot, type CdpSession } from '../cdp/session.ts';
 import type { Deadline } from '../util/deadline.ts';
 import type { Point } from './pointer.ts';
 
@@ -43,10 +43,16 @@ export async function sendInput(tab: Tab, deadline: Deadline, steps: Array<() =>
 
 /**
  * Per session: unbuffered pointer input is on (or could not be turned on, which only costs time).
- * A WeakMap, so a detached session takes its entry with it; the renderer keeps the setting across
+ * Kept by the session, so a detached one takes it with it; the renderer keeps the setting across
  * its own navigations (its agents are restored with their state).
  */
-const unbuffered = new WeakMap<CdpSession, Promise<void>>();
+const UNBUFFERED = new SessionSlot<Promise<void>>((session) =>
+  // Sent together: the renderer runs them in order, so Overlay finds DOM enabled.
+  Promise.all([session.send('DOM.enable'), session.send('Overlay.enable')]).then(
+    () => {},
+    () => {},
+  ),
+);
 
 /**
  * A renderer queues mouse moves (and wheels) until its next animation frame, so the
@@ -58,16 +64,7 @@ const unbuffered = new WeakMap<CdpSession, Promise<void>>();
  * mutation events. Idempotent, once per session; a failure leaves input buffered, as before.
  */
 export function unbufferedInput(session: CdpSession): Promise<void> {
-  let ready = unbuffered.get(session);
-  if (!ready) {
-    // Sent together: the renderer runs them in order, so Overlay finds DOM enabled.
-    ready = Promise.all([session.send('DOM.enable'), session.send('Overlay.enable')]).then(
-      () => {},
-      () => {},
-    );
-    unbuffered.set(session, ready);
-  }
-  return ready;
+  return session.slot(UNBUFFERED);
 }
 
 export function mouseMove(point: Point, modifiers = 0): () => Promise<unknown> {

@@ -82,6 +82,7 @@ function focusAndPrepare(this: Element, preparation: Preparation): Focused {
   // In the isolated world: the page cannot have patched focus(). Same as DOM.focus (both run
   // Element::focus), one message less.
   (this as HTMLElement).focus();
+  // deno-lint-ignore no-this-alias -- in-page code walks up from `this`
   let node: Element = this;
   let root = node.getRootNode() as Document | ShadowRoot;
   let focused = true;

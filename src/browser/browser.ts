@@ -1,7 +1,6 @@
 // The browser as pagewire sees it: one CDP connection, auto-attached page targets (so popups
 // are tracked and paused until their Page domain is on), isolated browser contexts for
 // sessions, and tabs with their out-of-process iframes.
-import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { AttachedSession, Connection } from '../cdp/connection.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import { Deadline } from '../util/deadline.ts';

@@ -18,6 +18,7 @@ export function pageFunction(fn: (...args: never[]) => unknown): string {
   return source;
 }
 
+// Keyed by function identity, holding only its source text: the same for every tab and server.
 const sources = new WeakMap<(...args: never[]) => unknown, string>();
 
 /** Where, in each context of our world, the functions sent so far are kept (page scripts cannot see it). */
@@ -27,6 +28,9 @@ const NOT_INSTALLED = 'pagewire: in-page function not installed';
 /** Contexts remembered per session; one forgotten only costs sending its functions again. */
 const MAX_CONTEXTS = 256;
 
+// Module-level, as `sources` above: a declaration's name is the same in every context of every
+// tab and server (the code that runs, not a page's state), so a name never means two functions,
+// whichever context a call lands in. It grows only with the distinct declarations sent.
 const keys = new Map<string, string>();
 /** The keys of the functions each context of our world has. */
 const installed = new PerContext<Set<string>>(() => new Set(), MAX_CONTEXTS);

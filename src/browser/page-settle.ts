@@ -28,6 +28,7 @@ export function armInputWait(this: Node): void {
   type Armed = { seen: Promise<void>; disarm(): void };
   const scope = globalThis as unknown as { __pagewireInputWait?: Armed };
   scope.__pagewireInputWait?.disarm();
+  // deno-lint-ignore no-this-alias -- in-page code: `this` is the field, kept for the closures below
   const field = this;
   const view = field.ownerDocument?.defaultView ?? window;
   // Only this field's input counts (an editing host counts for a node inside it), shadow

@@ -138,6 +138,7 @@ export class Connection {
     // Register before sending: with a synchronous transport the reply may be routed before
     // `send` returns. Nothing asynchronous may happen between here and transport.send.
     const promise = new Promise<unknown>((resolve, reject) => {
+      // deno-lint-ignore prefer-const -- settle() closes over it before the timer is set
       let timer: ReturnType<typeof setTimeout> | undefined;
       const signal = options.signal;
       const onAbort = () => settle(() => reject(new CdpError('closed', method, 'call aborted')));

@@ -26,6 +26,19 @@ export interface SessionChannel {
 
 type RawListener = (params: unknown) => void;
 
+/**
+ * A kind of state that belongs to one session's agents (a domain enabled once, the stylesheets
+ * added to its documents): made by `create` on first use and kept by that session, so it goes
+ * with the session. A slot itself holds nothing.
+ */
+export class SessionSlot<T> {
+  readonly create: (session: CdpSession) => T;
+
+  constructor(create: (session: CdpSession) => T) {
+    this.create = create;
+  }
+}
+
 export class CdpSession {
   readonly id: string;
   readonly targetType: string;
@@ -33,6 +46,7 @@ export class CdpSession {
   readonly #channel: SessionChannel;
   readonly #listeners = new Map<string, Set<RawListener>>();
   readonly #detachListeners = new Set<(reason: string) => void>();
+  readonly #slots = new Map<SessionSlot<unknown>, unknown>();
   #state: SessionState = 'open';
   #detachReason = '';
 
@@ -45,6 +59,12 @@ export class CdpSession {
 
   get state(): SessionState {
     return this.#state;
+  }
+
+  /** This session's value of `slot`, made on first use. */
+  slot<T>(slot: SessionSlot<T>): T {
+    if (!this.#slots.has(slot)) this.#slots.set(slot, slot.create(this));
+    return this.#slots.get(slot) as T;
   }
 
   get detachReason(): string {

@@ -339,6 +339,7 @@ const KIND_SET: Record<EventKind, true> = {
   console: true,
   crash: true,
   session_closed: true,
+  act: true,
   network: true,
 };
 const KINDS = Object.keys(KIND_SET) as EventKind[];

@@ -47,6 +47,8 @@ function detailOf(event: AnyEvent): string {
       return `${event.data.suggested_filename} ${event.data.state}${event.data.path ? ` ${event.data.path}` : ''}`;
     case 'popup':
       return `${event.data.target_id} ${event.data.url}`;
+    case 'act':
+      return `${event.data.actions.join(', ')} → ${event.data.status}${event.data.error_type ? ` (${event.data.error_type})` : ''}`;
     default:
       return JSON.stringify(event.data);
   }

@@ -4,6 +4,7 @@
 import type { Connection } from './connection.ts';
 import { ConnectionError } from './errors.ts';
 import { EventStream, type EventStreamOptions } from './events.ts';
+import { Screencast, type ScreencastOptions } from './screencast.ts';
 import type {
   Action,
   ActParams,
@@ -142,6 +143,17 @@ export class Session {
 
   screenshot(options: ScreenshotParams & CallOptions = {}): Promise<Screenshot> {
     return this.#call('screenshot', options);
+  }
+
+  /** A tab's live view: `onFrame` gets each JPEG frame until `stop()` (or the client closes). */
+  screencast(options: ScreencastOptions & CallOptions): Promise<Screencast> {
+    const { call, params } = split(options);
+    return Screencast.start({
+      connection: this.#context.connection,
+      sessionId: this.#id,
+      options: params,
+      timeoutMs: call.timeoutMs ?? this.#context.callTimeoutMs,
+    });
   }
 
   /** Interrupts the session's running call (whichever client made it). */

@@ -19,6 +19,7 @@ import { axDocument, patchAxDocument, type AxDocument, type AxPatch } from './ax
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { KnownSecret } from '../util/redact.ts';
 import { readAxPart, type AxPart } from './ax-part.ts';
+import type { TabReader } from './tab-reader.ts';
 
 export interface ObserveBudget {
   perFrameMs: number;
@@ -29,6 +30,8 @@ export const DEFAULT_BUDGET: ObserveBudget = { perFrameMs: 1_000, totalMs: 3_000
 
 export interface ObserveInput {
   tab: Tab;
+  /** The tab's reading state: what earlier observations read, and the counters. */
+  reader: TabReader;
   root: FrameRecord;
   refs: RefRegistry;
   maxElements: number;
@@ -63,9 +66,6 @@ interface PrefetchedFrame {
   preread?: ReadonlyMap<number, Promise<AxPart | undefined>>;
 }
 
-/** The element owning each out-of-process frame, as its parent document had it (readPage). */
-const frameOwners = new WeakMap<FrameRecord, { parentLoaderId: string; backendNodeId: number }>();
-
 export interface Snapshot extends Rendered {
   frames: ObservedFrame[];
   title: string;
@@ -73,7 +73,7 @@ export interface Snapshot extends Rendered {
   dialog?: PendingDialog;
 }
 
-interface FrameRead {
+export interface FrameRead {
   frame: FrameRecord;
   /** The frame's document when its read began. */
   loaderId: string;
@@ -157,10 +157,10 @@ async function observeLive(input: ObserveInput): Promise<Snapshot> {
   if ('dialog' in read) return dialogSnapshot(tab, root, read.dialog);
   // The same read (nothing changed) asked the same way renders the same: skip the work.
   const key = JSON.stringify([input.maxElements, input.subtree ?? null, input.secrets]);
-  const memo = renderMemo.get(read);
+  const memo = input.reader.renderMemo.get(read);
   if (memo && memo.refs === input.refs && memo.key === key) return memo.snapshot;
   const snapshot = renderRead(input, frames, read);
-  renderMemo.set(read, { refs: input.refs, key, snapshot });
+  input.reader.renderMemo.set(read, { refs: input.refs, key, snapshot });
   return snapshot;
 }
 
@@ -171,14 +171,10 @@ function documentsMoved(tab: Tab, root: FrameRecord, frames: FrameRecord[], read
   return read.frameReads.some((frameRead, i) => frameRead.loaderId !== now[i]!.loaderId);
 }
 
-// A view's stitched copy (a view belongs to one frame's tree), for subtrees without iframes.
-const stitchedViews = new WeakMap<AxViewNode, StitchedNode>();
-
-const renderMemo = new WeakMap<PageRead, { refs: RefRegistry; key: string; snapshot: Snapshot }>();
-
 function renderRead(input: ObserveInput, frames: FrameRecord[], read: PageRead): Snapshot {
   const { tab, root } = input;
   const { frameReads, sessionSnapshots, ownerPairs } = read;
+  const stitchedViews = input.reader.stitchedViews;
 
   const factsByFrame = new Map<string, DocumentFacts>();
   const ownerToFrame = new Map<string, string>(); // `${parentFrameId}:${backendNodeId}` → child frame id
@@ -246,19 +242,21 @@ function renderRead(input: ObserveInput, frames: FrameRecord[], read: PageRead):
     maxElements: input.maxElements,
     secrets: input.secrets,
     facts: (frameId, backendNodeId) => factsByFrame.get(frameId)?.nodes.get(backendNodeId),
-    inViewport: viewport,
+    textBox: (frameId, backendNodeId) => factsByFrame.get(frameId)?.textBoxes.get(backendNodeId),
+    inViewport: viewport.inViewport,
+    viewportBox: viewport.viewportBox,
     refFor: (frameId, backendNodeId) => input.refs.refFor(frameId, tab.frames.get(frameId)?.loaderId ?? '', backendNodeId),
   });
   return { ...rendered, frames: observedFrames, title: rootRead?.tree?.name ?? '' };
 }
 
-interface SessionRead {
+export interface SessionRead {
   session: CdpSession;
   documents: DocumentFacts[];
   metrics: Cdp.Page.GetLayoutMetricsResult | undefined;
 }
 
-interface PageRead {
+export interface PageRead {
   frameReads: FrameRead[];
   sessionSnapshots: SessionRead[];
   ownerPairs: Array<readonly [number, string] | undefined>;
@@ -292,24 +290,31 @@ async function readPage(
     }
     const framePlan = plan?.frames.get(frame.id);
     if (framePlan?.kind === 'reuse') {
-      readCounts.frameReadsReused++;
+      input.reader.count('frameReadsReused');
       return { ...framePlan.read, frame };
     }
     try {
       if (framePlan?.kind === 'patch') {
-        const patched = await readPatched(frame, framePlan.ax, framePlan.roots, (call) => send(frame === root, call), framePlan.preread);
+        const patched = await readPatched({
+          reader: input.reader,
+          frame,
+          ax: framePlan.ax,
+          roots: framePlan.roots,
+          send: (call) => send(frame === root, call),
+          ...(framePlan.preread ? { preread: framePlan.preread } : {}),
+        });
         if (patched) {
-          readCounts.frameReadsPatched++;
-          return { frame, tree: treeOf(patched), ax: patched };
+          input.reader.count('frameReadsPatched');
+          return { frame, tree: treeOf(patched, input.reader), ax: patched };
         }
       }
-      readCounts.frameReadsFull++;
+      input.reader.count('frameReadsFull');
       const { nodes } = await send(frame === root, (o) =>
         frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }),
       );
       // Built from the kept nodes, so that a later patch of them reuses this build's work.
       const ax = axDocument(nodes);
-      const tree = ax ? treeOf(ax) : buildAxTree(nodes);
+      const tree = ax ? treeOf(ax, input.reader) : buildAxTree(nodes);
       if (!tree) return { frame, reason: 'the frame has no document' };
       return ax ? { frame, tree, ax } : { frame, tree };
     } catch (error) {
@@ -329,13 +334,12 @@ async function readPage(
     [...sessions.keys()].map(async (session): Promise<SessionRead> => {
       const kept = plan?.snapshots.get(session);
       if (kept) {
-        readCounts.snapshotsKept++;
+        input.reader.count('snapshotsKept');
         return kept;
       }
       try {
         const pointers = plan?.light.get(session);
-        if (pointers) readCounts.snapshotsLight++;
-        else readCounts.snapshotsFull++;
+        input.reader.count(pointers ? 'snapshotsLight' : 'snapshotsFull');
         const [snapshot, metrics] = await Promise.all([
           send(session === root.session, (o) =>
             session.sendWith(o, 'DOMSnapshot.captureSnapshot', { computedStyles: pointers ? [] : SNAPSHOT_STYLES, includeDOMRects: false }),
@@ -356,13 +360,13 @@ async function readPage(
       .map(async (frame) => {
         const parent = tab.frames.get(frame.parentId!);
         if (!parent) return undefined;
-        const known = frameOwners.get(frame);
+        const known = input.reader.frameOwners.get(frame);
         if (known?.parentLoaderId === parent.loaderId) return [known.backendNodeId, frame.id] as const;
         try {
           const { backendNodeId } = await send(false, (o) =>
             parent.session.sendWith(o, 'DOM.getFrameOwner', { frameId: frame.id }),
           );
-          frameOwners.set(frame, { parentLoaderId: parent.loaderId, backendNodeId });
+          input.reader.frameOwners.set(frame, { parentLoaderId: parent.loaderId, backendNodeId });
           return [backendNodeId, frame.id] as const;
         } catch {
           return undefined;
@@ -379,16 +383,18 @@ async function readPage(
  * The frame's last tree with the changed parts read again (see ax-document.ts), or undefined when
  * that cannot be done and the caller must read the whole document.
  */
-async function readPatched(
-  frame: FrameRecord,
-  ax: AxDocument,
-  roots: readonly number[],
-  send: <T>(call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) => Promise<T>,
-  preread?: ReadonlyMap<number, Promise<AxPart | undefined>>,
-): Promise<AxDocument | undefined> {
+async function readPatched(options: {
+  reader: TabReader;
+  frame: FrameRecord;
+  ax: AxDocument;
+  roots: readonly number[];
+  send: <T>(call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) => Promise<T>;
+  preread?: ReadonlyMap<number, Promise<AxPart | undefined>>;
+}): Promise<AxDocument | undefined> {
+  const { reader, frame, ax, roots, send, preread } = options;
   const readPart = async (backendNodeId: number, retry: boolean): Promise<AxPatch | undefined> => {
     const early = await preread?.get(backendNodeId);
-    if (early) readCounts.axPartsPrefetched++;
+    if (early) reader.count('axPartsPrefetched');
     const { subtree, relatives } = early ?? (await send((o) => readAxPart(frame, backendNodeId, o)));
     const own = subtree.find((node) => node.backendDOMNodeId === backendNodeId);
     if (own) return { backendNodeId, subtree, relatives };
@@ -414,34 +420,12 @@ async function readPatched(
   }
 }
 
-// How frames were read since start, for server.info: the share of patched and reused reads is
-// what keeps observations of large pages fast (and prefetched changes save acts a round trip).
-const readCounts = {
-  frameReadsFull: 0,
-  frameReadsPatched: 0,
-  frameReadsReused: 0,
-  snapshotsFull: 0,
-  snapshotsLight: 0,
-  snapshotsKept: 0,
-  changesPrefetched: 0,
-  /** Accessibility reads made while an act's input settled (PrefetchedFrame.preread) and used. */
-  axPartsPrefetched: 0,
-};
-
-export function frameReadCounts(): Readonly<typeof readCounts> {
-  return { ...readCounts };
-}
-
-// Each kept accessibility node's view (ax-tree.ts), reused by the builds of later patched
-// documents that share the node object; dropped with the nodes.
-const views = new WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>();
-
-function treeOf(document: AxDocument): AxViewNode | undefined {
+function treeOf(document: AxDocument, reader: TabReader): AxViewNode | undefined {
   const root = document.nodes.get(document.rootId);
-  return root ? buildAxTreeFrom(document.nodes, root, views) : undefined;
+  return root ? buildAxTreeFrom(document.nodes, root, reader.views) : undefined;
 }
 
-interface CachedFrame {
+export interface CachedFrame {
   loaderId: string;
   /** Where the frame's monitor stood when this read began. */
   mark: MonitorMark;
@@ -453,15 +437,10 @@ interface CachedFrame {
 /** At most this many of a read's changed elements are read early on the next observation. */
 const MAX_READ_EARLY = 4;
 
-interface CachedRead {
+export interface CachedRead {
   frames: Map<string, CachedFrame>;
   read: PageRead;
 }
-
-// The last read of each (tab, root frame). While no frame's document changed (same loaders, same
-// monitor generations) it is returned as it is; after a change only the changed parts are read
-// again: re-reading a 1,500-control page costs hundreds of milliseconds.
-const readCache = new WeakMap<Tab, Map<string, CachedRead>>();
 
 function pointerSource(previous: SessionRead, changes: FrameChanges[]): PointerSource {
   const byFrame = new Map(previous.documents.map((document) => [document.frameId, document.nodes]));
@@ -504,8 +483,24 @@ function prefetchedFor(input: ObserveInput, frame: FrameRecord, mark: MonitorMar
   if (!prefetched || prefetched.loaderId !== frame.loaderId) return undefined;
   const same = prefetched.since === undefined ? mark === undefined : mark !== undefined && mark.monitor === prefetched.since.monitor && mark.generation === prefetched.since.generation;
   if (!same) return undefined;
-  readCounts.changesPrefetched++;
+  input.reader.count('changesPrefetched');
   return prefetched;
+}
+
+export interface SettleOptions {
+  reader: TabReader;
+  worlds: IsolatedWorlds;
+  tab: Tab;
+  /** The frame the next observation observes. */
+  root: FrameRecord;
+  /** The frame the input went to. */
+  frame: FrameRecord;
+  settle: SettleFirst;
+  /** The input's acknowledgement (at once when absent). */
+  acknowledged?: Promise<unknown>;
+  /** Elements of `frame` the input likely changed (the field an act filled). */
+  likelyChanged?: readonly number[];
+  timeoutMs?: number;
 }
 
 /**
@@ -520,17 +515,12 @@ function prefetchedFor(input: ObserveInput, frame: FrameRecord, mark: MonitorMar
  * settles: the observation uses those reads if nothing happened after the input's handlers
  * (FrameChanges.quiet), one round trip less.
  */
-export async function settleAndTakeChanges(
-  worlds: IsolatedWorlds,
-  tab: Tab,
-  root: FrameRecord,
-  frame: FrameRecord,
-  settle: SettleFirst,
-  acknowledged: Promise<unknown> = Promise.resolve(),
-  likelyChanged: readonly number[] = [],
-  timeoutMs = DEFAULT_BUDGET.perFrameMs,
-): Promise<PrefetchedChanges> {
-  const cached = readCache.get(tab)?.get(root.id);
+export async function settleAndTakeChanges(options: SettleOptions): Promise<PrefetchedChanges> {
+  const { reader, worlds, tab, root, frame, settle } = options;
+  const acknowledged = options.acknowledged ?? Promise.resolve();
+  const likelyChanged = options.likelyChanged ?? [];
+  const timeoutMs = options.timeoutMs ?? DEFAULT_BUDGET.perFrameMs;
+  const cached = reader.lastRead(root.id);
   const take = async (target: FrameRecord, settleFirst?: SettleFirst): Promise<[string, PrefetchedFrame] | undefined> => {
     const loaderId = target.loaderId;
     const since = cachedFrameOf(cached, target)?.mark;
@@ -557,11 +547,6 @@ export async function settleAndTakeChanges(
   return { rootId: root.id, frames: new Map(taken.filter((entry) => entry !== undefined)) };
 }
 
-/** Forgets the tab's last reads: the next observation reads every frame in full. */
-export function forgetReads(tab: Tab): void {
-  readCache.delete(tab);
-}
-
 function planFor(
   cached: CachedFrame | undefined,
   frame: FrameRecord,
@@ -577,9 +562,8 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   const { tab, root } = input;
   const worlds = input.worlds;
   if (!worlds) return readPage(input, frames, budget);
-  const perTab = readCache.get(tab) ?? new Map<string, CachedRead>();
-  readCache.set(tab, perTab);
-  const cached = perTab.get(root.id);
+  const reader = input.reader;
+  const cached = reader.lastRead(root.id);
   const cachedFrame = (frame: FrameRecord) => cachedFrameOf(cached, frame);
   // Changes are taken before the page is read: a change during the read is seen next time.
   const prefetched = frames.map((frame) => prefetchedFor(input, frame, cachedFrame(frame)?.mark));
@@ -587,7 +571,7 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   // (a status line, a counter, a live region changes again and again): when it did change, its
   // read is there with the answer, a round trip sooner. It reaches the page after the question,
   // so it sees the page as the answer does, or later, as any read after the answer would.
-  const readEarly: Array<ReadonlyMap<number, Promise<AxPart | undefined>> | undefined> = frames.map((frame, i) =>
+  const readEarly: Array<ReadonlyMap<number, Promise<AxPart | undefined>> | undefined> = frames.map((_frame, i) =>
     prefetched[i]?.preread,
   );
   const changes = await Promise.all(
@@ -609,7 +593,7 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
     return entry !== undefined && change !== undefined && !change.full && !change.geometry && change.generation === entry.mark.generation;
   };
   if (cached && sameFrameSet && frames.every(unchanged)) {
-    readCounts.frameReadsReused += frames.length;
+    reader.count('frameReadsReused', frames.length);
     return cached.read;
   }
 
@@ -642,7 +626,7 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   if ('dialog' in read) return read;
   const cacheable = changes.every((change) => change !== undefined) && read.frameReads.every((r) => r.tree);
   const monitors = new Map(frames.map((frame, i) => [frame.id, changes[i]?.monitor]));
-  if (cacheable && (await watchClosedShadowRoots(worlds, tab, read, budget, (frameId) => monitors.get(frameId)))) {
+  if (cacheable && (await watchClosedShadowRoots({ reader, worlds, tab, read, budget, monitorOf: (frameId) => monitors.get(frameId) }))) {
     const entries = new Map<string, CachedFrame>();
     read.frameReads.forEach((frameRead, i) => {
       const change = changes[i]!;
@@ -653,26 +637,26 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
         lastChanged: change.roots.length <= MAX_READ_EARLY ? change.roots : [],
       });
     });
-    perTab.set(root.id, { frames: entries, read });
+    reader.keepRead(root.id, { frames: entries, read });
   } else {
-    perTab.delete(root.id);
+    reader.keepRead(root.id, undefined);
   }
   return read;
 }
 
-// The closed shadow roots each monitor (by its id) was handed already: handing one over again
-// changes nothing but costs two round trips on every read that takes a new snapshot.
-const watchedClosedRoots = new Map<string, Set<number>>();
-const MAX_WATCHED_MONITORS = 256;
-
-/** True when every closed shadow root is now watched (else a change there could go unseen). */
-async function watchClosedShadowRoots(
-  worlds: IsolatedWorlds,
-  tab: Tab,
-  read: PageRead,
-  budget: ObserveBudget,
-  monitorOf: (frameId: string) => string | undefined,
-): Promise<boolean> {
+/**
+ * True when every closed shadow root is now watched (else a change there could go unseen). The
+ * roots a monitor was handed already are not handed again (TabReader.watchedClosedRoots).
+ */
+async function watchClosedShadowRoots(options: {
+  reader: TabReader;
+  worlds: IsolatedWorlds;
+  tab: Tab;
+  read: PageRead;
+  budget: ObserveBudget;
+  monitorOf: (frameId: string) => string | undefined;
+}): Promise<boolean> {
+  const { reader, worlds, tab, read, budget, monitorOf } = options;
   const results = await Promise.all(
     read.sessionSnapshots.flatMap(({ documents }) =>
       documents
@@ -681,17 +665,11 @@ async function watchClosedShadowRoots(
           const frame = tab.frames.get(document.frameId);
           if (!frame) return false;
           const monitor = monitorOf(document.frameId);
-          const known = monitor === undefined ? undefined : watchedClosedRoots.get(monitor);
+          const known = monitor === undefined ? undefined : reader.watchedClosedRoots(monitor);
           const fresh = document.closedShadowRoots.filter((backendNodeId) => !known?.has(backendNodeId));
           if (fresh.length === 0) return true;
           if (!(await watchClosedRoots(worlds, frame, fresh, budget.perFrameMs))) return false;
-          if (monitor !== undefined) {
-            const watched = known ?? new Set<number>();
-            for (const backendNodeId of fresh) watched.add(backendNodeId);
-            watchedClosedRoots.delete(monitor); // re-inserted as the newest
-            watchedClosedRoots.set(monitor, watched);
-            if (watchedClosedRoots.size > MAX_WATCHED_MONITORS) watchedClosedRoots.delete(watchedClosedRoots.keys().next().value!);
-          }
+          if (monitor !== undefined) reader.markClosedRootsWatched(monitor, fresh);
           return true;
         }),
     ),
@@ -718,7 +696,7 @@ function viewportIndex(
   frames: FrameRecord[],
   facts: Map<string, DocumentFacts>,
   metrics: Map<CdpSession, Cdp.Page.GetLayoutMetricsResult>,
-): (frameId: string, box: Box) => boolean {
+): { inViewport: (frameId: string, box: Box) => boolean; viewportBox: (frameId: string, box: Box) => Box | undefined } {
   const ownerBox = new Map<string, Box>(); // child frame id → its iframe element's box in the parent
   for (const document of facts.values()) {
     for (const [owner, child] of document.childFrames) {
@@ -751,7 +729,19 @@ function viewportIndex(
     const height = size ? size[3] : (layout?.clientHeight ?? 0);
     return meets(box, document.scrollX, document.scrollY, width, height) && frameVisible(frameId);
   };
-  return inViewport;
+  // Through each frame's scroll and its iframe element's place in the parent (the iframe's
+  // border and padding are not counted: a child frame's boxes may sit a few px off).
+  const viewportBox = (frameId: string, box: Box): Box | undefined => {
+    const document = facts.get(frameId);
+    const frame = tab.frames.get(frameId);
+    if (!document || !frame) return undefined;
+    const own: Box = [box[0] - document.scrollX, box[1] - document.scrollY, box[2], box[3]];
+    if (!frame.parentId) return own;
+    const owner = ownerBox.get(frameId);
+    const placed = owner ? viewportBox(frame.parentId, owner) : undefined;
+    return placed ? [own[0] + placed[0], own[1] + placed[1], own[2], own[3]] : undefined;
+  };
+  return { inViewport, viewportBox };
 }
 
 function dialogSnapshot(tab: Tab, root: FrameRecord, dialog: PendingDialog): Snapshot {
@@ -765,6 +755,7 @@ function unreadableSnapshot(tab: Tab, root: FrameRecord, reason: string): Snapsh
     text: '',
     truncated: false,
     targets: [],
+    boxes: new Map(),
     title: tab.title,
     frames: [{ frameId: root.id, loaderId: root.loaderId, documentBackendNodeId: undefined, url: root.url, status: 'unavailable', reason }],
   };

@@ -24,6 +24,8 @@ export interface DocumentFacts {
   scrollX: number;
   scrollY: number;
   nodes: Map<number, NodeFacts>;
+  /** Text nodes' layout boxes (backendNodeId → box): where two pieces of a line of text meet. */
+  textBoxes: Map<number, Box>;
   /** backendNodeId of an <iframe>/<frame> element → the frame id of its same-process document. */
   childFrames: Map<number, string>;
   /** Closed shadow roots (backendNodeIds): page scripts cannot reach them, CDP can. */
@@ -94,10 +96,17 @@ export function readSnapshot(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult, po
       return inside[i] === 1 ? pointerSource.pointers.has(id) : (pointerSource.previous(frameId, id)?.ownPointer ?? false);
     };
     const facts = new Map<number, NodeFacts>();
+    const textBoxes = new Map<number, Box>();
     for (let i = 0; i < count; i++) {
       const parent = parents[i] ?? -1;
       const pointer = ownPointer(i, parent);
-      // Only elements are ever given refs or boxes; text and the rest are skipped.
+      if (types[i] === 3) {
+        const textAt = layoutOf[i]!;
+        const textBounds = textAt >= 0 ? layout.bounds[textAt] : undefined;
+        if (textBounds && textBounds.length >= 4) textBoxes.set(backendIds[i]!, [textBounds[0]!, textBounds[1]!, textBounds[2]!, textBounds[3]!]);
+        continue;
+      }
+      // Only elements are ever given refs or boxes; the rest is skipped.
       if (types[i] !== 1) continue;
       const at = layoutOf[i]!;
       const bounds = at >= 0 ? layout.bounds[at] : undefined;
@@ -133,6 +142,7 @@ export function readSnapshot(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult, po
       scrollX: document.scrollOffsetX ?? 0,
       scrollY: document.scrollOffsetY ?? 0,
       nodes: facts,
+      textBoxes,
       childFrames,
     };
   });

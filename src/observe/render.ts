@@ -44,7 +44,11 @@ export interface RenderContext {
   /** What to hide wherever it appears (passwords and secrets typed through act, configured secret values). */
   secrets: readonly KnownSecret[];
   facts(frameId: string, backendNodeId: number): NodeFacts | undefined;
+  /** A text node's layout box, where the page laid it out. */
+  textBox(frameId: string, backendNodeId: number): Box | undefined;
   inViewport(frameId: string, box: Box): boolean;
+  /** The box in CSS px of the tab's viewport (undefined when a frame above it was not read). */
+  viewportBox?(frameId: string, box: Box): Box | undefined;
   /** The stable ref of a DOM node (same node, same document → same ref). */
   refFor(frameId: string, backendNodeId: number): string;
 }
@@ -56,6 +60,8 @@ export interface Rendered {
   text: string;
   truncated: boolean;
   targets: RefTarget[];
+  /** Each visible element's box, by ref, in CSS px of the tab's viewport (observe include_boxes). */
+  boxes: Map<string, Box>;
 }
 
 /** Roles that are interactive by themselves (links, buttons, form controls, ARIA widgets). */
@@ -106,6 +112,26 @@ const MAX_NAME = 150;
  * after it.
  */
 const MAX_TREE_TEXT = 80;
+/**
+ * A line of a code block is read, not skimmed: it keeps more (a call with its arguments, a command
+ * with its flags), still clipped in the middle so that one minified line cannot fill the tree.
+ */
+const MAX_CODE_LINE = 120;
+/**
+ * Folded wrappers that sit inside a line of text (a <b> in a sentence, a token of highlighted
+ * code): their text joins the text around them. Every other folded wrapper is a block, which
+ * starts and ends a line.
+ */
+const INLINE_ROLES = new Set(['emphasis', 'strong', 'code', 'Mark', 'superscript', 'subscript', 'time', 'deletion', 'insertion', 'Abbr', 'Ruby', 'LabelText']);
+/**
+ * Elements laid out inline by default, for wrappers Chromium calls `generic` (a <span> with an id, a
+ * <div>): the tag says whether it is a block. An unknown tag (a custom element) counts as a block,
+ * which keeps its text on lines of its own.
+ */
+const INLINE_TAGS = new Set([
+  'SPAN', 'A', 'B', 'I', 'U', 'S', 'EM', 'STRONG', 'SMALL', 'BIG', 'CODE', 'KBD', 'SAMP', 'VAR', 'TT', 'MARK', 'SUB', 'SUP',
+  'TIME', 'ABBR', 'CITE', 'DFN', 'Q', 'DATA', 'BDI', 'BDO', 'LABEL', 'FONT', 'INS', 'DEL', 'STRIKE', 'NOBR', 'RUBY', 'RT', 'RP', 'WBR',
+]);
 /** One space a level: the structure reads the same, and the bytes and tokens are fewer. */
 const INDENT = ' ';
 
@@ -126,7 +152,16 @@ function clip(text: string, max: number): string {
 
 /** Clips in the middle, at word boundaries where there are some: "start of it … end of it". */
 function clipMiddle(text: string, max: number): string {
-  const flat = flatten(text);
+  return clipMiddleOf(flatten(text), max);
+}
+
+/** The same on a line of code: its indentation and spacing are kept. */
+function clipCode(line: string, max: number): string {
+  const indent = /^\s*/.exec(line)![0];
+  return indent + clipMiddleOf(line.slice(indent.length), max - indent.length);
+}
+
+function clipMiddleOf(flat: string, max: number): string {
   if (flat.length <= max) return flat;
   const headLength = Math.ceil((max - 3) / 2);
   const tailLength = max - 3 - headLength;
@@ -174,7 +209,28 @@ function stateWords(node: StitchedNode, element: ElementView | undefined, inside
 
 /** One line of the tree to be: a text line, or a node line with the lines below it. */
 type NodeLine = { kind: 'node'; role: string; name: string; words: string[]; ref?: string; children: Line[] };
-type Line = { kind: 'text'; text: string; raw: string } | NodeLine;
+/**
+ * A run of text: consecutive text nodes (and line breaks) of one block, joined as the page writes
+ * them. `source` is the text as Chromium gives it (a <pre> keeps its line breaks and spaces), `raw`
+ * the same with whitespace collapsed (to compare with names), `text` what is shown, redacted: one
+ * line per line of the run. A run is open at an end while what comes next to it there may join it
+ * (it is not at the edge of a block).
+ */
+interface TextLine {
+  kind: 'text';
+  source: string;
+  raw: string;
+  text: string;
+  pre: boolean;
+  openStart: boolean;
+  openEnd: boolean;
+  /** The layout boxes of its first and last text nodes, where known. */
+  firstBox?: Box;
+  lastBox?: Box;
+  /** Joined into the run before it, or a line-number gutter: not a line of `text` of its own. */
+  absorbed?: boolean;
+}
+type Line = TextLine | NodeLine;
 
 /** At most this many nodes share a line (a run), so that a long toolbar stays readable. */
 const MAX_RUN = 10;
@@ -217,7 +273,9 @@ function serialize(lines: readonly Line[], depth: number, out: string[]): void {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.kind === 'text') {
-      out.push(`${pad}${quote(clipMiddle(line.text, MAX_TREE_TEXT))}`);
+      for (const part of line.text.split('\n')) {
+        if (part) out.push(`${pad}${quote(line.pre ? clipCode(part, MAX_CODE_LINE) : clipMiddle(part, MAX_TREE_TEXT))}`);
+      }
       continue;
     }
     if (joinable(line)) {
@@ -238,10 +296,85 @@ function serialize(lines: readonly Line[], depth: number, out: string[]): void {
   }
 }
 
+/**
+ * What a run shows: each of its lines (a <br>, a line break of a <pre>) on a line of its own,
+ * empty ones left out; a <pre>'s lines keep their indentation, other text is collapsed.
+ */
+function shownLines(source: string, pre: boolean): string {
+  const lines = source.split('\n').map((line) => (pre ? line.trimEnd() : flatten(line)));
+  return lines.filter((line) => line.trim() !== '').join('\n');
+}
+
+/**
+ * Joins each text line into the one before it when both are open towards each other: nothing but
+ * inline wrappers between them. Lines are joined in place (the first one takes the second's text)
+ * because `text` holds the same objects.
+ */
+function joinRuns(lines: Line[], scrub: (text: string) => string): Line[] {
+  const out: Line[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const first = lines[i]!;
+    out.push(first);
+    if (first.kind !== 'text') continue;
+    // A whole run at once: a highlighted block is thousands of tokens, its text is made once.
+    const parts = [first.source];
+    let last = first;
+    for (let next = lines[i + 1]; next?.kind === 'text' && last.openEnd && next.openStart; next = lines[i + 1]) {
+      parts.push(apart(last, next) ? ` ${next.source}` : next.source);
+      first.pre ||= next.pre;
+      next.absorbed = true;
+      last = next;
+      i++;
+    }
+    if (last === first) continue;
+    first.source = parts.join('');
+    first.lastBox = last.lastBox;
+    first.openEnd = last.openEnd;
+    first.raw = flatten(first.source);
+    first.text = scrub(shownLines(first.source, first.pre));
+  }
+  return out;
+}
+
+/**
+ * Whether two pieces of a run that touch in the page's text (no space between) stand apart on
+ * screen: spans that CSS lays out as blocks, flex items or with a margin (a title and its date).
+ * The second starts right of a gap after the first, or below it. Code is never spaced out: its
+ * tokens touch.
+ */
+function apart(first: TextLine, second: TextLine): boolean {
+  if (first.pre || second.pre || /\s$/.test(first.source) || /^\s/.test(second.source)) return false;
+  const a = first.lastBox;
+  const b = second.firstBox;
+  if (!a || !b) return false;
+  const below = b[1] >= a[1] + a[3] - 1;
+  const rightOfGap = b[0] > a[0] + a[2] + 1 && b[1] < a[1] + a[3];
+  return below || rightOfGap;
+}
+
+/** A block's edges end its runs; text left empty by then (spaces, a lone <br>) says nothing. */
+function closeBlock(lines: Line[]): Line[] {
+  const first = lines[0];
+  const last = lines[lines.length - 1];
+  if (first?.kind === 'text') first.openStart = false;
+  if (last?.kind === 'text') last.openEnd = false;
+  return lines.filter((line) => line.kind !== 'text' || line.text !== '');
+}
+
+/** A column of line numbers beside code (a gutter): 1, 2, 3… on lines of their own. */
+function isLineNumberGutter(lines: readonly Line[]): boolean {
+  const only = lines[0];
+  if (lines.length !== 1 || only?.kind !== 'text') return false;
+  const numbers = only.text.split('\n').map((line) => line.trim());
+  if (numbers.length < 2 || !numbers.every((n) => /^\d+$/.test(n))) return false;
+  return numbers.every((n, i) => i === 0 || Number(n) === Number(numbers[i - 1]) + 1);
+}
+
 export function render(root: StitchedNode, context: RenderContext): Rendered {
-  const textLines: string[] = [];
+  const textLines: TextLine[] = [];
   const elements: ElementView[] = [];
   const targets: RefTarget[] = [];
+  const boxes = new Map<string, Box>();
   let truncated = false;
   const scrub = (text: string) => redactSecrets(text, context.secrets);
 
@@ -309,6 +442,8 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
       visible,
       in_viewport: visible && context.inViewport(node.frameId, box),
     };
+    const onScreen = visible ? context.viewportBox?.(node.frameId, box) : undefined;
+    if (onScreen) boxes.set(ref, onScreen);
     if (s.checked !== undefined) element.checked = s.checked;
     if (s.selected !== undefined) element.selected = s.selected;
     if (s.expanded !== undefined) element.expanded = s.expanded;
@@ -326,16 +461,28 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
   /** Option lists already written out in this tree → the ref of the select that has them. */
   const optionsListedAt = new Map<string, string>();
 
+  // Line-number gutters left out so far: a cell that held only one goes with it.
+  let gutters = 0;
+  const tagOf = (node: StitchedNode) => (node.backendNodeId === undefined ? undefined : context.facts(node.frameId, node.backendNodeId)?.nodeName);
+  const textLine = (source: string, pre: boolean, node?: StitchedNode): TextLine => {
+    const line: TextLine = { kind: 'text', source, raw: flatten(source), text: scrub(shownLines(source, pre)), pre, openStart: true, openEnd: true };
+    const box = node?.backendNodeId === undefined ? undefined : context.textBox(node.frameId, node.backendNodeId);
+    if (box) line.firstBox = line.lastBox = box;
+    textLines.push(line);
+    return line;
+  };
+
   // The lines a node contributes: its own (with its children below), or, for a node that is
   // folded away, its children's. Refs, elements and text are collected in document order.
-  const visit = (node: StitchedNode, insideControl: boolean, insideSelect: boolean): Line[] => {
+  // `insidePre`: below a <pre>, whose text keeps its line breaks and spaces.
+  const visit = (node: StitchedNode, insideControl: boolean, insideSelect: boolean, insidePre: boolean): Line[] => {
     if (node.role === 'StaticText') {
-      const raw = node.name.replace(/\s+/g, ' ').trim();
-      if (!raw) return [];
-      const text = scrub(raw);
-      textLines.push(text);
-      return [{ kind: 'text', text, raw }];
+      // Spaces between two spans are text nodes of their own: kept, the run needs them. Chromium
+      // keeps a line break in a name only where the page keeps it (a <pre>, `white-space: pre`).
+      if (node.name === '') return [];
+      return [textLine(node.name, insidePre || node.name.includes('\n'), node)];
     }
+    if (node.role === 'LineBreak') return [textLine('\n', insidePre)];
     let ref: string | undefined;
     if (!insideSelect && wantsRef(node, insideControl)) {
       if (elements.length >= context.maxElements) {
@@ -355,17 +502,37 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
       node.role === 'RootWebArea' ||
       (!ref && (!name || node.nameFromContents === true) && FOLDED_ROLES.has(node.role) && !node.childFrame);
 
+    const tag = tagOf(node);
+    const pre = node.role === 'Pre' || tag === 'PRE';
+    const guttersBefore = gutters;
     let children: Line[] = [];
     // The content of an editable field is its value: never read it out.
     if (!isEditableContainer(node)) {
       const control = insideControl || ref !== undefined;
       const select = insideSelect || isSelect(node);
       for (const child of node.children) {
-        children.push(...visit(child, control, select));
+        children.push(...visit(child, control, select, insidePre || pre));
         if (stopped) break;
       }
     }
-    if (folded) return children;
+    children = joinRuns(children, scrub);
+    if (folded) {
+      const inline = INLINE_ROLES.has(node.role) || ((node.role === 'generic' || node.role === 'none' || node.role === 'presentation') && tag !== undefined && INLINE_TAGS.has(tag));
+      if (inline) return children;
+      children = closeBlock(children);
+      if (!pre || children.length === 0) return children;
+      // A <pre> is a block of lines whose breaks and spaces are its content: it keeps a line of
+      // its own (`code` when it holds code), its lines below it. Line numbers in a column of
+      // their own say nothing the order of the lines does not.
+      if (isLineNumberGutter(children)) {
+        for (const line of children) if (line.kind === 'text') line.absorbed = true;
+        gutters++;
+        return [];
+      }
+      const holdsCode = node.children.some((child) => child.role === 'code');
+      return [{ kind: 'node', role: holdsCode ? 'code' : 'pre', name: '', words: [], children }];
+    }
+    children = closeBlock(children);
 
     const words = stateWords(node, element, insideSelect);
     if (node.childFrame?.status === 'unavailable') words.push(`unavailable: ${node.childFrame.reason ?? 'not readable'}`);
@@ -375,7 +542,12 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     const fromContents = ref === undefined && node.nameFromContents === true;
     const showName = name !== '' && !(fromContents && (stopped || children.some((c) => c.kind === 'node')));
     // Text that the name already says (a button's label, a heading's words) is not repeated.
-    if (showName) children = children.filter((c) => c.kind !== 'text' || !name.includes(c.raw));
+    // Compared without spaces: a run joins its spans as the page writes them, where the name has a
+    // space between two spans that CSS lays out as blocks.
+    if (showName) {
+      const bare = name.replace(/\s+/g, '');
+      children = children.filter((c) => c.kind !== 'text' || !bare.includes(c.raw.replace(/ /g, '')));
+    }
     children = withoutEchoedLabels(children);
     // A <select>'s options on its line: what a model needs to pick one, without a line each, and
     // a select with the same options as one above names that select (`[options @5]`) instead of
@@ -390,9 +562,11 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     if (!ref && words.length === 0 && FOLDED_WHEN_SINGLE.has(node.role)) {
       // A cell or item holding only its text is that text (one line either way; the role adds
       // nothing the row or list does not say).
+      // The cell of a line-number gutter goes with the gutter.
+      if (children.length === 0 && gutters > guttersBefore) return [];
       if (showName && fromContents && children.length === 0 && TEXT_WHEN_ONLY_TEXT.has(node.role)) {
         const text = scrub(flatten(name));
-        return [{ kind: 'text', text, raw: name }];
+        return [{ kind: 'text', source: name, raw: flatten(name), text, pre: false, openStart: false, openEnd: false }];
       }
       // One that shows nothing itself and holds one line gives way to that line. An empty cell
       // keeps its line (it holds a column's place), unless the element budget emptied it.
@@ -403,6 +577,7 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
   };
 
   const lines: string[] = [];
-  serialize(withoutEchoedLabels(visit(root, false, false)), 0, lines);
-  return { tree: lines.join('\n'), elements, text: textLines.join('\n'), truncated, targets };
+  serialize(withoutEchoedLabels(visit(root, false, false, false)), 0, lines);
+  const text = textLines.filter((line) => !line.absorbed && line.text !== '').map((line) => line.text);
+  return { tree: lines.join('\n'), elements, text: text.join('\n'), truncated, targets, boxes };
 }

@@ -17,7 +17,7 @@ import type { FrameRecord } from '../browser/frame-tree.ts';
 import { pageFunction } from '../browser/page-function.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
-import type { CdpSession, SendOptions } from '../cdp/session.ts';
+import { SessionSlot, type CdpSession, type SendOptions } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
 import { quadBox, type Rect } from '../browser/geometry.ts';
 import type { KnownSecret } from '../util/redact.ts';
@@ -143,6 +143,55 @@ export async function captureScreenshot(tab: Tab, options: ScreenshotOptions = {
     // With a dialog open the renderer answers nothing: the restores are queued on the wire and
     // run once the dialog is handled, so they are not waited for here.
     if (!tab.dialogs.pending) await undone;
+  }
+}
+
+/**
+ * Keeps every password input of the tab's light DOM masked while a screencast runs: the masking
+ * stylesheet of each frame's document stays set (new documents get theirs through `apply`, called
+ * again on each navigation), and screenshots taken meanwhile leave it set. Inputs inside shadow
+ * roots are not masked in a screencast (their inline masks would have to stay on, visibly to the
+ * page).
+ */
+export class PasswordMaskHold {
+  readonly #tab: Tab;
+  readonly #sessions = new Set<CdpSession>();
+  #released = false;
+
+  constructor(tab: Tab) {
+    this.#tab = tab;
+  }
+
+  /** Masks the documents the tab has now. */
+  async apply(): Promise<void> {
+    const step: SendOptions = { timeoutMs: STEP_TIMEOUT_MS };
+    const passThrough = { run: <T>(promise: Promise<T>) => promise };
+    await Promise.all(
+      this.#tab.frames.list().map(async (frame) => {
+        if (this.#released) return;
+        if (!this.#sessions.has(frame.session)) {
+          this.#sessions.add(frame.session);
+          stateOf(frame.session).held++;
+        }
+        await setMaskSheet({ session: frame.session, frameId: frame.id, key: documentKey(this.#tab, frame.id), guard: passThrough, step, text: MASK_CSS });
+      }),
+    );
+  }
+
+  /** Unmasks (best-effort: a document gone meanwhile has nothing to undo). */
+  async release(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    const step: SendOptions = { timeoutMs: RESTORE_TIMEOUT_MS };
+    const passThrough = { run: <T>(promise: Promise<T>) => promise };
+    for (const session of this.#sessions) stateOf(session).held--;
+    await Promise.allSettled(
+      this.#tab.frames.list().map((frame) =>
+        stateOf(frame.session).held > 0
+          ? undefined
+          : setMaskSheet({ session: frame.session, frameId: frame.id, key: documentKey(this.#tab, frame.id), guard: passThrough, step, text: '' }),
+      ),
+    );
   }
 }
 
@@ -414,25 +463,22 @@ async function findPasswordInputs(tab: Tab, guard: DialogGuard, step: SendOption
 
 /**
  * What belongs to one CDP session's agents: the CSS agent's enablement, the inspector stylesheet
- * of each document, the isolated world of each document. Kept per session (a WeakMap: it goes
- * with the session), so repeated screenshots reuse one sheet per document instead of adding one
+ * of each document, the isolated world of each document. Kept by the session (it goes with
+ * it), so repeated screenshots reuse one sheet per document instead of adding one
  * each time. Keys are frame id + loader id: a new document gets a new sheet and a new world.
  */
 interface SessionState {
   cssEnabled?: Promise<void>;
+  /** Screencasts holding the masks on: a screenshot's restore then leaves the sheet masked. */
+  held: number;
   readonly sheets: Map<string, Promise<string>>;
   readonly worlds: Map<string, Promise<number>>;
 }
 
-const sessionStates = new WeakMap<CdpSession, SessionState>();
+const AGENTS = new SessionSlot<SessionState>(() => ({ held: 0, sheets: new Map(), worlds: new Map() }));
 
 function stateOf(session: CdpSession): SessionState {
-  let state = sessionStates.get(session);
-  if (!state) {
-    state = { sheets: new Map(), worlds: new Map() };
-    sessionStates.set(session, state);
-  }
-  return state;
+  return session.slot(AGENTS);
 }
 
 /** A cached promise that is dropped when it fails, so the next call tries afresh. */
@@ -481,6 +527,23 @@ async function maskWithStylesheet(
 ): Promise<void> {
   const { session } = doc;
   const state = stateOf(session);
+  const sheetId = await setMaskSheet({ session, frameId: doc.frameId, key, guard, step, text: MASK_CSS });
+  restores.push(() =>
+    session.sendWith({ timeoutMs: RESTORE_TIMEOUT_MS }, 'CSS.setStyleSheetText', { styleSheetId: sheetId, text: state.held > 0 ? MASK_CSS : '' }),
+  );
+}
+
+/** Sets the text of a document's inspector stylesheet (made once per document), and returns its id. */
+async function setMaskSheet(init: {
+  session: CdpSession;
+  frameId: string;
+  key: string;
+  guard: Pick<DialogGuard, 'run'>;
+  step: SendOptions;
+  text: string;
+}): Promise<string> {
+  const { session, frameId, key, guard, step, text } = init;
+  const state = stateOf(session);
   for (let attempt = 0; ; attempt++) {
     // The CSS agent needs the DOM agent (without it: "DOM agent needs to be enabled first").
     // Both stay enabled for the session: CSS.enable walks the document's style sheets (13–18 ms
@@ -496,15 +559,12 @@ async function maskWithStylesheet(
     // the cache saves the round trip.
     const sheetId = await guard.run(
       cached(state.sheets, key, () =>
-        session.sendWith(step, 'CSS.createStyleSheet', { frameId: doc.frameId }).then((r) => r.styleSheetId),
+        session.sendWith(step, 'CSS.createStyleSheet', { frameId }).then((r) => r.styleSheetId),
       ),
     );
-    restores.push(() =>
-      session.sendWith({ timeoutMs: RESTORE_TIMEOUT_MS }, 'CSS.setStyleSheetText', { styleSheetId: sheetId, text: '' }),
-    );
     try {
-      await guard.run(session.sendWith(step, 'CSS.setStyleSheetText', { styleSheetId: sheetId, text: MASK_CSS }));
-      return;
+      await guard.run(session.sendWith(step, 'CSS.setStyleSheetText', { styleSheetId: sheetId, text }));
+      return sheetId;
     } catch (error) {
       if (attempt > 0 || !(isCdpError(error) && error.kind === 'protocol')) throw error;
       state.sheets.delete(key);

@@ -74,6 +74,8 @@ export interface BrowserProcess {
 }
 
 // Every browser we spawned and have not yet seen exit; killed synchronously on process exit.
+// Process-level on purpose, unlike every other piece of state: the exit hook is the process's,
+// and it must reach the browsers of every server in it, or one that exits leaves orphans.
 const livePids = new Set<number>();
 let exitHookInstalled = false;
 

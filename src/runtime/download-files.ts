@@ -22,6 +22,7 @@ const MAX_NUMBERED = 9_999;
 
 // C0 and C1 controls and DEL (newlines in a name break logs and shells), and the bidi
 // marks, embeddings, overrides and isolates that make `gpj.exe` display as `exe.jpg`.
+// deno-lint-ignore no-control-regex -- control characters are exactly what a file name must not hold
 const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // Chromium's guids are UUIDs; anything else must not become part of a path.
 const SAFE_GUID = /^[A-Za-z0-9-]{1,128}$/;

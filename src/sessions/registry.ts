@@ -7,6 +7,7 @@ import { DomainPolicy, PolicyChain, type Verdict } from '../util/domain-policy.t
 import type { SecretStore } from '../util/secrets.ts';
 import { Emitter } from '../util/emitter.ts';
 import { randomId } from '../util/ids.ts';
+import { ReadCounts } from '../observe/tab-reader.ts';
 import type { BrowserHost } from './browser-host.ts';
 import type { Disposable } from '../util/disposable.ts';
 import type { SessionDownloads } from './session-downloads.ts';
@@ -62,6 +63,8 @@ export class SessionRegistry {
   readonly events = new Emitter<RegistryEvents>();
   readonly #host: BrowserHost;
   readonly downloads: SessionDownloads;
+  /** How this server's observations read frames, summed over every tab it observed (server.info). */
+  readonly readCounts = new ReadCounts();
   readonly #maxSessions: number;
   readonly #idleTimeoutMs: number;
   readonly #now: () => number;
@@ -145,6 +148,7 @@ export class SessionRegistry {
           now: this.#now(),
           policy,
           ...(this.#secrets ? { secretForms: this.#secrets.forms } : {}),
+          readTotals: this.readCounts,
         });
         const traffic = session.traffic;
         browser.setContextSetup(browserContextId, {

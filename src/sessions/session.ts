@@ -11,6 +11,7 @@ import type { DomainPolicyInit, PolicyChain } from '../util/domain-policy.ts';
 import { redactKnown, redactUrl, type KnownSecret } from '../util/redact.ts';
 import { randomId } from '../util/ids.ts';
 import { secretForms } from '../util/secrets.ts';
+import { TabReader, type ReadCounts } from '../observe/tab-reader.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 import { SessionTraffic } from './session-traffic.ts';
 
@@ -57,7 +58,10 @@ export class Session {
   readonly #internalTabs = new Set<string>();
   /** Origins the session's tabs showed as their top-level document, oldest first (storage_state). */
   readonly #origins = new Set<string>();
-  readonly #refs = new Map<string, RefRegistry>();
+  /** What the session keeps of each of its tabs: refs and reading state, dropped when the tab closes. */
+  readonly #perTab = new Map<string, { refs: RefRegistry; reader: TabReader }>();
+  /** The server's frame-read counters, which every tab's reader adds to. */
+  readonly #readTotals: ReadCounts | undefined;
   /** Connections that used this session and are still open (for `session.list` clients). */
   readonly clients = new Set<string>();
   lastUsedAt: number;
@@ -77,6 +81,7 @@ export class Session {
     policy: PolicyChain;
     /** Forms of the configured secrets' values (SecretStore.forms). */
     secretForms?: readonly string[];
+    readTotals?: ReadCounts;
   }) {
     this.id = init.id;
     this.name = init.options.name;
@@ -86,6 +91,7 @@ export class Session {
     this.browserContextId = init.browserContextId;
     this.createdAt = init.now;
     this.lastUsedAt = init.now;
+    this.#readTotals = init.readTotals;
     this.#secretForms = (init.secretForms ?? []).map((exact) => ({ exact }));
     this.traffic = new SessionTraffic({
       browser: init.browser,
@@ -216,17 +222,28 @@ export class Session {
 
   /** The tab's ref registry (stable refs across observations of its documents). */
   refsFor(tab: Tab): RefRegistry {
-    let refs = this.#refs.get(tab.targetId);
-    if (!refs) {
-      refs = new RefRegistry();
-      this.#refs.set(tab.targetId, refs);
-      // A closed tab takes its refs and states with it.
+    return this.#stateOf(tab).refs;
+  }
+
+  /** The tab's reading state (observer.ts): created with its first observation, disposed when it closes. */
+  readerFor(tab: Tab): TabReader {
+    return this.#stateOf(tab).reader;
+  }
+
+  #stateOf(tab: Tab): { refs: RefRegistry; reader: TabReader } {
+    let state = this.#perTab.get(tab.targetId);
+    if (!state) {
+      const created = { refs: new RefRegistry(), reader: new TabReader(this.#readTotals ? { totals: this.#readTotals } : {}) };
+      state = created;
+      this.#perTab.set(tab.targetId, created);
+      // A closed tab takes its refs, reads and states with it.
       tab.events.on('closed', () => {
-        this.#refs.delete(tab.targetId);
+        if (this.#perTab.get(tab.targetId) === created) this.#perTab.delete(tab.targetId);
+        created.reader.dispose();
         this.states.dropTab(tab.targetId);
       });
     }
-    return refs;
+    return state;
   }
 
   select(targetId: string): void {

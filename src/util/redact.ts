@@ -103,7 +103,7 @@ export function redactSecrets(text: string, known: Iterable<KnownSecret> = []): 
   let out = redactKnown(text, known);
   if (!MAYBE_SECRET.test(out)) return out;
   for (const pattern of SECRET_PATTERNS) {
-    out = out.replace(pattern, (match, ...groups: unknown[]) => {
+    out = out.replace(pattern, (_match, ...groups: unknown[]) => {
       // key=value: keep the key so the text still reads, hide the value.
       const key = groups[0];
       const sep = groups[1];

@@ -54,17 +54,7 @@ export function compileUrlGlob(pattern: string): (url: string) => boolean {
   return (url) => matcher(url);
 }
 
-const CACHE_LIMIT = 128;
-const cache = new Map<string, (url: string) => boolean>();
-
-/** Whether `url` matches the glob `pattern` (syntax above). */
+/** Whether `url` matches the glob `pattern` (syntax above); a repeated test compiles it once instead. */
 export function urlMatches(url: string, pattern: string): boolean {
-  let test = cache.get(pattern);
-  if (test === undefined) {
-    test = compileUrlGlob(pattern);
-    // Drop the oldest entry: patterns come from clients, so the cache must stay bounded.
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-    cache.set(pattern, test);
-  }
-  return test(url);
+  return compileUrlGlob(pattern)(url);
 }

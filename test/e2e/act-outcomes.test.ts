@@ -9,7 +9,7 @@ import type { TestClient } from '../helpers/client.ts';
 import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import { sharedServer, startTestServer, type TestServer } from '../helpers/pagewire.ts';
-import type { ActResult, Element, Observation } from '../helpers/wire.ts';
+import type { ActResult, Observation } from '../helpers/wire.ts';
 
 /** The five words a row pins; `error_type` absent means the result must carry none. */
 interface Outcome {

@@ -83,6 +83,42 @@ s('hold: a dialog opened by an act returns interrupted; the event streams; dialo
   client.close();
 });
 
+s('every act that answers is an act event for whoever watches the session, another connection included', async () => {
+  const agent = await server.connect();
+  const watcher = await server.connect();
+  const sessionId = await sessionWith(agent, 'accept');
+  await watcher.call('events.subscribe', { session_id: sessionId, kinds: ['act'] });
+  const o = await openEvents(agent, sessionId);
+  const r = await agent.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Warn'), request_id: 'watched-1' });
+  const seen = await nextEvent(watcher, 'act', 0, sessionId);
+  assert.equal(seen.data, {
+    actions: ['click'],
+    state_id: o.state_id,
+    status: r.status,
+    execution: r.execution,
+    observation: r.observation,
+    postcondition: r.postcondition,
+    completed: [0],
+    fresh_state_id: r.fresh_state!.state_id,
+    request_id: 'watched-1',
+  });
+  assert.is(seen.target_id, o.target_id);
+  // A refused act is an act event too, with its error; a replay is not (nothing ran again).
+  const refused = await agent.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Warn') });
+  assert.is(refused.error_type, 'stale_state');
+  const stale = await nextEvent(watcher, 'act', seen.seq, sessionId);
+  assert.is(stale.data.error_type, 'stale_state');
+  assert.is(stale.data.status, 'stale_observation');
+  const replayed = await agent.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Warn'), request_id: 'watched-1' });
+  assert.is(replayed.replayed, true);
+  const after = await agent.call('observe', { session_id: sessionId });
+  await agent.call('act', { session_id: sessionId, state_id: after.state_id, action: 'click', ref: ref(after, 'Warn') });
+  const next = await nextEvent(watcher, 'act', stale.seq, sessionId);
+  assert.is(next.data.state_id, after.state_id, 'the replay published nothing between them');
+  agent.close();
+  watcher.close();
+});
+
 s('a dialog opened by a timer while no call runs is held and streamed; act is modal_blocked until handled', async () => {
   const client = await server.connect();
   const sessionId = await sessionWith(client, 'hold');

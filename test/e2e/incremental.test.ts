@@ -3,10 +3,9 @@
 // then forgets the cached read and observes again (full read): both must say the same.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { evaluate, tabOf } from '../helpers/page.ts';
+import { evaluate, readerOf, tabOf } from '../helpers/page.ts';
 import { withSession } from '../helpers/session-suite.ts';
-import { forgetReads } from '../../src/observe/observer.ts';
-import { freshState, type ActResult as ActAnswer, type Observation, type ServerCounts as Counts } from '../helpers/wire.ts';
+import { freshState, type Observation, type ServerCounts as Counts } from '../helpers/wire.ts';
 
 const s = suite('incremental observation');
 const ctx = withSession(s, 'incremental');
@@ -67,7 +66,7 @@ async function changeAndCompare(script: string): Promise<{ patched: number; full
   const before = await counts();
   const patched = await observe();
   const after = await counts();
-  forgetReads(tabOf(ctx.server, targetId));
+  readerOf(ctx.server, ctx.sessionId, targetId).forgetReads();
   const full = await observe();
   assert.is(patched.tree, full.tree, `tree after: ${script}`);
   assert.is(patched.text, full.text, `text after: ${script}`);
@@ -112,13 +111,34 @@ s('a change below a listener decides whether it delegates the same way in a patc
     ["document.querySelector('#member-ana td:last-child').innerHTML = '<button type=\"button\">Edit Ana</button>'", (o) => /\n *row\n *"Ana Lima"/.test(o.tree)],
     ["document.querySelector('#open-card').insertAdjacentHTML('beforeend', '<button type=\"button\">Refresh</button>')", (o) => o.tree.includes('button "Refresh"') && !/generic @\d+\n *"12"/.test(o.tree)],
     ["document.querySelector('#member-ben').classList.add('row-link')", (o) => /\n *row @\d+\n *"Ben Okafor"/.test(o.tree)],
-    ["document.querySelector('#tasks').classList.add('nav-item')", (o) => /\n *list @\d+\n *listitem\n *"Write the release notes"/.test(o.tree)],
+    ["document.querySelector('#tasks').classList.add('nav-item')", (o) => /\n *list @\d+\n *"Write the release notes Mon"/.test(o.tree)],
   ];
   for (const [script, shows] of cases) {
     const { patched, full, observation } = await changeAndCompare(script);
     assert.ok(shows(observation), `the observation shows the change: ${script}\n${observation.tree}`);
     assert.is(full, 0, `no full read for: ${script}`);
     assert.is(patched, 1, `one patched frame for: ${script}`);
+  }
+});
+
+s('text runs read the same patched as in full: a count in a sentence, a token in code, a line added to a code block', async () => {
+  const chat: Array<[string, (o: Observation) => boolean]> = [
+    ["document.querySelector('#banner .count').textContent = '2'", (o) => o.tree.includes('"You have 2 new messages today."')],
+    ["document.querySelector('#synced').textContent = 'a minute ago'", (o) => o.tree.includes('"Last synced a minute ago · 4 people online"')],
+    ["document.querySelector('.conversation .preview em').insertAdjacentHTML('afterend', '<b>!</b>')", (o) => o.tree.includes('"Ana Lima replied to @you in #design! 9:12"')],
+  ];
+  const docs: Array<[string, (o: Observation) => boolean]> = [
+    ["document.querySelector('#panel-js .token.number').textContent = '5'", (o) => o.tree.includes("retries: 5 });")],
+    ["document.querySelector('#panel-js code').insertAdjacentHTML('beforeend', '\\n<span class=\"token keyword\">export</span> <span class=\"token keyword\">default</span> client<span class=\"token punctuation\">;</span>')", (o) => /\n +"export default client;"\n/.test(o.tree)],
+    ["document.querySelector('[aria-controls=panel-py]').click()", (o) => o.tree.includes('"    async with client.session() as session:"')],
+  ];
+  for (const [page, cases] of [['/notifications.html', chat], ['/docs-code.html', docs]] as const) {
+    await open(page);
+    await observe();
+    for (const [script, shows] of cases) {
+      const { observation } = await changeAndCompare(script);
+      assert.ok(shows(observation), `the observation shows the change: ${script}\n${observation.tree}`);
+    }
   }
 });
 
@@ -200,7 +220,7 @@ s('what changed last time is read right behind the question, and used when it ch
   const elsewhere = await change("document.querySelector('#counter b').textContent = '5'");
   assert.is(elsewhere.early, 0, 'an early read of something that did not change is not used');
   assert.ok(elsewhere.observation.tree.includes('button "Count: 5"'));
-  forgetReads(tabOf(ctx.server, targetId));
+  readerOf(ctx.server, ctx.sessionId, targetId).forgetReads();
   const full = await observe();
   assert.is(elsewhere.observation.tree, full.tree);
   assert.equal(elsewhere.observation.elements, full.elements);
@@ -303,7 +323,7 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
   assert.ok(freshState(click.answer).tree.includes('Saved later'), `the timer's change is in: ${freshState(click.answer).tree}`);
   // A full read, observed with act's defaults, that the fresh observation must equal.
   const fullReadEquals = async (fresh: Observation): Promise<Observation> => {
-    forgetReads(tabOf(ctx.server, targetId));
+    readerOf(ctx.server, ctx.sessionId, targetId).forgetReads();
     const read = await ctx.client.call('observe', { session_id: ctx.sessionId, target_id: targetId });
     assert.is(fresh.tree, read.tree);
     assert.equal(fresh.elements, read.elements);
@@ -360,7 +380,7 @@ s('a fill whose handler updates a status line again has that line read while the
   assert.is(second.full, 0);
   assert.match(second.tree, /typed two/);
   // The fresh observation equals a full read made with act's defaults.
-  forgetReads(tabOf(ctx.server, targetId));
+  readerOf(ctx.server, ctx.sessionId, targetId).forgetReads();
   const read = await ctx.client.call('observe', { session_id: ctx.sessionId, target_id: targetId });
   assert.is(second.tree, read.tree);
 });

@@ -10,7 +10,7 @@ import { StateStore, type NewState } from '../../src/observe/state-store.ts';
 import type { RpcErrorShape, TestClient } from '../helpers/client.ts';
 import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, startTestServer, type TestServer } from '../helpers/pagewire.ts';
-import { ref, type ActResult, type Observation, type ServerInfoResult as Info } from '../helpers/wire.ts';
+import { ref, type ServerInfoResult as Info } from '../helpers/wire.ts';
 
 const MAX = { sessions: 3, tabs: 3, pending: 3, subscriptions: 2 };
 

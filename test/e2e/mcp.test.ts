@@ -12,7 +12,7 @@ import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixtureServer } from '../helpers/fixture-server.ts';
-import { refIn, textOf, v1Http, v2Http, v2Stdio, type McpDoor, type StdioDoor, type ToolResult } from '../helpers/mcp.ts';
+import { refIn, textOf, v1Http, v2Http, v2Stdio, type McpDoor, type ToolResult } from '../helpers/mcp.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
 import { descendants, waitUntilGone } from '../helpers/processes.ts';
 import { IS_DENO, ROOT } from '../helpers/server-process.ts';
@@ -247,7 +247,7 @@ http('an act without state_id takes the last observation MCP gave this principal
 );
 
 http('a screenshot larger than host image limits is scaled down in the browser, and the text gives the scale', () =>
-  withDoor(async (door, server) => {
+  withDoor(async (door) => {
     const created = await door.call('browser_session', { action: 'create', name: 'wide', viewport: { width: 2400, height: 1600 } });
     const sessionId = created.structuredContent!['session_id'];
     const fixtures = await fixtureServer();
@@ -267,7 +267,7 @@ http('a screenshot larger than host image limits is scaled down in the browser, 
 );
 
 http('tools/list: nine tools, honest annotations, and names + descriptions + input schemas under 8.8 KB (half of Playwright MCP\'s)', () =>
-  withDoor(async (door, server) => {
+  withDoor(async (door) => {
     const tools = await door.listTools();
     assert.equal(
       tools.map((tool) => tool['name']),

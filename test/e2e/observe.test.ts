@@ -6,7 +6,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
-import type { Element, Observation } from '../helpers/wire.ts';
+import type { Observation } from '../helpers/wire.ts';
 
 const s = suite('observe');
 let server: TestServer;
@@ -146,7 +146,7 @@ s('delegating roots: a listener that serves the controls inside it gives no ref;
   assert.equal(roles(all), ['generic'], 'the chip, not its container');
   assert.is.not(refChain(o, /"Flagged"/)[0], all[0]);
   // A list with a listener, its items styled clickable: the items are the controls.
-  assert.equal(roles(refChain(o, /"Write the release notes"/)), ['listitem']);
+  assert.equal(roles(refChain(o, /"Write the release notes Mon"/)), ['listitem']);
   assert.equal(roles(refChain(o, /"Inbox"$/)), ['listitem']);
   // Rows whose listener serves their buttons carry none; a clickable row of text does.
   assert.equal(roles(refChain(o, /"Edit Ana"/)), ['button']);
@@ -392,13 +392,55 @@ s('values typed or chosen inside table cells, grid rows, labels and buttons are 
     assert.not.ok(o.text!.includes(chosen), `${chosen} in text:\n${o.text}`);
     assert.not.ok(o.elements.some((e) => e.name.includes(chosen)), `${chosen} in a name: ${JSON.stringify(o.elements)}`);
   }
-  assert.match(o.tree, /\n  "Order 7"\n  textbox "Note for order 7" \[has_value\] @\d+\n  combobox "Status for order 7" \[(?:focused, )?options: "Pending", "Shipped", "Cancelled"\] @\d+\n/);
+  assert.match(o.tree, /\n {2}"Order 7"\n {2}textbox "Note for order 7" \[has_value\] @\d+\n {2}combobox "Status for order 7" \[(?:focused, )?options: "Pending", "Shipped", "Cancelled"\] @\d+\n/);
   assert.is(byName(o, 'Status for order 7')!.has_value, true);
   // Names keep their text without the values in them.
   assert.ok(o.elements.some((e) => e.role === 'row' && e.name === 'Line 1'), JSON.stringify(o.elements));
   assert.is(o.elements.find((e) => e.role === 'combobox' && e.name.startsWith('Deliver'))?.name, 'Deliver via');
   assert.is(o.elements.find((e) => e.role === 'button' && e.name.includes('code'))?.name, 'the code');
   assert.ok(byName(o, 'Apply'), JSON.stringify(o.elements));
+});
+
+s('inline text runs are one line each: a bold count in a sentence, a chat preview, the to-do counter', async () => {
+  await open('/notifications.html');
+  const o = await observe({ include_text: true });
+  const lines = o.tree.split('\n').map((line) => line.trim());
+  assert.ok(lines.includes('"You have 3 new messages today."'), o.tree);
+  assert.ok(lines.includes('"Ben Okafor: the build is green again, thanks! 8:40"'), o.tree);
+  // A link in a sentence keeps its own line and ref; the sentence is split at it.
+  const link = lines.findIndex((line) => /^link "q4-plan\.pdf" @\d+$/.test(line));
+  assert.equal(lines.slice(link - 1, link + 2).map((line) => line.replace(/@\d+/, '@')), ['"Chen Rui shared"', 'link "q4-plan.pdf" @', '"with the team Yesterday"']);
+  // The time beside a message, set apart by a margin only, is a word of its own.
+  assert.ok(lines.includes('"Ana Lima replied to @you in #design 9:12"'), o.tree);
+  assert.ok(lines.includes('"Last synced just now · 4 people online"'), o.tree);
+  assert.ok(o.text!.split('\n').includes('You have 3 new messages today.'), o.text);
+  await open('/todomvc.html');
+  const todo = await observe();
+  assert.match(todo.tree, /\n "2 items left"\n/);
+});
+
+s('a Prism-highlighted code block reads as its source text, one tree line a source line', async () => {
+  const targetId = await open('/docs-code.html');
+  const o = await observe({ include_text: true, max_elements: 500 });
+  const tree = o.tree.split('\n');
+  // The source of each shown block, from the page: its text split at its line breaks.
+  const blocks = await evaluate<string[][]>(server, targetId, `[...document.querySelectorAll('pre')].filter((pre) => pre.offsetParent && !pre.closest('.linenos')).map((pre) => pre.innerText.split('\\n').map((line) => line.trimEnd()).filter((line) => line.trim()))`);
+  assert.is(blocks.length, 5);
+  for (const source of blocks) {
+    const first = tree.findIndex((line, i) => line.trim() === JSON.stringify(source[0]) && tree[i + 1]?.trim() === JSON.stringify(source[1]));
+    assert.ok(first > 0 && /^\s*(code|pre)$/.test(tree[first - 1]!), `a code line above ${source[0]}\n${o.tree}`);
+    const shown = tree.slice(first, first + source.length).map((line) => JSON.parse(line.trim()) as string);
+    source.forEach((line, i) => {
+      if (line.length <= 120) assert.is(shown[i], line);
+      else assert.ok(shown[i]!.length <= 120 && shown[i]!.startsWith(line.slice(0, 30)) && shown[i]!.endsWith(line.slice(-20)) && shown[i]!.includes(' … '), shown[i]);
+    });
+    // `text` has every line whole.
+    assert.ok(o.text!.includes(source.join('\n')), source[0]);
+  }
+  assert.ok(tree.includes('  "An order is what a customer bought in … at most 100 orders, newest first."'), o.tree);
+  assert.ok(!tree.some((line) => /^\s*"[0-9]+"$/.test(line) || line.trim() === '"1 2 3 4 5"'), 'no line-number gutter');
+  // Against Playwright MCP's browser_snapshot of this page (bench/README.md): at most half its bytes.
+  assert.ok(new TextEncoder().encode(o.tree).length <= 8588 / 2, `${new TextEncoder().encode(o.tree).length} B`);
 });
 
 s.run();

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { fixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, startTestServer } from '../helpers/pagewire.ts';
 import type { TestClient } from '../helpers/client.ts';
-import type { FrameSummary as Frame, TabSummary as Tab } from '../helpers/wire.ts';
+import type { FrameSummary as Frame } from '../helpers/wire.ts';
 
 const s = suite('sessions, tabs and frames');
 let client: TestClient;

@@ -9,7 +9,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
-import type { ActResult, Element, Observation } from '../helpers/wire.ts';
+import type { ActResult, Observation } from '../helpers/wire.ts';
 
 const s = suite('styled controls');
 let server: TestServer;
@@ -47,10 +47,10 @@ function todoToggle(o: Observation, title: string): string {
 }
 /** "Mark all as complete": the one checkbox outside the list. */
 const toggleAll = (o: Observation) => /^checkbox (?:\[checked\] )?(@\d+)$/m.exec(o.tree)![1]!;
-/** The footer's count: "<strong>2</strong> items left" reads as two text lines. */
+/** The footer's count: "<strong>2</strong> items left" reads as one text line. */
 const itemsLeft = (o: Observation | undefined) => {
-  const match = /"(\d+)"\n *"(items? left)"/.exec(o?.tree ?? '');
-  return match ? `${match[1]} ${match[2]}` : undefined;
+  const match = /\n *"(\d+ items? left)"\n/.exec(o?.tree ?? '');
+  return match ? match[1] : undefined;
 };
 /** What the settings page (ui-kit) or the checkout says changed, as its status line reads. */
 const statusOf = (o: Observation | undefined) => /"(changed[^"]*|nothing changed|nothing chosen)"/.exec(o?.tree ?? '')?.[1];

@@ -3,7 +3,7 @@
 // `dropped` count on the next delivered event, hard caps and bounded memory with a stuck socket.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Outbox, type OutboxConnection, type OutboxOptions, type OutboxPriority } from '../../src/events/outbox.ts';
+import { Outbox, type OutboxOptions, type OutboxPriority } from '../../src/events/outbox.ts';
 import { FakeConnection } from '../helpers/fake-connection.ts';
 
 

@@ -9,7 +9,6 @@ import {
   eventPriority,
   SubscriptionHub,
   type EventSource,
-  type HubConnection,
   type SubscriptionHubOptions,
 } from '../../src/events/subscriptions.ts';
 import type { EventData, EventInit, EventKind, SessionEvent } from '../../src/events/types.ts';
@@ -40,6 +39,7 @@ const SAMPLE: { [K in EventKind]: Extract<EventInit, { kind: K }> } = {
   console: { kind: 'console', data: { level: 'log', text: 'x' } },
   crash: { kind: 'crash', data: { scope: 'renderer', hint: 'reload' } },
   session_closed: { kind: 'session_closed', data: { reason: 'closed_by_client' } },
+  act: { kind: 'act', data: { actions: ['click'], state_id: 's1', status: 'completed', execution: 'completed', observation: 'captured', postcondition: 'not_requested', completed: [0] } },
   network: { kind: 'network', data: { seq: 1, method: 'GET', url: 'http://127.0.0.1/', resource_type: 'document', state: 'finished', status: 200, time: 42 } },
 };
 

@@ -18,3 +18,10 @@ export async function evaluate<T = unknown>(server: TestServer, targetId: string
   if (exceptionDetails) throw new Error(`page threw: ${exceptionDetails.text} ${result.description ?? ''}`);
   return result.value as T;
 }
+
+/** The reading state (observer.ts) the server keeps for a tab of a session. */
+export function readerOf(server: TestServer, sessionId: string, targetId: string) {
+  const session = server.server.registry.all().find((candidate) => candidate.id === sessionId);
+  if (!session) throw new Error(`no session ${sessionId} in the test server`);
+  return session.readerFor(tabOf(server, targetId));
+}

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AxStates } from '../../src/observe/ax-tree.ts';
-import type { NodeFacts } from '../../src/observe/page-facts.ts';
+import type { Box, NodeFacts } from '../../src/observe/page-facts.ts';
 import { render, type RenderContext, type StitchedNode } from '../../src/observe/render.ts';
 
 const s = suite('render');
@@ -13,6 +13,8 @@ const s = suite('render');
 let nextBackendId = 1;
 
 interface NodeOptions {
+  /** The element's tag, as the page's facts give it (a `generic` is a <div> unless told). */
+  tag?: string;
   states?: AxStates;
   nameFromContents?: boolean;
   frameId?: string;
@@ -30,8 +32,20 @@ function n(role: string, name = '', children: StitchedNode[] = [], options: Node
   };
   if (options.nameFromContents) node.nameFromContents = true;
   if (options.childFrame) node.childFrame = options.childFrame;
+  if (options.tag) tags.set(node.backendNodeId!, options.tag);
   return node;
 }
+
+/** backendNodeId → tag, for the nodes built with one. */
+const tags = new Map<number, string>();
+/** backendNodeId → the layout box of a text node, for the text laid out in a test. */
+const boxes = new Map<number, Box>();
+/** A text node laid out at `box`. */
+const placed = (value: string, box: Box) => {
+  const node = text(value);
+  boxes.set(node.backendNodeId!, box);
+  return node;
+};
 
 const text = (value: string) => n('StaticText', value, [], { nameFromContents: true });
 const page = (...children: StitchedNode[]) => n('RootWebArea', 'Page', children);
@@ -49,7 +63,11 @@ function context(overrides: Partial<RenderContext> = {}): RenderContext {
   return {
     maxElements: 150,
     secrets: [],
-    facts: () => facts,
+    facts: (_frameId, backendNodeId) => {
+      const tag = tags.get(backendNodeId);
+      return tag ? { ...facts, nodeName: tag } : facts;
+    },
+    textBox: (_frameId, backendNodeId) => boxes.get(backendNodeId),
     inViewport: () => true,
     refFor: (frameId, backendNodeId) => {
       const key = `${frameId}:${backendNodeId}`;
@@ -153,7 +171,7 @@ s('long text lines keep their start and end (at word boundaries); text has all o
 });
 
 s('a label before the control it names is not repeated; text a name already says is not either', () => {
-  const out = render(page(n('paragraph', '', [n('LabelText', '', [text('Email')]), n('textbox', 'Email')]), n('button', 'Sign up now', [text('Sign up'), text('now')], { nameFromContents: true })), context());
+  const out = render(page(n('paragraph', '', [n('LabelText', '', [text('Email')]), n('textbox', 'Email')]), n('button', 'Sign up now', [text('Sign up '), n('strong', '', [text('now')])], { nameFromContents: true })), context());
   assert.is(out.tree, 'textbox "Email" @1\nbutton "Sign up now" @2');
 });
 
@@ -414,6 +432,70 @@ s('every node, name, state and ref reads back from the tree (random siblings and
     }),
     { seed: 20240611, numRuns: 300 },
   );
+});
+
+
+const span = (...children: StitchedNode[]) => n('generic', '', children, { tag: 'SPAN' });
+const div = (...children: StitchedNode[]) => n('generic', '', children, { tag: 'DIV' });
+/** A token of highlighted code: Prism's <span class="token …">, ignored by Chromium (its text moves up). */
+const tokens = (...values: string[]) => values.map(text);
+/** <pre><code>…</code></pre> as Chromium gives it: a generic <pre> holding a `code` node. */
+const pre = (...children: StitchedNode[]) => n('generic', '', [n('code', '', children)], { tag: 'PRE' });
+
+s('inline text is one line: a bold count in a sentence, a to-do counter built from spans', () => {
+  const banner = n('status', '', [text('You have '), text('3'), text(' new messages today.')]);
+  const footer = n('sectionfooter', '', [span(n('strong', '', [text('2')]), text(' items left')), n('list', '', [n('listitem', '', [n('link', 'All', [text('All')], { nameFromContents: true })])])]);
+  const out = render(page(banner, footer), context());
+  assert.is(out.tree, 'status\n "You have 3 new messages today."\nsectionfooter\n "2 items left"\n list\n  link "All" @1');
+  assert.is(out.text, 'You have 3 new messages today.\n2 items left\nAll');
+});
+
+s('a run ends at a block and at a ref: blocks keep their lines, a link splits its sentence', () => {
+  const sentence = n('paragraph', '', [text('See '), n('emphasis', '', [text('Next')]), text(' '), n('link', 'steps', [text('steps')], { nameFromContents: true }), text(' for '), n('code', '', [text('init()')]), text('.')]);
+  const cards = div(div(text('Ana Lima')), div(text('9:12')), span(text('Ben')), span(text(' Okafor')));
+  const out = render(page(sentence, cards, n('paragraph', '', [text('first'), n('LineBreak', '\n'), text('second')])), context());
+  assert.is(out.tree, '"See Next"\nlink "steps" @1\n"for init()."\n"Ana Lima"\n"9:12"\n"Ben Okafor"\n"first"\n"second"');
+  assert.is(out.text, 'See Next\nsteps\nfor init().\nAna Lima\n9:12\nBen Okafor\nfirst\nsecond');
+});
+
+s('a highlighted code block reads as its source: a `code` line, one line a source line, indentation kept', () => {
+  const code = pre(
+    ...tokens('def', ' ', 'greet', '(', 'name', ')', ':', '\n\n', '    '),
+    span(text('return'), text(' '), n('generic', '', tokens('f"Hello, ', '{', 'name', '}', '"'), { tag: 'SPAN' })),
+    text('\n'),
+  );
+  const plain = n('generic', '', [text('a  b\n  c')], { tag: 'PRE' });
+  const out = render(page(n('paragraph', '', [text('Call it:')]), code, plain), context());
+  assert.is(out.tree, '"Call it:"\ncode\n "def greet(name):"\n "    return f\\"Hello, {name}\\""\npre\n "a  b"\n "  c"');
+  assert.is(out.text, 'Call it:\ndef greet(name):\n    return f"Hello, {name}"\na  b\n  c');
+});
+
+s('a code line is clipped in the middle at 120 characters, its indentation kept; a line-number gutter is left out', () => {
+  const long = `  fetch(${Array.from({ length: 30 }, (_, i) => `arg${i}`).join(', ')});`;
+  const gutter = n('cell', '1 2', [n('generic', '', tokens('1', '\n', '2'), { tag: 'PRE' })], { nameFromContents: true });
+  const source = n('cell', '', [pre(...tokens('x = 1', '\n', long))], { nameFromContents: true });
+  const out = render(page(n('table', '', [n('row', '', [gutter, source])])), context());
+  const lines = out.tree.split('\n');
+  assert.equal(lines.slice(0, 4), ['table', ' row', '  code', '   "x = 1"']);
+  const clipped = JSON.parse(lines[4]!.trim()) as string;
+  assert.is(lines.length, 5);
+  assert.ok(clipped.length <= 120 && clipped.startsWith('  fetch(arg0,') && clipped.endsWith('arg29);') && clipped.includes(' … '), clipped);
+  assert.is(out.text, `x = 1\n${long}`, 'text has every line whole, and no gutter');
+});
+
+s('pieces that touch in the text but stand apart on screen (flex items, a margin, a block) are a space apart; code tokens never', () => {
+  const task = n('listitem', '', [placed('Write the notes', [0, 0, 120, 20]), placed('Mon', [300, 0, 30, 20])]);
+  const plural = n('paragraph', '', [placed('2 item', [0, 40, 50, 20]), placed('s', [50, 40, 8, 20]), placed(' left', [58, 40, 30, 20])]);
+  const stacked = n('link', 'Previous Customers', [span(placed('Previous', [0, 60, 60, 16])), placed('Customers', [0, 76, 80, 20])], { nameFromContents: true });
+  const code = pre(placed('client', [0, 100, 40, 16]), placed('.', [44, 100, 8, 16]), placed('get', [56, 100, 24, 16]));
+  const out = render(page(task, plural, stacked, code), context());
+  assert.is(out.tree, '"Write the notes Mon"\n"2 items left"\nlink "Previous Customers" @1\ncode\n "client.get"');
+});
+
+s('a secret split over spans is redacted in the joined line', () => {
+  const out = render(page(n('paragraph', '', [text('Your password is hun'), n('strong', '', [text('ter2')]), text(' today')])), context({ secrets: ['hunter2'] }));
+  assert.is(out.tree, '"Your password is [redacted] today"');
+  assert.not.match(out.text, /hunter2|ter2/);
 });
 
 s.run();

@@ -104,6 +104,29 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
           if (found.kind === 'conflict') return refused('request_id_conflict', params, `request_id ${requestId} was used before with other params`);
           if (found.kind === 'replay') return { ...(await found.result), replayed: true as const };
         }
+        // Every act that answers is also a session event, so that whoever watches the session (a
+        // person in the inspector, another client) sees what the agent did and how it ended.
+        const announce = (result: ActResult): ActResult => {
+          const targetId = result.fresh_state?.target_id ?? params.target_id ?? session.states.get(params.state_id)?.targetId;
+          session.events.publish({
+            kind: 'act',
+            ...(targetId ? { target_id: targetId } : {}),
+            data: {
+              actions: actionsOf(params).map((step) => step.action),
+              state_id: params.state_id,
+              status: result.status,
+              execution: result.execution,
+              observation: result.observation,
+              postcondition: result.postcondition,
+              completed: result.completed,
+              ...(result.error_type ? { error_type: result.error_type } : {}),
+              ...(result.error_text !== undefined ? { error_text: result.error_text } : {}),
+              ...(result.fresh_state ? { fresh_state_id: result.fresh_state.state_id } : {}),
+              ...(requestId !== undefined ? { request_id: requestId } : {}),
+            },
+          });
+          return result;
+        };
         const running = onSession(deps.registry, call, session.id, (s, signal) =>
           runAct<Observation>(
             {
@@ -123,15 +146,16 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
                 return captureObservation(s, tab, frame, { signal: captureSignal, ...(prefetched ? { prefetched } : {}) });
               },
               settleAndTake: (tab, root, frame, acknowledged, likelyChanged) =>
-                settleAndTakeChanges(
-                  s.browser.worlds,
+                settleAndTakeChanges({
+                  reader: s.readerFor(tab),
+                  worlds: s.browser.worlds,
                   tab,
                   root,
                   frame,
-                  { quietMs: SETTLE_QUIET_MS, capMs: SETTLE_CAP_MS, afterInput: acknowledged !== undefined },
-                  acknowledged,
-                  likelyChanged,
-                ),
+                  settle: { quietMs: SETTLE_QUIET_MS, capMs: SETTLE_CAP_MS, afterInput: acknowledged !== undefined },
+                  ...(acknowledged ? { acknowledged } : {}),
+                  ...(likelyChanged ? { likelyChanged } : {}),
+                }),
               ...(deps.screenshot ? { screenshot: (tab) => deps.screenshot!(s, tab) } : {}),
               ...(call.progress ? { progress: call.progress } : {}),
             },
@@ -149,7 +173,7 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
           // Cancelled while still queued, or the session closed under it.
           if (!isServerError(error, 'operation_cancelled')) throw error;
           return refused('operation_cancelled', params, (error as Error).message);
-        });
+        }).then(announce);
         if (requestId !== undefined) log.record(requestId, fingerprint, running);
         return running;
       },

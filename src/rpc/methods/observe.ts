@@ -17,6 +17,7 @@ import { onSession } from './common.ts';
 export interface CaptureOptions {
   maxElements?: number;
   includeText?: boolean;
+  includeBoxes?: boolean;
   since?: string;
   rootRef?: string;
   signal?: AbortSignal;
@@ -46,6 +47,7 @@ export async function captureObservation(
   const secrets = session.knownSecrets();
   const snapshot = await observe({
     tab,
+    reader: session.readerFor(tab),
     root: frame,
     refs,
     maxElements: options.maxElements ?? DEFAULT_MAX_ELEMENTS,
@@ -78,6 +80,7 @@ export async function captureObservation(
     tree: snapshot.tree,
     elements: snapshot.elements,
     ...(options.includeText ? { text: snapshot.text } : {}),
+    ...(options.includeBoxes ? { boxes: Object.fromEntries([...snapshot.boxes].map(([ref, box]) => [ref, box.map((n) => Math.round(n * 10) / 10) as typeof box])) } : {}),
     frames: snapshot.frames.map((f) => ({
       frame_id: f.frameId,
       url: redactUrl(f.url),
@@ -109,6 +112,7 @@ export function observeMethods(registry: SessionRegistry): AnyMethodDef[] {
           return captureObservation(session, tab, frame, {
             ...(params.max_elements !== undefined ? { maxElements: params.max_elements } : {}),
             ...(params.include_text !== undefined ? { includeText: params.include_text } : {}),
+            ...(params.include_boxes !== undefined ? { includeBoxes: params.include_boxes } : {}),
             ...(params.since !== undefined ? { since: params.since } : {}),
             ...(params.root_ref !== undefined ? { rootRef: params.root_ref } : {}),
             signal,

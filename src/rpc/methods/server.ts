@@ -4,7 +4,7 @@ import { ServerError } from '../../errors.ts';
 import type { BrowserHost } from '../../sessions/browser-host.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { PROTOCOL_VERSION, VERSION } from '../../version.ts';
-import { frameReadCounts } from '../../observe/observer.ts';
+import type { FrameReadCounts } from '../../observe/tab-reader.ts';
 import { defineMethod, type AnyMethodDef } from '../define.ts';
 import { buildOpenRpcDocument, type OpenRpcDocument } from '../discover.ts';
 import type { ServerCounts, ServerLimits } from '../wire/index.ts';
@@ -52,7 +52,7 @@ function memoryCounts(memory: { rss: number; heapUsed: number }) {
   return { rss_bytes: memory.rss, heap_used_bytes: memory.heapUsed };
 }
 
-function frameReadWireCounts(counts: ReturnType<typeof frameReadCounts>) {
+function frameReadWireCounts(counts: FrameReadCounts) {
   return {
     frame_reads_full: counts.frameReadsFull,
     frame_reads_patched: counts.frameReadsPatched,
@@ -87,7 +87,7 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
             ...(deps.pendingRequests ? { pending_requests: deps.pendingRequests() } : {}),
             ...(deps.eventStats ? eventCounts(deps.eventStats()) : {}),
             ...(deps.memory ? memoryCounts(deps.memory()) : {}),
-            ...frameReadWireCounts(frameReadCounts()),
+            ...frameReadWireCounts(deps.registry.readCounts.snapshot()),
           },
           secrets: deps.secrets ?? [],
           domain_policy: deps.domainPolicy ?? { allow: [], block: [], block_private_network: false },

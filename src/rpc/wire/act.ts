@@ -5,6 +5,9 @@ import { idString, navigableUrl, refField, sessionIdField, targetIdField } from 
 import { wireMethod } from './method.ts';
 import { observation } from './observation.ts';
 import { imageMime } from './screenshot.ts';
+import { ACT_ERROR_TYPES, ACT_STATUSES, EXECUTIONS, OBSERVATION_STATES, POSTCONDITIONS } from './act-words.ts';
+
+export { ACT_ERROR_TYPES, ACT_STATUSES, EXECUTIONS, OBSERVATION_STATES, POSTCONDITIONS };
 
 export const MAX_ACTIONS = 20;
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -179,43 +182,6 @@ export const expectation = z.object({ selector: z.string().min(1).max(10_000), t
 
 const protocolAct = actSchemas();
 export const actionSchema = protocolAct.action;
-
-export const ACT_STATUSES = [
-  'completed',
-  'verified',
-  'condition_not_met',
-  'interrupted',
-  'stale_observation',
-  'stale_reference',
-  'action_failed',
-  'request_id_conflict',
-  'outcome_unknown',
-] as const;
-export const EXECUTIONS = ['not_dispatched', 'dispatched_unknown', 'completed'] as const;
-export const OBSERVATION_STATES = ['captured', 'unavailable'] as const;
-export const POSTCONDITIONS = ['not_requested', 'unknown', 'unmet', 'met'] as const;
-/** Why an act fell short: the words of §7, and those of §3 an action can meet. */
-export const ACT_ERROR_TYPES = [
-  'unknown_state',
-  'stale_state',
-  'target_changed',
-  'frame_detached',
-  'document_changed',
-  'ref_not_found',
-  'node_detached',
-  'modal_blocked',
-  'not_visible',
-  'click_intercepted',
-  'focus_mismatch',
-  'timeout',
-  'action_failed',
-  'request_id_conflict',
-  'operation_cancelled',
-  'forbidden',
-  'invalid_params',
-  'target_not_found',
-  'browser_unavailable',
-] as const;
 
 /** Events that happened while the act ran, as the session published them (without session_id). */
 export const actEvent = z

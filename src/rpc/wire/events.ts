@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { idString, sessionIdField } from './fields.ts';
 import { wireMethod } from './method.ts';
+import { screencastEventData } from './screencast.ts';
+import { ACT_ERROR_TYPES, ACT_STATUSES, EXECUTIONS, OBSERVATION_STATES, POSTCONDITIONS } from './act-words.ts';
 
 /** Every event kind, in the order PROTOCOL.md §9 lists them. */
 export const EVENT_KINDS = [
@@ -15,6 +17,7 @@ export const EVENT_KINDS = [
   'console',
   'crash',
   'session_closed',
+  'act',
   'network',
 ] as const;
 
@@ -73,6 +76,22 @@ export const crashEventData = z
 
 export const sessionClosedEventData = z.object({ reason: z.string() }).meta({ id: 'SessionClosedEventData' });
 
+/** An act that answered, whichever client or door ran it: what a person watching the agent needs. */
+export const actEventData = z
+  .object({
+    actions: z.array(z.string()).describe('The action names, in order'),
+    state_id: z.string().describe('The state the act was made on'),
+    status: z.enum(ACT_STATUSES),
+    execution: z.enum(EXECUTIONS),
+    observation: z.enum(OBSERVATION_STATES),
+    postcondition: z.enum(POSTCONDITIONS),
+    completed: z.array(z.number().int()),
+    error_type: z.enum(ACT_ERROR_TYPES).optional(),
+    error_text: z.string().optional(),
+    fresh_state_id: z.string().optional().describe('The state of the fresh observation, when one was captured'),
+    request_id: z.string().optional(),
+  })
+  .meta({ id: 'ActEventData' });
 /** One request of the network log (network.list, and the data of a `network` event). */
 export const networkEntry = z
   .object({
@@ -103,6 +122,7 @@ export const EVENT_DATA = {
   console: consoleEventData,
   crash: crashEventData,
   session_closed: sessionClosedEventData,
+  act: actEventData,
   network: networkEntry,
 } as const satisfies Record<EventKind, z.ZodType>;
 
@@ -139,6 +159,9 @@ export const eventNotification = z
     eventOf('console', notificationFields),
     eventOf('crash', notificationFields),
     eventOf('session_closed', notificationFields),
+    eventOf('act', notificationFields),
+    // Not a session event: only the connection that called screencast.start receives it (§13).
+    z.object({ ...notificationFields, kind: z.literal('screencast'), data: screencastEventData }),
     eventOf('network', notificationFields),
   ])
   .meta({ id: 'EventNotification' });

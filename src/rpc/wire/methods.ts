@@ -6,6 +6,7 @@ import { downloadsList, eventsSubscribe, eventsUnsubscribe } from './events.ts';
 import type { WireMethod } from './method.ts';
 import { dialogHandle, fileChooserResolve } from './modal.ts';
 import { observe } from './observation.ts';
+import { screencastStart, screencastStop } from './screencast.ts';
 import { screenshot } from './screenshot.ts';
 import { networkList } from './network.ts';
 import { cdpSend, rpcDiscover, serverInfo } from './server.ts';
@@ -32,6 +33,8 @@ export const METHODS = byName([
   framesSelect,
   observe,
   screenshot,
+  screencastStart,
+  screencastStop,
   eventsSubscribe,
   eventsUnsubscribe,
   act,

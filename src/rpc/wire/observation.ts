@@ -63,6 +63,10 @@ export const observation = z
     tree: z.string().describe('The accessibility tree as indented text, one node a line: role "name" [state] ref'),
     elements: z.array(element),
     text: z.string().optional().describe('With include_text: the visible page text'),
+    boxes: z
+      .record(z.string(), z.tuple([z.number(), z.number(), z.number(), z.number()]))
+      .optional()
+      .describe("With include_boxes: ref → [x, y, width, height] in CSS px of the tab's viewport, for visible elements"),
     frames: z.array(observedFrame),
     truncated: z.boolean(),
     dialog: pendingDialog.optional(),
@@ -81,6 +85,7 @@ export const observe = wireMethod({
       since: idString.optional().describe('Also return a diff against this earlier state of the tab'),
       max_elements: z.number().int().min(1).max(500).optional().describe('Refs at most (default 150)'),
       include_text: z.boolean().optional().describe('Also return the visible page text'),
+      include_boxes: z.boolean().optional().describe("Also return each visible element's box (`boxes`), in CSS px of the tab's viewport"),
       root_ref: refField.optional().describe('Observe only the subtree of this element of the current state'),
     })
     .strict(),

@@ -1,0 +1,129 @@
+// What the observations of one tab keep between them (observer.ts): the last read of each
+// observed root frame, the owners of out-of-process frames, the closed shadow roots each monitor
+// was handed, the derived views and the render memo, and how the frames were read. Created with
+// the tab's first observation and disposed when the tab closes (Session.readerFor), so nothing of
+// a tab outlives it and two servers in one process never share a read or a count.
+import type { Cdp } from '../../protocol/generated/cdp.ts';
+import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { AxViewNode } from './ax-tree.ts';
+import type { CachedRead, PageRead, Snapshot } from './observer.ts';
+import type { RefRegistry } from './refs.ts';
+import type { StitchedNode } from './render.ts';
+
+/** How frames were read: the share of patched and reused reads keeps large pages fast. */
+export interface FrameReadCounts {
+  frameReadsFull: number;
+  frameReadsPatched: number;
+  frameReadsReused: number;
+  snapshotsFull: number;
+  snapshotsLight: number;
+  snapshotsKept: number;
+  changesPrefetched: number;
+  /** Accessibility reads made while an act's input settled (PrefetchedFrame.preread) and used. */
+  axPartsPrefetched: number;
+}
+
+/** Counters of frame reads; a server holds one summing its tabs', each TabReader its own. */
+export class ReadCounts {
+  readonly #counts: FrameReadCounts = {
+    frameReadsFull: 0,
+    frameReadsPatched: 0,
+    frameReadsReused: 0,
+    snapshotsFull: 0,
+    snapshotsLight: 0,
+    snapshotsKept: 0,
+    changesPrefetched: 0,
+    axPartsPrefetched: 0,
+  };
+
+  add(name: keyof FrameReadCounts, n = 1): void {
+    this.#counts[name] += n;
+  }
+
+  snapshot(): FrameReadCounts {
+    return { ...this.#counts };
+  }
+}
+
+/** At most this many monitors' closed roots are remembered (monitors come and go with documents). */
+const MAX_WATCHED_MONITORS = 256;
+
+export class TabReader {
+  /** This tab's reads since it opened. */
+  readonly counts = new ReadCounts();
+  readonly #totals: ReadCounts | undefined;
+  #disposed = false;
+  // The last read of each observed root frame (by id). While no frame's document changed (same
+  // loaders, same monitor generations) it is returned as it is; after a change only the changed
+  // parts are read again: re-reading a 1,500-control page costs hundreds of milliseconds.
+  readonly #reads = new Map<string, CachedRead>();
+  // The closed shadow roots each monitor (by its id) was handed already: handing one over again
+  // changes nothing but costs two round trips on every read that takes a new snapshot.
+  readonly #watchedClosedRoots = new Map<string, Set<number>>();
+  /** The element owning each out-of-process frame, as its parent document had it (readPage). */
+  readonly frameOwners = new WeakMap<FrameRecord, { parentLoaderId: string; backendNodeId: number }>();
+  /** A view's stitched copy (a view belongs to one frame's tree), for subtrees without iframes. */
+  readonly stitchedViews = new WeakMap<AxViewNode, StitchedNode>();
+  /**
+   * Each kept accessibility node's view (ax-tree.ts), reused by the builds of later patched
+   * documents that share the node object; dropped with the nodes.
+   */
+  readonly views = new WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>();
+  /** The same read asked the same way renders the same. */
+  readonly renderMemo = new WeakMap<PageRead, { refs: RefRegistry; key: string; snapshot: Snapshot }>();
+
+  /** `totals`: the server's counters, which this tab's reads add to as well. */
+  constructor(options: { totals?: ReadCounts } = {}) {
+    this.#totals = options.totals;
+  }
+
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  count(name: keyof FrameReadCounts, n = 1): void {
+    this.counts.add(name, n);
+    this.#totals?.add(name, n);
+  }
+
+  lastRead(rootId: string): CachedRead | undefined {
+    return this.#reads.get(rootId);
+  }
+
+  /** Keeps `read` as the last of `rootId`, or forgets it (undefined); nothing once disposed. */
+  keepRead(rootId: string, read: CachedRead | undefined): void {
+    if (read === undefined || this.#disposed) this.#reads.delete(rootId);
+    else this.#reads.set(rootId, read);
+  }
+
+  /** Forgets the last reads: the next observation reads every frame in full. */
+  forgetReads(): void {
+    this.#reads.clear();
+  }
+
+  /** The closed shadow roots `monitor` was handed already. */
+  watchedClosedRoots(monitor: string): ReadonlySet<number> | undefined {
+    return this.#watchedClosedRoots.get(monitor);
+  }
+
+  markClosedRootsWatched(monitor: string, backendNodeIds: readonly number[]): void {
+    if (this.#disposed) return;
+    const watched = this.#watchedClosedRoots.get(monitor) ?? new Set<number>();
+    for (const backendNodeId of backendNodeIds) watched.add(backendNodeId);
+    this.#watchedClosedRoots.delete(monitor); // re-inserted as the newest
+    this.#watchedClosedRoots.set(monitor, watched);
+    if (this.#watchedClosedRoots.size > MAX_WATCHED_MONITORS) this.#watchedClosedRoots.delete(this.#watchedClosedRoots.keys().next().value!);
+  }
+
+  /** What the reader holds, for tests and diagnostics. */
+  sizes(): { reads: number; watchedMonitors: number } {
+    return { reads: this.#reads.size, watchedMonitors: this.#watchedClosedRoots.size };
+  }
+
+  /** The tab closed: its reads and marks go (the counters stay, summed into the server's). */
+  dispose(): void {
+    this.#disposed = true;
+    this.#reads.clear();
+    this.#watchedClosedRoots.clear();
+  }
+}

@@ -1,0 +1,213 @@
+// /inspector in real headless Chromium: the page is opened with the token in a tab of a second
+// pagewire session of the same server (the server's own browser), shows the agent's tab live,
+// runs an act from a click on the live view and shows its result and its event, answers a
+// dialog with its button, and a wrong token gets no data. The screenshots it takes are the
+// README's (docs/images/).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { TestClient } from '../helpers/client.ts';
+import { until } from '../helpers/fake-cdp.ts';
+import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { evaluate } from '../helpers/page.ts';
+import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
+import { decodeBase64 } from '../helpers/png.ts';
+import { ref } from '../helpers/wire.ts';
+
+const s = suite('inspector');
+let server: TestServer;
+let fixtures: FixtureServer;
+let agent: TestClient;
+let agentSession: string;
+let agentTab: string;
+let viewer: TestClient;
+let viewerSession: string;
+let inspectorTab: string;
+
+const IMAGES = new URL('../../docs/images/', import.meta.url);
+
+s.before(async () => {
+  server = await startTestServer();
+  fixtures = await fixtureServer();
+  agent = await server.connect();
+  ({ session_id: agentSession } = await agent.call('session.create', { name: 'agent', dialogs: 'hold' }));
+  ({ target_id: agentTab } = await agent.call('tabs.new', { session_id: agentSession, url: fixtures.url('/events.html') }));
+  viewer = await server.connect();
+  viewerSession = (await viewer.call('session.create', { name: 'viewer', viewport: { width: 1400, height: 900 } })).session_id;
+});
+s.after(async () => {
+  agent?.close();
+  viewer?.close();
+});
+
+const inPage = <T>(expression: string) => evaluate<T>(server, inspectorTab, expression);
+
+/** Resolves once `expression` is truthy in the inspector page. */
+async function pageUntil(expression: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await inPage<boolean>(`!!(${expression})`)) return;
+    if (Date.now() > end) throw new Error(`the inspector never showed: ${expression}`);
+    await inPage(`new Promise((done) => requestAnimationFrame(() => done(true)))`);
+  }
+}
+
+async function screenshot(name: string): Promise<void> {
+  const shot = await viewer.call('screenshot', { session_id: viewerSession, target_id: inspectorTab });
+  mkdirSync(IMAGES, { recursive: true });
+  writeFileSync(new URL(name, IMAGES), decodeBase64(shot.data));
+}
+
+s('a wrong or missing token gets no data: 401 for the page and its scripts, and no socket', async () => {
+  const base = server.server.inspectorUrl;
+  for (const url of [base, `${base}?token=wrong`, `${base}/inspector.js?token=wrong`, `${base}/pagewire-client.js`]) {
+    const response = await fetch(url);
+    assert.is(response.status, 401, url.replace(/token=[^&]*/, 'token=…'));
+    assert.not.match(await response.text(), 'pagewire inspector');
+  }
+  // Opened in the browser with a wrong token: the page itself is refused, nothing loads.
+  const { target_id } = await viewer.call('tabs.new', { session_id: viewerSession, url: `${base}?token=wrong` });
+  const body = await evaluate<string>(server, target_id, 'document.body.innerText');
+  assert.match(body, 'missing or wrong token');
+  await viewer.call('tabs.close', { session_id: viewerSession, target_id });
+});
+
+s('the page with the token shows the agent\'s tab live within 2 s', async () => {
+  const response = await fetch(`${server.server.inspectorUrl}?token=${server.token}`);
+  assert.is(response.status, 200);
+  assert.match(response.headers.get('content-security-policy') ?? '', "default-src 'none'");
+  const opened = Date.now();
+  ({ target_id: inspectorTab } = await viewer.call('tabs.new', {
+    session_id: viewerSession,
+    url: `${server.server.inspectorUrl}?token=${server.token}&session=${agentSession}`,
+  }));
+  await pageUntil(`document.getElementById('live')?.dataset.frames >= 1`, 2_000);
+  assert.ok(Date.now() - opened < 2_000, `first live frame after ${Date.now() - opened} ms`);
+  assert.ok(await inPage<boolean>(`document.getElementById('live').naturalWidth > 100`), 'the frame is an image that decoded');
+  const sessions = await inPage<string[]>(`[...document.querySelectorAll('[data-session]')].map((b) => b.textContent)`);
+  assert.ok(sessions.some((name) => name.startsWith('agent')) && sessions.some((name) => name.startsWith('viewer')), `sessions: ${sessions}`);
+  await pageUntil(`document.querySelector('[data-target].selected')?.textContent.includes('events')`);
+  // The observation is shown with its refs.
+  await pageUntil(`document.querySelector('.elements [data-ref]')`);
+  assert.ok(server.server.screencasts.captures >= 1);
+});
+
+s('observe include_boxes: each visible element\'s box in CSS px of the viewport, also after scrolling', async () => {
+  const rectOf = (name: string) =>
+    evaluate<[number, number, number, number]>(
+      server,
+      agentTab,
+      `(() => { const r = [...document.querySelectorAll('button')].find((b) => b.textContent === ${JSON.stringify(name)}).getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()`,
+    );
+  const plain = await agent.call('observe', { session_id: agentSession });
+  assert.is(plain.boxes, undefined, 'only when asked');
+  await evaluate(server, agentTab, `document.body.style.minHeight = '3000px'; scrollTo(0, 40); new Promise((d) => requestAnimationFrame(() => d(true)))`);
+  const observation = await agent.call('observe', { session_id: agentSession, include_boxes: true });
+  const box = observation.boxes![ref(observation, 'Warn', 'button')]!;
+  const rect = await rectOf('Warn');
+  assert.ok(box.every((v, i) => Math.abs(v - rect[i]!) <= 0.5), `box ${box} is the element's viewport rect ${rect}`);
+  await evaluate(server, agentTab, `scrollTo(0, 0); document.body.style.minHeight = ''; new Promise((d) => requestAnimationFrame(() => d(true)))`);
+});
+
+s('hovering a ref lights up its box over the live view, and hovering the box lights up the ref', async () => {
+  const before = await inPage<string>(`document.getElementById('state').textContent`);
+  await inPage(`document.getElementById('observe').click()`);
+  // The new observation is drawn (boxes and list are replaced together when it arrives).
+  await pageUntil(`document.getElementById('state').textContent !== ${JSON.stringify(before)} && document.querySelector('#boxes .box')`);
+  const warn = await inPage<string>(`[...document.querySelectorAll('.elements [data-ref]')].find((li) => li.textContent.includes('Warn')).dataset.ref`);
+  await inPage(`document.querySelector('.elements [data-ref="${warn}"]').dispatchEvent(new MouseEvent('mouseenter'))`);
+  assert.ok(await inPage<boolean>(`document.querySelector('#boxes [data-ref="${warn}"]').classList.contains('lit')`), 'its box is lit');
+  await inPage(`document.querySelector('.elements [data-ref="${warn}"]').dispatchEvent(new MouseEvent('mouseleave'))`);
+  await inPage(`document.querySelector('#boxes [data-ref="${warn}"]').dispatchEvent(new MouseEvent('mouseenter'))`);
+  assert.ok(await inPage<boolean>(`document.querySelector('.elements [data-ref="${warn}"]').classList.contains('lit')`), 'and back');
+  // The box sits where the button is drawn in the live view.
+  const [drawn, page] = await Promise.all([
+    inPage<{ x: number; w: number }>(`(() => { const b = document.querySelector('#boxes [data-ref="${warn}"]').getBoundingClientRect(); const i = document.getElementById('live').getBoundingClientRect(); return { x: (b.x - i.x) / i.width, w: b.width / i.width }; })()`),
+    evaluate<{ x: number; w: number }>(server, agentTab, `(() => { const r = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Warn').getBoundingClientRect(); return { x: r.x / innerWidth, w: r.width / innerWidth }; })()`),
+  ]);
+  assert.ok(Math.abs(drawn.x - page.x) < 0.01 && Math.abs(drawn.w - page.w) < 0.01, `drawn ${JSON.stringify(drawn)} vs page ${JSON.stringify(page)}`);
+  await screenshot('inspector-hover.png');
+});
+
+s('a click on the live view is an act at that point: its result and its event show', async () => {
+  const observation = await agent.call('observe', { session_id: agentSession });
+  const warn = ref(observation, 'Warn', 'button');
+  assert.ok(warn);
+  const target = await evaluate<{ x: number; y: number }>(
+    server,
+    agentTab,
+    `(() => { const b = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Warn').getBoundingClientRect();
+       return { x: b.x + b.width / 2, y: b.y + b.height / 2 }; })()`,
+  );
+  // Where that point of the page is drawn in the inspector's live view.
+  const viewport = await evaluate<number>(server, agentTab, 'innerWidth');
+  const at = await inPage<{ x: number; y: number }>(
+    `(() => { const r = document.getElementById('live').getBoundingClientRect(); const k = r.width / ${viewport};
+       return { x: r.left + ${target.x} * k, y: r.top + ${target.y} * k }; })()`,
+  );
+  // A person's click, through the viewer session's own act on the inspector page.
+  const seen = await viewer.call('observe', { session_id: viewerSession, target_id: inspectorTab });
+  const clicked = await viewer.call('act', {
+    session_id: viewerSession,
+    target_id: inspectorTab,
+    state_id: seen.state_id,
+    action: 'click',
+    x: at.x,
+    y: at.y,
+  });
+  assert.ok(['completed', 'verified'].includes(clicked.status), clicked.status);
+  await pageUntil(`document.querySelector('#acts .act')`);
+  const act = await inPage<{ status: string; text: string }>(
+    `(() => { const li = document.querySelector('#acts .act'); return { status: li.dataset.status, text: li.textContent }; })()`,
+  );
+  assert.ok(['completed', 'verified'].includes(act.status), `act result shown: ${act.text}`);
+  assert.match(act.text, '"action":"click"');
+  assert.match(act.text, /execution \w+ · observation \w+ · postcondition \w+/);
+  // Its event: the page's console.warn, redacted as every event is.
+  await pageUntil(`document.querySelector('#events tr[data-kind=console]')`);
+  const event = await inPage<string>(`document.querySelector('#events tr[data-kind=console]').textContent`);
+  assert.match(event, 'careful: token=[redacted]');
+  await screenshot('inspector.png');
+});
+
+s("the agent's own acts show in the act log, with how each one ended", async () => {
+  const observation = await agent.call('observe', { session_id: agentSession });
+  const done = await agent.call('act', { session_id: agentSession, state_id: observation.state_id, action: 'click', ref: ref(observation, 'Warn', 'button') });
+  assert.is(done.status, 'completed');
+  // The same state again: refused as stale, and the log says so.
+  const stale = await agent.call('act', { session_id: agentSession, state_id: observation.state_id, action: 'click', ref: ref(observation, 'Warn', 'button') });
+  assert.is(stale.error_type, 'stale_state');
+  await pageUntil(`document.querySelector('#acts .act[data-source=session][data-status=stale_observation]')`);
+  const rows = await inPage<string[]>(`[...document.querySelectorAll('#acts .act[data-source=session]')].map((li) => li.textContent)`);
+  assert.match(rows[0]!, /^click → stale_observation execution not_dispatched · observation unavailable · postcondition not_requested · stale_state/);
+  assert.match(rows[1]!, /^click → completed execution completed · observation captured/);
+  // Both are session events too, for any client that watches.
+  await pageUntil(`document.querySelectorAll('#events tr[data-kind=act]').length >= 2`);
+});
+
+s('a pending dialog shows with buttons; Accept answers it', async () => {
+  const observation = await agent.call('observe', { session_id: agentSession });
+  await inPage(`(() => {
+    const form = document.getElementById('act-form');
+    form.querySelector('[name=action]').value = 'click';
+    form.querySelector('[name=ref]').value = ${JSON.stringify(ref(observation, 'Confirm', 'button'))};
+    form.requestSubmit();
+  })()`);
+  await pageUntil(`document.querySelector('[data-pending=dialog] button')`).catch(async (error) => {
+    throw new Error(`${error.message}; acts: ${await inPage<string>(`document.getElementById('acts').textContent`)}`);
+  });
+  assert.match(await inPage<string>(`document.querySelector('[data-pending=dialog]').textContent`), 'confirm text');
+  await screenshot('inspector-dialog.png');
+  await inPage(`[...document.querySelectorAll('[data-pending=dialog] button')].find((b) => b.textContent === 'Accept').click()`);
+  // The dialog answered, the page goes on: its status line says what confirm() returned.
+  await pageUntil(`!document.querySelector('[data-pending=dialog]')`);
+  const status = await evaluate<string>(server, agentTab, `document.getElementById('status')?.textContent ?? ''`);
+  assert.is(status, 'confirm true');
+});
+
+s('closing the inspector ends its screencast', async () => {
+  await viewer.call('tabs.close', { session_id: viewerSession, target_id: inspectorTab });
+  await until(() => server.server.screencasts.captures === 0, 5_000);
+});
+
+s.run();
