@@ -134,14 +134,17 @@ async function pair(name: string, flags: string[], log: boolean, fixtures: Await
 
 const fixtures = await startFixtureServer();
 const configurations: Array<[string, string[], boolean]> = [
+  // A/A: the same configuration on both sides, for the noise floor of the paired differences.
+  ['nothing (A/A control)', [], false],
   ['block list (nothing paused)', ['--block-domain', 'ads.invalid'], false],
   ['allow list (all paused)', ['--allow-domain', '127.0.0.1'], false],
   ['log', [], true],
   ['allow list + log', ['--allow-domain', '127.0.0.1'], true],
   ['private (all via proxy)', ['--block-private-network', '--allow-domain', '127.0.0.1'], false],
 ];
+const only = process.argv.indexOf('--only') >= 0 ? process.argv[process.argv.indexOf('--only') + 1]! : undefined;
 const pairs: Array<[Row, Row]> = [];
-for (const [name, flags, log] of configurations) pairs.push(await pair(name, flags, log, fixtures));
+for (const [name, flags, log] of configurations) if (!only || name.includes(only)) pairs.push(await pair(name, flags, log, fixtures));
 await fixtures.close();
 
 const median = (samples: number[]) => stats(samples).median_ms;
