@@ -153,6 +153,15 @@ function scrollAction(args: ParsedArgs): { action: Action; what: string } {
   return { action, what: `scroll ${direction} ${pixels}${target ? ` in ${target}` : ''}` };
 }
 
+/** TEXT, or `--secret NAME` (a server secret, typed by name: the CLI never sees its value). */
+function textOrSecret(args: ParsedArgs, text: string | undefined, verb: string): { text: string } | { secret: string } {
+  const secret = flagString(args, 'secret');
+  if (secret !== undefined && text !== undefined) throw new UsageError(`${verb} takes TEXT or --secret NAME, not both`);
+  if (secret !== undefined) return { secret };
+  if (text === undefined) throw new UsageError(`${verb} needs REF and TEXT (or --secret NAME)`);
+  return { text };
+}
+
 function onOff(word: string | undefined): boolean {
   if (word === undefined || /^(on|true|yes|1|checked)$/i.test(word)) return true;
   if (/^(off|false|no|0|unchecked)$/i.test(word)) return false;
@@ -202,15 +211,16 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   hover: { flags: ACT, arity: [1, 1], run: (cx) => act(cx, `hover ${cx.args.positionals[0]}`, { action: 'hover', ref: ref(cx.args.positionals[0]) }, { onRefs: true }) },
   type: {
-    flags: { ...ACT, submit: 'bool', clear: 'bool' },
-    arity: [2, 2],
+    flags: { ...ACT, submit: 'bool', clear: 'bool', secret: 'value' },
+    arity: [1, 2],
     run: (cx) => {
-      const [target, text] = cx.args.positionals as [string, string];
-      if (text === '') throw new UsageError('type needs a non-empty TEXT (fill REF "" empties a field)');
+      const [target, text] = cx.args.positionals as [string, string | undefined];
+      const entered = textOrSecret(cx.args, text, 'type');
+      if ('text' in entered && entered.text === '') throw new UsageError('type needs a non-empty TEXT (fill REF "" empties a field)');
       const action: Action = {
         action: 'type',
         ref: ref(target),
-        text,
+        ...entered,
         ...(cx.args.flags.has('submit') ? { submit: true } : {}),
         ...(cx.args.flags.has('clear') ? { clear_first: true } : {}),
       };
@@ -218,11 +228,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   fill: {
-    flags: ACT,
-    arity: [2, 2],
+    flags: { ...ACT, secret: 'value' },
+    arity: [1, 2],
     run: (cx) => {
-      const [target, text] = cx.args.positionals as [string, string];
-      return act(cx, `fill ${target}`, { action: 'fill', ref: ref(target), text }, { onRefs: true });
+      const [target, text] = cx.args.positionals as [string, string | undefined];
+      return act(cx, `fill ${target}`, { action: 'fill', ref: ref(target), ...textOrSecret(cx.args, text, 'fill') }, { onRefs: true });
     },
   },
   select: {

@@ -3,12 +3,16 @@
 // partner widget on the other site name (a cross-site iframe). The value is found nowhere the
 // server emits — replies, request_id replays, events, screenshots (masked pixels) and the
 // server's own debug log — and a secret bound to one origin is never typed into another.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseConfig } from '../../src/config.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createLogger } from '../../src/util/log.ts';
+import { runCli } from '../helpers/cli-process.ts';
 import { TestClient } from '../helpers/client.ts';
 import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
@@ -175,6 +179,24 @@ s('an unknown secret, or text and secret together, are invalid_params: nothing i
   // The state was not consumed by either.
   const ok = await client.call<ActResult>('act', { session_id: sessionId, state_id: o.state_id, action: 'scroll', delta_y: 10 });
   assert.is.not(ok.status, 'stale_observation');
+});
+
+s('the CLI types a secret by name (pagewire fill REF --secret NAME) and prints nothing of it', async () => {
+  const cliState = mkdtempSync(join(tmpdir(), 'pagewire-cli-secret-'));
+  onTeardown(() => rmSync(cliState, { recursive: true, force: true }));
+  const env = { PAGEWIRE_URL: server.url, XDG_STATE_HOME: cliState };
+  const opened = await runCli(['open', fixtures.url('/vault-signin.html'), '--session', sessionId], env);
+  assert.is(opened.code, 0, opened.stderr);
+  // Siblings of one role share a line of the tree: `textbox "Email address" @9 "API token" @10 …`.
+  const token = /"API token" (@\d+)/.exec(opened.stdout)?.[1];
+  assert.ok(token, opened.stdout);
+  const filled = await runCli(['fill', token!, '--secret', 'ACME_TOKEN', '--session', sessionId], env);
+  assert.is(filled.code, 0, filled.stdout + filled.stderr);
+  const { target_id } = (await client.call('tabs.list', { session_id: sessionId })).tabs.find((t) => t.selected)!;
+  assert.is(await evaluate(server, target_id, `document.getElementById('token').value`), TOKEN);
+  const both = await runCli(['fill', token!, 'text', '--secret', 'ACME_TOKEN', '--session', sessionId], env);
+  assert.is(both.code, 2, 'a usage error');
+  assertNowhere('CLI output', [opened.stdout, opened.stderr, filled.stdout, filled.stderr]);
 });
 
 s('nothing the server sent or logged holds the values: every frame on the wire, every log line (the debug CDP trace too)', () => {
