@@ -13,10 +13,13 @@ import type {
   Download,
   FileChooserResult,
   FrameSummary,
+  NetworkListParams,
+  NetworkListResult,
   Observation,
   ObserveParams,
   Screenshot,
   ScreenshotParams,
+  StorageState,
   TabSummary,
 } from './wire.ts';
 
@@ -39,7 +42,7 @@ export interface SessionContext {
 }
 
 /** Methods that only read, or set something to a given value: safe to write again after a drop. */
-const RESENDABLE = new Set(['observe', 'tabs.list', 'tabs.select', 'frames.list', 'frames.select', 'screenshot', 'downloads.list']);
+const RESENDABLE = new Set(['observe', 'tabs.list', 'tabs.select', 'frames.list', 'frames.select', 'screenshot', 'downloads.list', 'network.list', 'session.storage_state']);
 
 const DEFAULT_ACT_TIMEOUT_MS = 30_000;
 
@@ -172,6 +175,19 @@ export class Session {
 
   downloads(options: CallOptions = {}): Promise<{ downloads: Download[] }> {
     return this.#call('downloads.list', options);
+  }
+
+  /**
+   * The session's network log (PROTOCOL.md §15): every request after `since`, of one tab or all.
+   * The first call starts the log.
+   */
+  network(options: NetworkListParams & CallOptions = {}): Promise<NetworkListResult> {
+    return this.#call('network.list', options);
+  }
+
+  /** Cookies and localStorage in Playwright's storageState shape (createSession takes it back). */
+  storageState(options: CallOptions = {}): Promise<StorageState> {
+    return this.#call('session.storage_state', options);
   }
 
   /** The session's events, resumed across reconnects; break out of the loop (or abort) to stop. */

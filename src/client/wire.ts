@@ -20,6 +20,9 @@ export type {
   EventData,
   EventKind,
   FrameSummary,
+  NetworkEntry,
+  NetworkListParams,
+  NetworkListResult,
   Observation,
   ObserveParams,
   ScreencastFrame,
@@ -29,6 +32,7 @@ export type {
   ServerInfoResult as ServerInfo,
   SessionCreateParams,
   SessionSummary,
+  StorageState,
   TabSummary,
   WaitFor,
 } from '../rpc/wire/index.ts';

@@ -119,6 +119,27 @@ s('act outcomes come back as results; server errors throw RpcError with error_ty
   assert.not.match((refused as Error).message, /wrong-token/);
 });
 
+s('the network log and storage state through the SDK: a signed-in state moves to a new session', async () => {
+  const client = await connect(server.url);
+  try {
+    const shopper = await client.createSession({ name: 'sdk-shopper' });
+    sessions.push(shopper.id!);
+    const { last_seq } = await shopper.network();
+    await shopper.tabs.new({ url: fixtures.url('/session/login?user=carol') });
+    const { entries } = await shopper.network({ since: last_seq });
+    assert.ok(entries.some((e) => e.url === fixtures.url('/session/login') && e.status === 302), JSON.stringify(entries));
+    const state = await shopper.storageState();
+    assert.ok(state.cookies.some((c) => c.name === 'sid' && c.value.startsWith('carol-') && c.httpOnly));
+    const returning = await client.createSession({ name: 'sdk-returning', storage_state: state });
+    sessions.push(returning.id!);
+    await returning.tabs.new({ url: fixtures.url('/storage-app.html') });
+    const seen = await returning.observe({ include_text: true });
+    assert.match(seen.text ?? '', /Who: carol/);
+  } finally {
+    client.close();
+  }
+});
+
 s('a socket killed mid-act: the SDK reconnects, re-sends the act with the same request_id, the page saw one click, and the caller gets the real result', async () => {
   const { proxy, client, frames } = await viaProxy();
   try {
