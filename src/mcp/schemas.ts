@@ -57,7 +57,7 @@ export function toolInputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchem
  * out (the wire validates them all the same).
  */
 const SUMMARISED: Record<string, JsonSchema> = {
-  storage_state: { type: 'object', description: "Playwright's storageState: {cookies: [{name, value, domain, path, expires, httpOnly, secure, sameSite}], origins: [{origin, localStorage: [{name, value}]}]}" },
+  storage_state: { type: 'object', description: "A Playwright storageState: {cookies, origins}" },
 };
 
 /**
