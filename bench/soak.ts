@@ -29,6 +29,7 @@ import WebSocket from 'ws';
 import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
 import { descendants, waitUntilGone } from '../test/helpers/processes.ts';
 import { elementNamed, type ActResult, type MethodName, type Observation, type ResultOf, type ServerInfoResult } from '../test/helpers/wire.ts';
+import { EVENT_KINDS as WIRE_EVENT_KINDS } from '../src/rpc/wire/events.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -621,7 +622,8 @@ interface Subscription {
   lastSeq: number | undefined;
 }
 
-const EVENT_KINDS = new Set(['dialog', 'file_chooser', 'download', 'popup', 'tab_closed', 'navigation', 'console', 'crash', 'session_closed']);
+/** The wire's own kinds: a kind added to the protocol is a kind the soak accepts. */
+const EVENT_KINDS: ReadonlySet<string> = new Set(WIRE_EVENT_KINDS);
 
 class Subscriber {
   readonly client: SoakClient;
