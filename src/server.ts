@@ -11,10 +11,10 @@ import { actMethods } from './rpc/methods/act.ts';
 import { eventMethods } from './rpc/methods/events.ts';
 import { modalMethods } from './rpc/methods/modal.ts';
 import { observeMethods } from './rpc/methods/observe.ts';
-import { Screencasts, screencastMethods } from './rpc/methods/screencast.ts';
+import { screencastMethods, Screencasts } from './rpc/methods/screencast.ts';
 import { screenshotForAct, screenshotMethods } from './rpc/methods/screenshot.ts';
 import { sessionMethods } from './rpc/methods/sessions.ts';
-import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
+import { type ServerLimits, serverMethods } from './rpc/methods/server.ts';
 import { tabMethods } from './rpc/methods/tabs.ts';
 import { PendingLimit, RpcServer } from './rpc/server.ts';
 import { McpHost } from './mcp/host.ts';
@@ -34,7 +34,7 @@ import { downloadMethods } from './rpc/methods/downloads.ts';
 import { DEFAULT_MAX_RECORDS as STATES_PER_SESSION, KEPT_FOR_CLOSED_TABS, KEPT_PER_TAB } from './observe/state-store.ts';
 import { IdSequence } from './util/ids.ts';
 import { redactSecrets } from './util/redact.ts';
-import { silentLogger, type Logger } from './util/log.ts';
+import { type Logger, silentLogger } from './util/log.ts';
 
 export interface RunningServer {
   /** `ws://HOST:PORT/` */
@@ -119,15 +119,15 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
   // Every CDP message in and out, at debug level only (it is the most verbose log there is).
   // Typed passwords travel in CDP messages (and pages may echo them): hide every session's.
   const knownSecrets = () => registryRef?.all().flatMap((session) => [...session.secrets]) ?? [];
-  const trace =
-    config.logLevel === 'debug'
-      ? (direction: 'send' | 'recv', message: string) => cdpLog.debug(`${direction} ${redactSecrets(message, knownSecrets()).slice(0, 500)}`)
-      : undefined;
+  const trace = config.logLevel === 'debug'
+    ? (direction: 'send' | 'recv', message: string) => cdpLog.debug(`${direction} ${redactSecrets(message, knownSecrets()).slice(0, 500)}`)
+    : undefined;
   let registryRef: SessionRegistry | undefined;
   const host = new BrowserHost(browserLauncher(config, log.child('browser')), trace ? { trace } : {});
   const folders = new DownloadFolders(config.downloads);
   const downloads = new SessionDownloads({ folderFor: (id) => folders.folderFor(id), files: new NodeDownloadFiles() });
-  const registry = (registryRef = new SessionRegistry({ host, downloads, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs }));
+  const registry =
+    (registryRef = new SessionRegistry({ host, downloads, maxSessions: config.maxSessions, idleTimeoutMs: config.idleTimeoutMs }));
   const hub = new SubscriptionHub({ maxPerConnection: config.maxSubscriptionsPerConnection });
   const uploads = new UploadPolicy(config.uploads);
   const screencasts = new Screencasts();

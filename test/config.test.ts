@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, helpText, isLoopbackHost, parseConfig, readyLine, type Config } from '../src/config.ts';
+import { type Config, ConfigError, helpText, isLoopbackHost, parseConfig, readyLine } from '../src/config.ts';
 
 function fails(argv: string[], env: Record<string, string | undefined>, pattern: RegExp): ConfigError {
   try {
@@ -132,7 +132,16 @@ s('empty environment variables count as unset', () => {
 
 s('repeatable flags accumulate (duplicates dropped)', () => {
   const c = parseConfig(
-    ['--token', 'one-1', '--token=two-2', '--token', 'one-1', '--allow-origin', 'http://a.example', '--allow-origin=https://b.example:8443/'],
+    [
+      '--token',
+      'one-1',
+      '--token=two-2',
+      '--token',
+      'one-1',
+      '--allow-origin',
+      'http://a.example',
+      '--allow-origin=https://b.example:8443/',
+    ],
     {},
   );
   assert.equal(c.tokens, ['one-1', 'two-2']);
@@ -144,7 +153,17 @@ s('origins are normalised the way browsers send them', () => {
 });
 
 s('bad origins are refused', () => {
-  for (const bad of ['app.example', 'http://app.example/path', 'http://u:p@app.example', 'ftp://app.example', 'http://a.example?x=1', '*', 'null']) {
+  for (
+    const bad of [
+      'app.example',
+      'http://app.example/path',
+      'http://u:p@app.example',
+      'ftp://app.example',
+      'http://a.example?x=1',
+      '*',
+      'null',
+    ]
+  ) {
     fails(['--allow-origin', bad], {}, /--allow-origin: .*origin/);
   }
   fails([], { PAGEWIRE_ALLOW_ORIGIN: 'http://ok.example,nope' }, /PAGEWIRE_ALLOW_ORIGIN/);
@@ -217,16 +236,60 @@ s('--help', () => {
   assert.ok(parseConfig(['--help'], {}).help);
   assert.ok(parseConfig(['-h'], { PAGEWIRE_PORT: 'garbage' }).help, 'help does not need a valid config');
   const text = helpText();
-  for (const flag of ['--host', '--port', '--token', '--no-auth', '--allow-origin', '--browser', '--connect', '--headful', '--downloads', '--uploads', '--max-sessions', '--allow-raw-cdp', '--idle-timeout-s', '--log-level']) {
+  for (
+    const flag of [
+      '--host',
+      '--port',
+      '--token',
+      '--no-auth',
+      '--allow-origin',
+      '--browser',
+      '--connect',
+      '--headful',
+      '--downloads',
+      '--uploads',
+      '--max-sessions',
+      '--allow-raw-cdp',
+      '--idle-timeout-s',
+      '--log-level',
+    ]
+  ) {
     assert.ok(text.includes(flag), flag);
   }
 });
 
 s('isLoopbackHost', () => {
-  for (const yes of ['127.0.0.1', '127.255.255.254', '127.1.2.3', '::1', '[::1]', 'localhost', 'LOCALHOST', 'localhost.', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) {
+  for (
+    const yes of [
+      '127.0.0.1',
+      '127.255.255.254',
+      '127.1.2.3',
+      '::1',
+      '[::1]',
+      'localhost',
+      'LOCALHOST',
+      'localhost.',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+    ]
+  ) {
     assert.ok(isLoopbackHost(yes), yes);
   }
-  for (const no of ['0.0.0.0', '::', '128.0.0.1', '127.0.0.256', '127.0.0', '10.0.0.1', 'example.com', 'localhost.evil.com', '127.0.0.1.evil.com', '', '::2']) {
+  for (
+    const no of [
+      '0.0.0.0',
+      '::',
+      '128.0.0.1',
+      '127.0.0.256',
+      '127.0.0',
+      '10.0.0.1',
+      'example.com',
+      'localhost.evil.com',
+      '127.0.0.1.evil.com',
+      '',
+      '::2',
+    ]
+  ) {
     assert.not.ok(isLoopbackHost(no), no);
   }
 });

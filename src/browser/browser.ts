@@ -218,4 +218,3 @@ export class Browser {
     this.#tabs.get(targetId)?.markClosed(reason);
   }
 }
-

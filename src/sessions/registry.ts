@@ -138,7 +138,7 @@ export class SessionRegistry {
     let creation = this.#defaultCreations.get(principalId);
     if (!creation) {
       creation = this.create(principalId, { name: DEFAULT_SESSION_NAME, dialogs: 'hold' }).finally(() =>
-        this.#defaultCreations.delete(principalId),
+        this.#defaultCreations.delete(principalId)
       );
       this.#defaultCreations.set(principalId, creation);
     }
@@ -179,7 +179,10 @@ export class SessionRegistry {
     if (reason.startsWith(BROWSER_GONE)) {
       session.events.publish({
         kind: 'crash',
-        data: { scope: 'browser', hint: 'the browser went away; this session is closed: create a new one (a fresh browser starts on demand)' },
+        data: {
+          scope: 'browser',
+          hint: 'the browser went away; this session is closed: create a new one (a fresh browser starts on demand)',
+        },
       });
     }
     // The last event of a session; subscriptions end once it is delivered.
@@ -212,4 +215,3 @@ function targetSetup(cdp: CdpSession, options: SessionOptions): Promise<unknown>
   if (options.userAgent) steps.push(cdp.send('Emulation.setUserAgentOverride', { userAgent: options.userAgent }));
   return steps;
 }
-

@@ -3,7 +3,7 @@
 // popups, closed tabs, navigations, console messages and crashes.
 import type { Browser } from '../browser/browser.ts';
 import type { Tab } from '../browser/tab.ts';
-import { DisposableStack, type Disposable } from '../util/disposable.ts';
+import { type Disposable, DisposableStack } from '../util/disposable.ts';
 import { redactSecrets, redactUrl } from '../util/redact.ts';
 import type { Session } from './session.ts';
 
@@ -41,8 +41,7 @@ export function watchSessionEvents(session: Session, browser: Browser): Disposab
             url: redactUrl(dialog.url),
             ...(dialog.handled ? { handled: dialog.handled } : {}),
           },
-        }),
-      ),
+        })),
     );
     stack.add(
       tab.fileChooser.events.on('opened', (chooser) => {
@@ -67,12 +66,13 @@ export function watchSessionEvents(session: Session, browser: Browser): Disposab
             url: redactUrl(navigation.url),
             same_document: navigation.sameDocument,
           },
-        }),
-      ),
+        })),
     );
     stack.add(
-      tab.events.on('console', (message) =>
-        publish({ kind: 'console', target_id, data: { level: message.level, text: scrub(message.text.slice(0, MAX_CONSOLE_TEXT)) } }),
+      tab.events.on(
+        'console',
+        (message) =>
+          publish({ kind: 'console', target_id, data: { level: message.level, text: scrub(message.text.slice(0, MAX_CONSOLE_TEXT)) } }),
       ),
     );
   };
@@ -83,7 +83,11 @@ export function watchSessionEvents(session: Session, browser: Browser): Disposab
       if (!mine(tab)) return;
       watchTab(tab);
       if (tab.openerId) {
-        publish({ kind: 'popup', target_id: tab.targetId, data: { target_id: tab.targetId, opener_id: tab.openerId, url: redactUrl(tab.url) } });
+        publish({
+          kind: 'popup',
+          target_id: tab.targetId,
+          data: { target_id: tab.targetId, opener_id: tab.openerId, url: redactUrl(tab.url) },
+        });
       }
     }),
   );
@@ -102,7 +106,7 @@ export function watchSessionEvents(session: Session, browser: Browser): Disposab
           scope: 'renderer',
           target_id: tab.targetId,
           status,
-          hint: 'the tab\'s page crashed: reload it (act reload) or close it (tabs.close); its states are no longer usable',
+          hint: "the tab's page crashed: reload it (act reload) or close it (tabs.close); its states are no longer usable",
         },
       });
     }),

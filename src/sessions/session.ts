@@ -7,7 +7,7 @@ import { ServerError } from '../errors.ts';
 import { EventLog } from '../events/event-log.ts';
 import { RefRegistry } from '../observe/refs.ts';
 import { StateStore } from '../observe/state-store.ts';
-import { TabReader, type ReadCounts } from '../observe/tab-reader.ts';
+import { type ReadCounts, TabReader } from '../observe/tab-reader.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 
 export type DialogPolicy = 'hold' | 'accept' | 'dismiss';

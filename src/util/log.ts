@@ -35,7 +35,6 @@ export interface LoggerOptions {
   now?: () => number;
 }
 
-
 const RANK: Record<LogLevel | 'silent', number> = { silent: -1, error: 0, warn: 1, info: 2, debug: 3 };
 
 // Stops at characters that end a query value in URLs, JSON strings and prose.

@@ -58,7 +58,11 @@ const statusOf = (o: Observation | undefined) => /"(changed[^"]*|nothing changed
 s('TodoMVC: check and click reach appearance:none toggles through their own ::after and ::before marks, once each', async () => {
   let o = await open('/todomvc.html');
   assert.is(itemsLeft(o), '2 items left');
-  await evaluate(server, o.target_id, `window.clicks = []; document.addEventListener('click', (e) => clicks.push(e.target.className), true)`);
+  await evaluate(
+    server,
+    o.target_id,
+    `window.clicks = []; document.addEventListener('click', (e) => clicks.push(e.target.className), true)`,
+  );
   let r = await act({ state_id: o.state_id, action: 'check', ref: todoToggle(o, 'Buy a unicorn'), checked: true });
   assert.is(r.status, 'completed', r.error_text);
   assert.is(r.hit, undefined);
@@ -95,7 +99,11 @@ s('UI kit: inputs hidden under their label: checkbox, radio, switch (knob then t
   ];
   for (const step of steps) {
     const target = ref(o, step.role, step.name);
-    const r = await act(step.click ? { state_id: o.state_id, action: 'click', ref: target } : { state_id: o.state_id, action: 'check', ref: target, checked: step.checked });
+    const r = await act(
+      step.click
+        ? { state_id: o.state_id, action: 'click', ref: target }
+        : { state_id: o.state_id, action: 'check', ref: target, checked: step.checked },
+    );
     assert.is(r.status, 'completed', `${step.name}: ${r.error_type} ${r.error_text} ${JSON.stringify(r.hit)}`);
     o = r.fresh_state!;
   }
@@ -111,7 +119,11 @@ s('UI kit: inputs hidden under their label: checkbox, radio, switch (knob then t
     'dark mode on',
   ]);
   assert.equal(
-    await evaluate(server, o.target_id, `[...document.querySelectorAll('#settings input[type=checkbox], #settings input[type=radio]')].map((i) => i.checked)`),
+    await evaluate(
+      server,
+      o.target_id,
+      `[...document.querySelectorAll('#settings input[type=checkbox], #settings input[type=radio]')].map((i) => i.checked)`,
+    ),
     [true, false, false, true, false, true, false, true],
   );
 });
@@ -138,14 +150,22 @@ s('a cookie banner over checkboxes and their labels: click_intercepted naming th
   const o = await open('/checkout.html');
   for (const name of ['Send me the newsletter', 'Text me about my order', 'Show me offers']) {
     for (const action of ['check', 'click', 'hover']) {
-      const r = await act({ state_id: (await client.call<Observation>('observe', { session_id: sessionId })).state_id, action, ref: ref(o, 'checkbox', name), checked: action === 'check' ? true : undefined });
+      const r = await act({
+        state_id: (await client.call<Observation>('observe', { session_id: sessionId })).state_id,
+        action,
+        ref: ref(o, 'checkbox', name),
+        checked: action === 'check' ? true : undefined,
+      });
       assert.is(r.status, 'action_failed', `${name} ${action}`);
       assert.is(r.error_type, 'click_intercepted', `${name} ${action}: ${r.error_text}`);
       assert.is(r.execution, 'dispatched_unknown');
       // The banner's box, or the text in it.
       assert.equal({ role: r.hit?.role, name: r.hit?.name }, { role: 'dialog', name: 'Cookie consent' }, `${name} ${action}`);
       assert.ok(['div', 'span'].includes(r.hit!.tag), r.hit!.tag);
-      assert.match(r.error_text!, name === 'Show me offers' ? /^another element is on top of the target's label at / : /^another element is on top of the target at /);
+      assert.match(
+        r.error_text!,
+        name === 'Show me offers' ? /^another element is on top of the target's label at / : /^another element is on top of the target at /,
+      );
       assert.is(statusOf(r.fresh_state), 'nothing chosen');
     }
   }
@@ -159,7 +179,10 @@ async function assertCheckRefused(path: string, role: string, name: string, hit:
   assert.is(r.error_type, 'click_intercepted');
   assert.is(r.execution, 'dispatched_unknown');
   assert.equal(r.hit, hit);
-  assert.is(await evaluate(server, o.target_id, `document.querySelector('#status, #summary').textContent`), path === '/ui-kit.html' ? 'nothing changed' : 'nothing chosen');
+  assert.is(
+    await evaluate(server, o.target_id, `document.querySelector('#status, #summary').textContent`),
+    path === '/ui-kit.html' ? 'nothing changed' : 'nothing chosen',
+  );
   return r;
 }
 
@@ -169,7 +192,11 @@ s("another element's ::before over a checkbox: click_intercepted naming that ele
 });
 
 s('a link inside the label over its hidden radio: click_intercepted (a label does not forward clicks on its links)', async () => {
-  const r = await assertCheckRefused('/checkout.html', 'radio', 'Care+ See details $9 a year', { role: 'link', name: 'See details', tag: 'a' });
+  const r = await assertCheckRefused('/checkout.html', 'radio', 'Care+ See details $9 a year', {
+    role: 'link',
+    name: 'See details',
+    tag: 'a',
+  });
   assert.is(await evaluate(server, r.fresh_state!.target_id, 'location.hash'), '', 'the link was not followed either');
 });
 
@@ -177,9 +204,11 @@ s('the floating label of the next field over a checkbox: click_intercepted namin
   await assertCheckRefused('/checkout.html', 'checkbox', 'Save this card', { role: 'LabelText', name: 'Coupon code', tag: 'label' });
 });
 
-s("a pseudo-element over a cross-site iframe: click_intercepted naming the element it belongs to", async () => {
+s('a pseudo-element over a cross-site iframe: click_intercepted naming the element it belongs to', async () => {
   let o = await open('/payment.html');
-  for (let i = 0; i < 100 && !o.elements.some((e) => e.name === 'Pay $20.00'); i++) o = await client.call<Observation>('observe', { session_id: sessionId });
+  for (let i = 0; i < 100 && !o.elements.some((e) => e.name === 'Pay $20.00'); i++) {
+    o = await client.call<Observation>('observe', { session_id: sessionId });
+  }
   const r = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'button', 'Pay $20.00') });
   assert.is(r.status, 'action_failed', r.error_text);
   assert.is(r.error_type, 'click_intercepted');
@@ -228,24 +257,27 @@ s('hover on a clipped toggle button hovers its label', async () => {
   assert.equal(await pricingState(o.target_id), { changes: [], clicks: [] });
 });
 
-s('switches with a 0×0 input inside their label (W3Schools, and in a closed shadow root), a visually hidden checkbox: on and off, once each', async () => {
-  let o = await open('/pricing.html');
-  const steps: Array<[string, boolean]> = [
-    ['Renew automatically', true],
-    ['Pause my subscription', true],
-    ['Email me my invoices', true],
-    ['Renew automatically', false],
-  ];
-  for (const [name, checked] of steps) {
-    const r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'checkbox', name), checked });
-    assert.is(r.status, 'completed', `${name}: ${r.error_type} ${r.error_text} ${JSON.stringify(r.hit)}`);
-    o = r.fresh_state!;
-  }
-  assert.equal(await pricingState(o.target_id), {
-    changes: ['auto-renew on', 'pause on', 'invoices on', 'auto-renew off'],
-    clicks: ['auto-renew', 'settings-switch', 'invoices', 'auto-renew'],
-  });
-});
+s(
+  'switches with a 0×0 input inside their label (W3Schools, and in a closed shadow root), a visually hidden checkbox: on and off, once each',
+  async () => {
+    let o = await open('/pricing.html');
+    const steps: Array<[string, boolean]> = [
+      ['Renew automatically', true],
+      ['Pause my subscription', true],
+      ['Email me my invoices', true],
+      ['Renew automatically', false],
+    ];
+    for (const [name, checked] of steps) {
+      const r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'checkbox', name), checked });
+      assert.is(r.status, 'completed', `${name}: ${r.error_type} ${r.error_text} ${JSON.stringify(r.hit)}`);
+      o = r.fresh_state!;
+    }
+    assert.equal(await pricingState(o.target_id), {
+      changes: ['auto-renew on', 'pause on', 'invoices on', 'auto-renew off'],
+      clicks: ['auto-renew', 'settings-switch', 'invoices', 'auto-renew'],
+    });
+  },
+);
 
 s('a 0×0 input with no label (its slider toggles it by script): still not_visible', async () => {
   const o = await open('/pricing.html');

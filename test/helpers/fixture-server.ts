@@ -70,7 +70,11 @@ const routes: Record<string, Route> = {
   },
   // A download whose connection breaks halfway: the browser gives up on it.
   '/download/broken.bin': (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '1000000', 'content-disposition': 'attachment; filename="broken.bin"' });
+    res.writeHead(200, {
+      'content-type': 'application/octet-stream',
+      'content-length': '1000000',
+      'content-disposition': 'attachment; filename="broken.bin"',
+    });
     res.write(Buffer.alloc(1000));
     setTimeout(() => res.destroy(), 50);
   },

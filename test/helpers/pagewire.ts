@@ -2,7 +2,7 @@
 // private ones for tests that need their own flags. All are closed at the end of the run.
 import process from 'node:process';
 import { parseConfig } from '../../src/config.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
 import { TestClient } from './client.ts';
 import { onTeardown } from './teardown.ts';
 

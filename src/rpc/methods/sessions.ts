@@ -1,7 +1,7 @@
 // session.create, session.list, session.close (PROTOCOL.md §4).
 import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { sessionClose, sessionCreate, sessionList } from '../wire/sessions.ts';
 
 export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {

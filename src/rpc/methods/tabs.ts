@@ -5,7 +5,7 @@ import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { Deadline, DeadlineExceededError } from '../../util/deadline.ts';
 import { redactSecrets, redactUrl } from '../../util/redact.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { framesList, framesSelect, tabsClose, tabsList, tabsNew, tabsSelect } from '../wire/tabs.ts';
 import { onSession } from './common.ts';
 

@@ -44,7 +44,13 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo) {
       }),
     hover: z.object({ action: z.literal('hover'), ref: refField }).strict(),
     type: z
-      .object({ action: z.literal('type'), ref: refField, text: text.min(1), clear_first: z.boolean().optional(), submit: z.boolean().optional() })
+      .object({
+        action: z.literal('type'),
+        ref: refField,
+        text: text.min(1),
+        clear_first: z.boolean().optional(),
+        submit: z.boolean().optional(),
+      })
       .strict(),
     fill: z.object({ action: z.literal('fill'), ref: refField, text }).strict(),
     check: z.object({ action: z.literal('check'), ref: refField, checked: checkedWord }).strict(),
@@ -61,7 +67,8 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo) {
         message: 'give exactly one of value, values or label',
       }),
     press: z.object({ action: z.literal('press'), key, ref: refField.optional() }).strict(),
-    scroll: z.object({ action: z.literal('scroll'), delta_x: delta.optional(), delta_y: delta.optional(), ref: refField.optional() }).strict(),
+    scroll: z.object({ action: z.literal('scroll'), delta_x: delta.optional(), delta_y: delta.optional(), ref: refField.optional() })
+      .strict(),
     drag: z.object({ action: z.literal('drag'), ref: refField, to_ref: refField }).strict(),
     upload: z.object({ action: z.literal('upload'), ref: refField, paths: z.array(z.string().min(1).max(4_096)).min(1).max(100) }).strict(),
     navigate: z.object({ action: z.literal('navigate'), url: navigableUrl }).strict(),
@@ -134,7 +141,11 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo) {
     .superRefine((params, ctx) => {
       const inline = inlineKeys.filter((key) => (params as Record<string, unknown>)[key] !== undefined);
       if (params.actions !== undefined && inline.length > 0) {
-        ctx.addIssue({ code: 'custom', path: ['actions'], message: `give either actions or one inline action, not both (found ${inline.join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['actions'],
+          message: `give either actions or one inline action, not both (found ${inline.join(', ')})`,
+        });
         return;
       }
       if (params.actions !== undefined) return;
@@ -143,7 +154,7 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo) {
         return;
       }
       const parsed = actions[params.action].safeParse(inlineOf(params));
-      if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as never);
+      if (!parsed.success) { for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as never); }
     });
 
   /** The actions of valid params, in order: the inline one or the `actions` list. */

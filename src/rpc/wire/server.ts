@@ -96,7 +96,9 @@ export const openRpcMethod = z.object({
   result: z.object({ name: z.string(), schema: jsonSchema }),
   'x-params-schema': jsonSchema
     .optional()
-    .describe('The whole params schema, when it is not a plain object (a union, say): the per-name list cannot say "exactly one of these shapes"'),
+    .describe(
+      'The whole params schema, when it is not a plain object (a union, say): the per-name list cannot say "exactly one of these shapes"',
+    ),
 });
 
 export const openRpcDocument = z
