@@ -9,7 +9,7 @@ import type { TestClient } from '../helpers/client.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import { sharedServer, startTestServer, type TestServer } from '../helpers/pagewire.ts';
-import type { ActResult, Observation } from '../helpers/wire.ts';
+import { type ActResult, type Observation, ref } from '../helpers/wire.ts';
 
 /** The five words a row pins; `error_type` absent means the result must carry none. */
 interface Outcome {
@@ -93,12 +93,6 @@ class Stage {
     assert.ok(Date.now() - started < 10_000, `the act ended ${Date.now() - started} ms after the interruption, not at its budget`);
     return r;
   }
-}
-
-function ref(o: Observation, name: string): string {
-  const element = o.elements.find((e) => e.name === name);
-  if (!element) throw new Error(`no element named ${name} in\n${o.tree}`);
-  return element.ref;
 }
 
 const ran = (postcondition = 'not_requested'): Outcome => ({

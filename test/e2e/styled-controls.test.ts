@@ -9,7 +9,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
-import type { ActResult, Observation } from '../helpers/wire.ts';
+import { type ActResult, type Observation, ref } from '../helpers/wire.ts';
 
 const s = suite('styled controls');
 let server: TestServer;
@@ -29,11 +29,8 @@ async function open(path: string): Promise<Observation> {
 function act(params: Record<string, unknown>): Promise<ActResult> {
   return client.call<ActResult>('act', { session_id: sessionId, ...params });
 }
-function ref(o: Observation, role: string, name: string): string {
-  const element = o.elements.find((e) => e.role === role && e.name === name);
-  if (!element) throw new Error(`no ${role} named ${JSON.stringify(name)} in\n${o.tree}`);
-  return element.ref;
-}
+/** The ref of the `role` named `name` (the shared helper, with the role first as this file reads). */
+const roleRef = (o: Observation, role: string, name: string): string => ref(o, name, role);
 /**
  * TodoMVC's checkboxes have no name (an item's label is its sibling, and "Mark all as complete"
  * is display:none): an item's toggle is the checkbox line right above its title.
@@ -98,7 +95,7 @@ s('UI kit: inputs hidden under their label: checkbox, radio, switch (knob then t
     { role: 'switch', name: 'Dark mode', checked: true },
   ];
   for (const step of steps) {
-    const target = ref(o, step.role, step.name);
+    const target = roleRef(o, step.role, step.name);
     const r = await act(
       step.click
         ? { state_id: o.state_id, action: 'click', ref: target }
@@ -130,13 +127,13 @@ s('UI kit: inputs hidden under their label: checkbox, radio, switch (knob then t
 
 s('check on an already-set styled control sends nothing; the label rule does not skip the final check', async () => {
   let o = await open('/ui-kit.html');
-  let r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'radio', 'Standard'), checked: true });
+  let r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'radio', 'Standard'), checked: true });
   assert.is(r.status, 'completed', r.error_text);
   assert.is(statusOf(r.fresh_state), 'nothing changed');
   o = r.fresh_state!;
   // A radio cannot be unchecked by clicking it (here: by clicking its label): the click lands, the
   // state is read back and the act fails.
-  r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'radio', 'Standard'), checked: false });
+  r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'radio', 'Standard'), checked: false });
   assert.is(r.status, 'action_failed');
   assert.is(r.error_type, 'action_failed');
   assert.match(r.error_text!, /still checked after the click/);
@@ -153,7 +150,7 @@ s('a cookie banner over checkboxes and their labels: click_intercepted naming th
       const r = await act({
         state_id: (await client.call<Observation>('observe', { session_id: sessionId })).state_id,
         action,
-        ref: ref(o, 'checkbox', name),
+        ref: roleRef(o, 'checkbox', name),
         checked: action === 'check' ? true : undefined,
       });
       assert.is(r.status, 'action_failed', `${name} ${action}`);
@@ -174,7 +171,7 @@ s('a cookie banner over checkboxes and their labels: click_intercepted naming th
 /** `check` on a control is refused as covered by `hit`, and no control of the page changed. */
 async function assertCheckRefused(path: string, role: string, name: string, hit: ActResult['hit']): Promise<ActResult> {
   const o = await open(path);
-  const r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, role, name), checked: true });
+  const r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, role, name), checked: true });
   assert.is(r.status, 'action_failed', r.error_text);
   assert.is(r.error_type, 'click_intercepted');
   assert.is(r.execution, 'dispatched_unknown');
@@ -209,7 +206,7 @@ s('a pseudo-element over a cross-site iframe: click_intercepted naming the eleme
   for (let i = 0; i < 100 && !o.elements.some((e) => e.name === 'Pay $20.00'); i++) {
     o = await client.call<Observation>('observe', { session_id: sessionId });
   }
-  const r = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'button', 'Pay $20.00') });
+  const r = await act({ state_id: o.state_id, action: 'click', ref: roleRef(o, 'button', 'Pay $20.00') });
   assert.is(r.status, 'action_failed', r.error_text);
   assert.is(r.error_type, 'click_intercepted');
   assert.equal(r.hit, { role: 'note', name: 'Why we ask', tag: 'span' });
@@ -225,19 +222,19 @@ s('Bootstrap 5 toggle buttons: "Yearly", "Extra storage" and "Choose Team" are c
   // Every .btn-check input of a group sits clipped at the group's start, under the first button:
   // at their own point a click would go to "Monthly" (or "Priority support").
   let o = await open('/pricing.html');
-  let r = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'radio', 'Yearly save 20%') });
+  let r = await act({ state_id: o.state_id, action: 'click', ref: roleRef(o, 'radio', 'Yearly save 20%') });
   assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
   assert.ok(r.fresh_state!.tree.includes('"$278"'), 'the yearly prices are shown');
   o = r.fresh_state!;
-  r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'checkbox', 'Extra storage'), checked: true });
+  r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'checkbox', 'Extra storage'), checked: true });
   assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
   o = r.fresh_state!;
   // Its first label is display:none at this width: the second one, "Choose Team", is clicked.
-  r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'radio', 'Choose Team'), checked: true });
+  r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'radio', 'Choose Team'), checked: true });
   assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
   o = r.fresh_state!;
   // The first button's own point is its own label: nothing changes for it.
-  r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'radio', 'Monthly'), checked: true });
+  r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'radio', 'Monthly'), checked: true });
   assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
   assert.equal(await pricingState(o.target_id), {
     changes: ['period=yearly', 'addon-storage on', 'plan=team', 'period=monthly'],
@@ -251,7 +248,7 @@ s('Bootstrap 5 toggle buttons: "Yearly", "Extra storage" and "Choose Team" are c
 
 s('hover on a clipped toggle button hovers its label', async () => {
   const o = await open('/pricing.html');
-  const r = await act({ state_id: o.state_id, action: 'hover', ref: ref(o, 'checkbox', 'Extra storage') });
+  const r = await act({ state_id: o.state_id, action: 'hover', ref: roleRef(o, 'checkbox', 'Extra storage') });
   assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
   assert.is(await evaluate(server, o.target_id, `document.querySelector('label:hover')?.htmlFor`), 'addon-storage');
   assert.equal(await pricingState(o.target_id), { changes: [], clicks: [] });
@@ -268,7 +265,7 @@ s(
       ['Renew automatically', false],
     ];
     for (const [name, checked] of steps) {
-      const r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'checkbox', name), checked });
+      const r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'checkbox', name), checked });
       assert.is(r.status, 'completed', `${name}: ${r.error_type} ${r.error_text} ${JSON.stringify(r.hit)}`);
       o = r.fresh_state!;
     }
@@ -281,7 +278,7 @@ s(
 
 s('a 0×0 input with no label (its slider toggles it by script): still not_visible', async () => {
   const o = await open('/pricing.html');
-  const r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'checkbox', 'Show prices with tax'), checked: true });
+  const r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'checkbox', 'Show prices with tax'), checked: true });
   assert.is(r.status, 'action_failed');
   assert.is(r.error_type, 'not_visible');
   assert.is(r.error_text, 'no part of the element is inside the viewport');
