@@ -114,7 +114,10 @@ export class Browser {
 
   async bringToFront(tab: Tab): Promise<void> {
     if (this.#frontTargetId === tab.targetId) return;
-    await tab.session.send('Page.bringToFront');
+    // The browser's own command, not the page's Page.bringToFront: a crashed renderer holds every
+    // command sent to its page until the next navigation, and then fails it ("Target crashed"),
+    // which made a recovering navigate fail.
+    await this.connection.root.send('Target.activateTarget', { targetId: tab.targetId });
     this.#frontTargetId = tab.targetId;
   }
 
