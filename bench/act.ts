@@ -18,10 +18,10 @@ import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { parseConfig } from '../src/config.ts';
 import type { Tab } from '../src/browser/tab.ts';
-import { startServer, type RunningServer } from '../src/server.ts';
+import { type RunningServer, startServer } from '../src/server.ts';
 import { TestClient } from '../test/helpers/client.ts';
-import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
-import { WARMUPS, ms, num, parseRuns, round, stats, table, timed, utf8, waitForLoad, type Stats } from './common.ts';
+import { type FixtureServer, startFixtureServer } from '../test/helpers/fixture-server.ts';
+import { ms, num, parseRuns, round, type Stats, stats, table, timed, utf8, waitForLoad, WARMUPS } from './common.ts';
 import type { ActResult as ActReply, Observation } from '../test/helpers/wire.ts';
 
 /** The browser counts as idle below this many busy cores (all its processes together)… */
@@ -162,7 +162,9 @@ async function waitForIdleBrowser(server: RunningServer): Promise<IdleWait> {
 
 function refOf(observation: Observation, spec: ElementSpec): string {
   const found = observation.elements.find((e) => e.role === spec.role && e.name.trim() === spec.name);
-  if (!found) throw new Error(`no ${spec.role} "${spec.name}" among the ${observation.elements.length} elements of ${observation.state_id}`);
+  if (!found) {
+    throw new Error(`no ${spec.role} "${spec.name}" among the ${observation.elements.length} elements of ${observation.state_id}`);
+  }
   return found.ref;
 }
 
@@ -200,7 +202,17 @@ async function reobserve(ctx: PageContext, specs: ElementSpec[]): Promise<number
 }
 
 async function measureAct(ctx: PageContext, action: ActionName, target: ElementSpec, runs: number): Promise<ActMeasure> {
-  const measure: ActMeasure = { action, target, status: 'ok', acts: 0, not_captured: 0, not_completed: 0, partial: 0, reobserves: 0, issues: [] };
+  const measure: ActMeasure = {
+    action,
+    target,
+    status: 'ok',
+    acts: 0,
+    not_captured: 0,
+    not_completed: 0,
+    partial: 0,
+    reobserves: 0,
+    issues: [],
+  };
   const samples: number[] = [];
   let last: ActReply | undefined;
   /** The last fresh observation with every frame observed: its tree is what the size column shows. */
@@ -324,7 +336,6 @@ async function measureFloor(server: RunningServer, ctx: PageContext, target: Ele
   return floor;
 }
 
-
 function report(results: PageResult[], runs: number): void {
   console.log(
     `\nact round trip (${WARMUPS} warm-ups, median of ${runs}; client over the WebSocket, each act on the previous act's fresh_state)` +
@@ -345,14 +356,36 @@ function report(results: PageResult[], runs: number): void {
       const counts = [`${m.not_captured}/${m.acts}`, `${m.not_completed}/${m.acts}`, `${m.partial}/${m.acts}`];
       rows.push(
         m.stats
-          ? [result.page, m.action, ms(m.stats.median_ms), ms(m.stats.p90_ms), ms(m.stats.min_ms), num(m.fresh_tree_bytes), ...counts, ...floorCells]
+          ? [
+            result.page,
+            m.action,
+            ms(m.stats.median_ms),
+            ms(m.stats.p90_ms),
+            ms(m.stats.min_ms),
+            num(m.fresh_tree_bytes),
+            ...counts,
+            ...floorCells,
+          ]
           : [result.page, m.action, 'ERROR', '-', '-', '-', ...counts, ...floorCells],
       );
     }
   }
   console.log(
     table(
-      ['page', 'action', 'median ms', 'p90 ms', 'min ms', 'fresh tree B', 'not captured', 'not completed', 'frame unavail', 'floor click ms', 'floor tree ms', 'click + full tree ms'],
+      [
+        'page',
+        'action',
+        'median ms',
+        'p90 ms',
+        'min ms',
+        'fresh tree B',
+        'not captured',
+        'not completed',
+        'frame unavail',
+        'floor click ms',
+        'floor tree ms',
+        'click + full tree ms',
+      ],
       rows,
       2,
     ),
@@ -369,7 +402,9 @@ function report(results: PageResult[], runs: number): void {
       if (m.reobserves > 0) console.log(`  ${result.page} ${m.action}: ${m.reobserves} untimed observe call(s) to get usable refs back`);
       for (const issue of m.issues) {
         console.log(
-          `  ${result.page} ${m.action} #${issue.index}${issue.warmup ? ' (warm-up)' : ''}: status ${issue.status}, observation ${issue.observation}` +
+          `  ${result.page} ${m.action} #${issue.index}${
+            issue.warmup ? ' (warm-up)' : ''
+          }: status ${issue.status}, observation ${issue.observation}` +
             (issue.error_type ? `, ${issue.error_type}` : '') +
             (issue.error_text ? `: ${issue.error_text}` : '') +
             (issue.unavailable_frames ? `; frame unavailable: ${issue.unavailable_frames.join('; ')}` : ''),
@@ -446,7 +481,9 @@ async function main(): Promise<number> {
       } catch (error) {
         result.error = describe(error);
       } finally {
-        if (targetId !== undefined) await started.client.call('tabs.close', { session_id: started.sessionId, target_id: targetId }).catch(() => {});
+        if (targetId !== undefined) {
+          await started.client.call('tabs.close', { session_id: started.sessionId, target_id: targetId }).catch(() => {});
+        }
       }
     }
 
@@ -456,7 +493,9 @@ async function main(): Promise<number> {
     console.log(
       idleWait.idle
         ? `the browser went idle ${Math.round(idleWait.waited_ms)} ms after launch; measuring began then`
-        : `the browser was not idle after ${Math.round(idleWait.waited_ms)} ms (last ${idleWait.last_busy_cores ?? '?'} busy cores); measured anyway`,
+        : `the browser was not idle after ${Math.round(idleWait.waited_ms)} ms (last ${
+          idleWait.last_busy_cores ?? '?'
+        } busy cores); measured anyway`,
     );
     report(results, runs);
 
@@ -465,7 +504,18 @@ async function main(): Promise<number> {
       const dir = new URL('./results/', import.meta.url);
       mkdirSync(dir, { recursive: true });
       const file = new URL(`act-${date.replace(/[:.]/g, '-')}.json`, dir);
-      const json = { date, runs, warmups: WARMUPS, runtime: `node ${process.version}`, browser: browserProduct, cpus: availableParallelism(), loadavg_before: loadBefore, loadavg_after: loadAfter, browser_idle_wait: idleWait, pages: results };
+      const json = {
+        date,
+        runs,
+        warmups: WARMUPS,
+        runtime: `node ${process.version}`,
+        browser: browserProduct,
+        cpus: availableParallelism(),
+        loadavg_before: loadBefore,
+        loadavg_after: loadAfter,
+        browser_idle_wait: idleWait,
+        pages: results,
+      };
       writeFileSync(file, JSON.stringify(json, null, 2) + '\n');
       console.log(`\nwrote ${file.pathname}`);
     } catch (error) {

@@ -17,7 +17,7 @@ import { connect } from '../src/client/index.ts';
 import { parseConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { startFixtureServer } from '../test/helpers/fixture-server.ts';
-import { ms, parseRuns, round, stats, table, WARMUPS, type Stats } from './common.ts';
+import { ms, parseRuns, round, type Stats, stats, table, WARMUPS } from './common.ts';
 
 const ROOT = new URL('../', import.meta.url);
 const MAIN = new URL('dist/src/main.js', ROOT).pathname;
@@ -51,7 +51,9 @@ async function main(): Promise<void> {
     // Each command, and the same call through the connected SDK client. The click's twin acts on
     // a current state, observed first (untimed), as the CLI acts on the one it saved. The observe
     // twin goes first: an observation after the CLI's would supersede the state the click uses.
-    const commands: Array<{ name: string; args: string[]; twinFirst?: true; prepare?: () => Promise<string>; call: (state?: string) => Promise<unknown> }> = [
+    const commands: Array<
+      { name: string; args: string[]; twinFirst?: true; prepare?: () => Promise<string>; call: (state?: string) => Promise<unknown> }
+    > = [
       { name: 'observe', args: ['observe'], twinFirst: true, call: () => session.observe() },
       {
         name: `click ${tick}`,
@@ -96,7 +98,14 @@ async function main(): Promise<void> {
     for (const [name, entry] of Object.entries(samples)) {
       const r = { cli: stats(entry.cli), call: stats(entry.call), own: stats(entry.own), above_node: stats(entry.aboveNode) };
       report[name] = r;
-      rows.push([`pagewire ${name}`, ms(r.cli.median_ms), ms(r.call.median_ms), ms(r.own.median_ms), ms(r.own.p90_ms), ms(r.above_node.median_ms)]);
+      rows.push([
+        `pagewire ${name}`,
+        ms(r.cli.median_ms),
+        ms(r.call.median_ms),
+        ms(r.own.median_ms),
+        ms(r.own.p90_ms),
+        ms(r.above_node.median_ms),
+      ]);
     }
     rows.push(['pagewire help (no socket)', ms(stats(help).median_ms), '-', '-', '-', '-']);
     rows.push(['node -e 0 (the floor)', ms(stats(floor).median_ms), '-', '-', '-', '-']);
@@ -108,7 +117,21 @@ async function main(): Promise<void> {
     const file = join(dir, `cli-${new Date().toISOString().slice(0, 10)}.json`);
     writeFileSync(
       file,
-      `${JSON.stringify({ runs, node: process.version, load_1m: round(load), cores: availableParallelism(), commands: report, help: stats(help), node_floor: stats(floor) }, null, 2)}\n`,
+      `${
+        JSON.stringify(
+          {
+            runs,
+            node: process.version,
+            load_1m: round(load),
+            cores: availableParallelism(),
+            commands: report,
+            help: stats(help),
+            node_floor: stats(floor),
+          },
+          null,
+          2,
+        )
+      }\n`,
     );
     console.log(`samples: ${file}`);
     await session.close();

@@ -20,10 +20,17 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ROUNDS = 5;
 const calls = Number(process.argv[process.argv.indexOf('--calls') + 1] ?? 0) || 300;
 /** A page with a form of twenty labelled fields: a typical observation, a few KB. */
-const PAGE = `data:text/html,${encodeURIComponent(`<form>${Array.from({ length: 20 }, (_, i) => `<p><label>Field ${i} <input name="f${i}"></label>`).join('')}<button>Send</button></form>`)}`;
+const PAGE = `data:text/html,${
+  encodeURIComponent(`<form>${
+    Array.from({ length: 20 }, (_, i) => `<p><label>Field ${i} <input name="f${i}"></label>`).join('')
+  }<button>Send</button></form>`)
+}`;
 
 const token = `bench-${crypto.randomUUID()}`;
-const child = spawn(process.execPath, [`${ROOT}dist/src/main.js`, '--port', '0', '--token', token], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [`${ROOT}dist/src/main.js`, '--port', '0', '--token', token], {
+  cwd: ROOT,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const line = await new Promise<string>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(String(chunk).trim())));
 const wsUrl = line.replace('pagewire listening on ', '');
 const mcpUrl = wsUrl.replace(/^ws:/, 'http:').replace('/?token=', '/mcp?token=');
@@ -90,7 +97,11 @@ for (let round = 0; round < ROUNDS; round++) {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const base = results['observe over the WebSocket']!;
-console.log(`pagewire MCP overhead, ${calls} calls per kind, ${os.cpus().length} cores, load average ${loadBefore.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)}`);
+console.log(
+  `pagewire MCP overhead, ${calls} calls per kind, ${os.cpus().length} cores, load average ${loadBefore.toFixed(1)} → ${
+    os.loadavg()[0]!.toFixed(1)
+  }`,
+);
 console.log('| call | server CPU ms/call | + vs WebSocket | wall median ms | + vs WebSocket |');
 console.log('| --- | ---: | ---: | ---: | ---: |');
 for (const [name, r] of Object.entries(results)) {

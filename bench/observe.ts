@@ -8,13 +8,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 import { parseConfig } from '../src/config.ts';
 import type { Tab } from '../src/browser/tab.ts';
-import { startServer, type RunningServer } from '../src/server.ts';
+import { type RunningServer, startServer } from '../src/server.ts';
 import { RpcCallError, TestClient } from '../test/helpers/client.ts';
-import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
+import { type FixtureServer, startFixtureServer } from '../test/helpers/fixture-server.ts';
 import { mutateJs } from './peers/contender.ts';
-import { WARMUPS, ms, num, parseRuns, stats, table, timed, utf8, waitForLoad, type Stats } from './common.ts';
+import { ms, num, parseRuns, type Stats, stats, table, timed, utf8, waitForLoad, WARMUPS } from './common.ts';
 import type { Observation } from '../test/helpers/wire.ts';
-
 
 interface PageSpec {
   path: string;
@@ -62,7 +61,6 @@ interface PageResult {
   observe_changed?: ObserveResult;
   raw_ax: RawResult;
 }
-
 
 async function measureRaw(tab: Tab, runs: number): Promise<RawResult> {
   try {
@@ -135,28 +133,41 @@ async function measureObserve(
   }
 }
 
-
 function report(results: PageResult[], runs: number): void {
-  console.log(`\nobserve (${WARMUPS} warm-ups, median of ${runs}; client round trip over the WebSocket; "after a change": one text node changed before each call; "first": the document's first observe, a full read)`);
+  console.log(
+    `\nobserve (${WARMUPS} warm-ups, median of ${runs}; client round trip over the WebSocket; "after a change": one text node changed before each call; "first": the document's first observe, a full read)`,
+  );
   console.log(
     table(
-      ['page', 'unchanged median ms', 'p90 ms', 'after a change median ms', 'p90 ms', 'first ms', 'tree+text B', 'result B', 'elements', 'truncated', 'frames ok/unavail'],
+      [
+        'page',
+        'unchanged median ms',
+        'p90 ms',
+        'after a change median ms',
+        'p90 ms',
+        'first ms',
+        'tree+text B',
+        'result B',
+        'elements',
+        'truncated',
+        'frames ok/unavail',
+      ],
       results.map(({ page, observe: o, observe_changed: c }) =>
         o.status === 'ok'
           ? [
-              page,
-              ms(o.stats?.median_ms),
-              ms(o.stats?.p90_ms),
-              ms(c?.stats?.median_ms),
-              ms(c?.stats?.p90_ms),
-              ms(o.first_ms),
-              num(o.tree_text_bytes),
-              num(o.result_bytes),
-              num(o.elements),
-              String(o.truncated),
-              `${o.frames?.observed ?? 0}/${o.frames?.unavailable ?? 0}`,
-            ]
-          : [page, o.status === 'method_not_found' ? 'NOT IMPLEMENTED' : 'ERROR', '-', '-', '-', '-', '-', '-', '-', '-', '-'],
+            page,
+            ms(o.stats?.median_ms),
+            ms(o.stats?.p90_ms),
+            ms(c?.stats?.median_ms),
+            ms(c?.stats?.p90_ms),
+            ms(o.first_ms),
+            num(o.tree_text_bytes),
+            num(o.result_bytes),
+            num(o.elements),
+            String(o.truncated),
+            `${o.frames?.observed ?? 0}/${o.frames?.unavailable ?? 0}`,
+          ]
+          : [page, o.status === 'method_not_found' ? 'NOT IMPLEMENTED' : 'ERROR', '-', '-', '-', '-', '-', '-', '-', '-', '-']
       ),
     ),
   );
@@ -171,7 +182,7 @@ function report(results: PageResult[], runs: number): void {
       results.map(({ page, raw_ax: r }) =>
         r.status === 'ok'
           ? [page, ms(r.stats?.median_ms), ms(r.stats?.p90_ms), ms(r.stats?.min_ms), num(r.bytes), num(r.nodes), num(r.unignored_nodes)]
-          : [page, 'ERROR', '-', '-', '-', '-', '-'],
+          : [page, 'ERROR', '-', '-', '-', '-', '-']
       ),
     ),
   );

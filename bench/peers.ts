@@ -24,7 +24,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
+import { type FixtureServer, startFixtureServer } from '../test/helpers/fixture-server.ts';
 import { CdpFloor } from './peers/cdp-floor.ts';
 import { waitForQuietMachine } from './peers/quiet.ts';
 import type { Contender } from './peers/contender.ts';
@@ -33,8 +33,8 @@ import { PagewireContender } from './peers/pagewire.ts';
 import { PagewireMcpContender } from './peers/pagewire-mcp.ts';
 import { PAGES } from './peers/pages.ts';
 import { killLeftovers, memoryOf, type MemoryReport } from './peers/procs.ts';
-import { renderReadmeBlock, renderResults, updateReadme, type BenchReport, type ContenderReport } from './peers/report.ts';
-import { runPage, type PageResult } from './peers/run.ts';
+import { type BenchReport, type ContenderReport, renderReadmeBlock, renderResults, updateReadme } from './peers/report.ts';
+import { type PageResult, runPage } from './peers/run.ts';
 
 const BENCH_DIR = fileURLToPath(new URL('./', import.meta.url));
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -53,7 +53,16 @@ interface Options {
 const CONTENDER_IDS = ['pagewire', 'pagewire-mcp', 'playwright-mcp', 'chrome-devtools-mcp', 'agent-browser', 'cdp-floor'];
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { runs: 30, actRuns: 15, warmups: 1, only: undefined, pages: undefined, browser: '/usr/bin/chromium', report: true, render: undefined };
+  const options: Options = {
+    runs: 30,
+    actRuns: 15,
+    warmups: 1,
+    only: undefined,
+    pages: undefined,
+    browser: '/usr/bin/chromium',
+    report: true,
+    render: undefined,
+  };
   const value = (i: number, flag: string): string => {
     const v = argv[i + 1];
     if (v === undefined) fail(`${flag} needs a value`);
@@ -79,11 +88,15 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--only':
         options.only = take().split(',');
-        for (const id of options.only) if (!CONTENDER_IDS.includes(id)) fail(`unknown contender ${id} (one of ${CONTENDER_IDS.join(', ')})`);
+        for (const id of options.only) {
+          if (!CONTENDER_IDS.includes(id)) fail(`unknown contender ${id} (one of ${CONTENDER_IDS.join(', ')})`);
+        }
         break;
       case '--pages':
         options.pages = take().split(',');
-        for (const id of options.pages) if (!PAGES.some((p) => p.id === id)) fail(`unknown page ${id} (one of ${PAGES.map((p) => p.id).join(', ')})`);
+        for (const id of options.pages) {
+          if (!PAGES.some((p) => p.id === id)) fail(`unknown page ${id} (one of ${PAGES.map((p) => p.id).join(', ')})`);
+        }
         break;
       case '--browser':
         options.browser = take();
@@ -122,7 +135,9 @@ function machine(): BenchReport['machine'] {
 function writeReport(report: BenchReport, log: (line: string) => void): void {
   writeFileSync(`${BENCH_DIR}RESULTS.md`, renderResults(report));
   const readme = updateReadme(`${BENCH_DIR}README.md`, renderReadmeBlock(report));
-  log(`wrote bench/RESULTS.md${readme ? '; updated the summary in bench/README.md' : ' (bench/README.md has no bench markers: not touched)'}`);
+  log(
+    `wrote bench/RESULTS.md${readme ? '; updated the summary in bench/README.md' : ' (bench/README.md has no bench markers: not touched)'}`,
+  );
 }
 
 async function main(): Promise<number> {
@@ -182,10 +197,20 @@ async function main(): Promise<number> {
   let exitCode = 0;
   try {
     if (loadBefore[0]! > os.cpus().length) {
-      log(`bench: warning: the 1-minute load average is ${loadBefore[0]!.toFixed(1)} on ${os.cpus().length} cores; other work will inflate every time (the report records it)`);
+      log(
+        `bench: warning: the 1-minute load average is ${
+          loadBefore[0]!.toFixed(1)
+        } on ${os.cpus().length} cores; other work will inflate every time (the report records it)`,
+      );
     }
     fixtures = await startFixtureServer();
-    log(`bench: ${chosen.map((c) => c.id).join(', ')}; pages ${pages.map((p) => p.id).join(', ')}; ${options.runs} observations and ${options.actRuns} actions per series (each after ${options.warmups} untimed warm-up round${options.warmups === 1 ? '' : 's'})`);
+    log(
+      `bench: ${chosen.map((c) => c.id).join(', ')}; pages ${
+        pages.map((p) => p.id).join(', ')
+      }; ${options.runs} observations and ${options.actRuns} actions per series (each after ${options.warmups} untimed warm-up round${
+        options.warmups === 1 ? '' : 's'
+      })`,
+    );
     // Start one at a time (a launch is the heaviest thing here), then open the first page.
     for (const entry of chosen) {
       const reason = entry.unavailable?.();
@@ -290,7 +315,7 @@ async function main(): Promise<number> {
         ...Object.entries(c.series)
           .filter(([, s]) => s && (s.status === 'failed' || s.status === 'partial') && !s.same_as)
           .map(([name, s]) => `${id} on ${p.id}, ${name}: ${s!.status} (${s!.errors} errors): ${s!.note ?? ''}`),
-      ]),
+      ])
     ),
   ];
   if (problems.length) {

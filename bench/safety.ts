@@ -60,7 +60,12 @@ interface Runner {
   close(): Promise<void>;
 }
 
-async function runner(name: string, flags: string[], log: boolean, fixtures: Awaited<ReturnType<typeof startFixtureServer>>): Promise<Runner> {
+async function runner(
+  name: string,
+  flags: string[],
+  log: boolean,
+  fixtures: Awaited<ReturnType<typeof startFixtureServer>>,
+): Promise<Runner> {
   const config = parseConfig(['--port', '0', ...flags], {});
   const server = await startServer(config, { runtime: `node ${process.version}` });
   const client = await TestClient.connect(`${server.url}?token=${encodeURIComponent(config.tokens[0]!)}`, { checkWire: false });
@@ -71,7 +76,8 @@ async function runner(name: string, flags: string[], log: boolean, fixtures: Awa
   const evaluate = (expression: string) => tab().session.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
   const observe = () => client.call<Observation>('observe', { session_id });
   const navigate = async (state: Observation, path: string) =>
-    (await client.call<ActResult>('act', { session_id, state_id: state.state_id, action: 'navigate', url: fixtures.url(path) })).fresh_state!;
+    (await client.call<ActResult>('act', { session_id, state_id: state.state_id, action: 'navigate', url: fixtures.url(path) }))
+      .fresh_state!;
   return {
     async round(index, timedRun, row) {
       // A page load of 80 requests.
@@ -116,7 +122,12 @@ const emptyRow = (name: string): Row => ({ name, load: [], loadServerCpu: [], lo
  * baseline server run in alternation with it, round by round, and reported as both medians and
  * the median of the per-round differences.
  */
-async function pair(name: string, flags: string[], log: boolean, fixtures: Awaited<ReturnType<typeof startFixtureServer>>): Promise<[Row, Row]> {
+async function pair(
+  name: string,
+  flags: string[],
+  log: boolean,
+  fixtures: Awaited<ReturnType<typeof startFixtureServer>>,
+): Promise<[Row, Row]> {
   const base = await runner(`base-${name}`, [], false, fixtures);
   const variant = await runner(name, flags, log, fixtures);
   const rows: [Row, Row] = [emptyRow(`nothing (paired with ${name})`), emptyRow(name)];
@@ -158,11 +169,20 @@ const columns: Array<[string, keyof Omit<Row, 'name'>]> = [
   ['observe ms', 'observe'],
 ];
 console.log(`\nsafety costs (${WARMUPS} warm-ups, ${runs} rounds, each variant alternated with a server without any of it)`);
-console.log('page load = act navigate to a page of 60 images + 20 fetches, until all are done; cells: variant median (median of paired differences)');
+console.log(
+  'page load = act navigate to a page of 60 images + 20 fetches, until all are done; cells: variant median (median of paired differences)',
+);
 console.log(
   table(
     ['configuration', ...columns.map(([title]) => title)],
-    pairs.map(([base, variant]) => [variant.name, ...columns.map(([, key]) => `${ms(median(variant[key]))} (${delta(variant[key], base[key]) >= 0 ? '+' : ''}${ms(delta(variant[key], base[key]))})`)]),
+    pairs.map((
+      [base, variant],
+    ) => [
+      variant.name,
+      ...columns.map(([, key]) =>
+        `${ms(median(variant[key]))} (${delta(variant[key], base[key]) >= 0 ? '+' : ''}${ms(delta(variant[key], base[key]))})`
+      ),
+    ]),
   ),
 );
 process.exit(0);

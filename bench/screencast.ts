@@ -11,7 +11,7 @@ import { startServer } from '../src/server.ts';
 import { TestClient } from '../test/helpers/client.ts';
 import { startFixtureServer } from '../test/helpers/fixture-server.ts';
 import type { ActResult, Observation } from '../test/helpers/wire.ts';
-import { WARMUPS, ms, parseRuns, stats, table, timed } from './common.ts';
+import { ms, parseRuns, stats, table, timed, WARMUPS } from './common.ts';
 
 /** Alternating blocks (without, with, without, …), each of `runs / BLOCKS` samples per call. */
 const BLOCKS = 6;
@@ -19,7 +19,9 @@ const BLOCKS = 6;
 const runs = parseRuns(process.argv.slice(2));
 const fixtures = await startFixtureServer();
 const token = crypto.randomUUID();
-const server = await startServer(parseConfig(['--host', '127.0.0.1', '--port', '0', '--token', token], {}), { runtime: `node ${process.version}` });
+const server = await startServer(parseConfig(['--host', '127.0.0.1', '--port', '0', '--token', token], {}), {
+  runtime: `node ${process.version}`,
+});
 const url = `${server.url}?token=${encodeURIComponent(token)}`;
 try {
   const agent = await TestClient.connect(url, { checkWire: false });
@@ -29,7 +31,13 @@ try {
   let state: Observation = await agent.call('observe', { session_id, target_id });
   const checkbox = () => state.elements.find((e) => e.role === 'checkbox' && e.name === 'Email me')!.ref;
   const act = async () => {
-    const result = await agent.call<ActResult>('act', { session_id, target_id, state_id: state.state_id, action: 'click', ref: checkbox() });
+    const result = await agent.call<ActResult>('act', {
+      session_id,
+      target_id,
+      state_id: state.state_id,
+      action: 'click',
+      ref: checkbox(),
+    });
     if (!result.fresh_state) throw new Error(`act ${result.status}: ${result.error_text ?? ''}`);
     state = result.fresh_state;
   };
@@ -62,8 +70,15 @@ try {
   const rows = (['act', 'observe'] as const).flatMap((call) =>
     (['without', 'with'] as const).map((mode) => {
       const s = stats(samples[call][mode]);
-      return [call, mode === 'with' ? 'viewer watching' : 'no viewer', String(s.samples_ms.length), ms(s.median_ms), ms(s.p90_ms), ms(s.min_ms)];
-    }),
+      return [
+        call,
+        mode === 'with' ? 'viewer watching' : 'no viewer',
+        String(s.samples_ms.length),
+        ms(s.median_ms),
+        ms(s.p90_ms),
+        ms(s.min_ms),
+      ];
+    })
   );
   console.log(table(['call', 'screencast', 'n', 'median ms', 'p90 ms', 'min ms'], rows, 2));
   console.log(`frames delivered to the viewer: ${frames}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -20,15 +20,23 @@
 // (+25 % allowed), CDP listeners per open tab, sessions, states and requests in flight (small
 // slack each). A crashed tab is navigated again (that navigation must load the page). Exit 2:
 // bad arguments.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.ts';
+import { type FixtureServer, startFixtureServer } from '../test/helpers/fixture-server.ts';
 import { descendants, waitUntilGone } from '../test/helpers/processes.ts';
-import { elementNamed, type ActResult, type MethodName, type Observation, type ResultOf, type ServerInfoResult } from '../test/helpers/wire.ts';
+import {
+  type ActResult,
+  elementNamed,
+  type MethodName,
+  type Observation,
+  type ResultOf,
+  type ServerInfoResult,
+} from '../test/helpers/wire.ts';
+import { EVENT_KINDS as WIRE_EVENT_KINDS } from '../src/rpc/wire/events.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -71,8 +79,13 @@ function parseArgs(argv: string[]): Options | 'help' {
   const options: Options = { minutes: NaN, clients: 8, subscribers: 2, sampleS: 5, fromSource: false, deno: false };
   const number = (flag: string, text: string | undefined, min: number, max: number, integer: boolean): number => {
     const value = Number(text);
-    if (text === undefined || text.trim() === '' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-      throw new UsageError(`${flag} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max} (got ${JSON.stringify(text)})`);
+    if (
+      text === undefined || text.trim() === '' || !Number.isFinite(value) || value < min || value > max ||
+      (integer && !Number.isInteger(value))
+    ) {
+      throw new UsageError(
+        `${flag} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max} (got ${JSON.stringify(text)})`,
+      );
     }
     return value;
   };
@@ -138,7 +151,7 @@ function problem(what: string, detail: string): void {
 const latencies = new Map<string, number[]>();
 function recordLatency(method: string, ms: number): void {
   let list = latencies.get(method);
-  if (!list) latencies.set(method, (list = []));
+  if (!list) latencies.set(method, list = []);
   list.push(ms);
 }
 
@@ -292,7 +305,11 @@ interface ServerProcess {
 async function startServer(options: Options, token: string): Promise<ServerProcess> {
   // Deno runs the sources as they are; Node runs dist/ (what `npx pagewire` runs) or src/ through tsx.
   const program = options.deno ? `${ROOT}node_modules/.bin/deno` : process.execPath;
-  const entry = options.deno ? ['run', '-A', 'src/main.ts'] : options.fromSource ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
+  const entry = options.deno
+    ? ['run', '-A', 'src/main.ts']
+    : options.fromSource
+    ? ['--import', 'tsx', 'src/main.ts']
+    : ['dist/src/main.js'];
   if (!options.deno && !options.fromSource && !existsSync(`${ROOT}dist/src/main.js`)) {
     throw new UsageError('dist/src/main.js is missing: run `npm run build` first (or pass --from-source)');
   }
@@ -307,7 +324,7 @@ async function startServer(options: Options, token: string): Promise<ServerProce
     child.once('exit', (code) => {
       exited = true;
       resolve(code);
-    }),
+    })
   );
   const stderrLines: string[] = [];
   const errorLines: string[] = [];
@@ -492,7 +509,9 @@ class LoadClient {
     if (!this.#state || k % 3 !== 0) {
       const since = k % 2 === 0 ? this.#state?.state_id : undefined;
       const o = await this.#observe({ session_id, ...(since ? { since } : {}) });
-      if (since && o.diff?.base !== since) problem('observe since without diff', `${this.#client.name}: since ${since} gave diff ${JSON.stringify(o.diff?.base)}`);
+      if (since && o.diff?.base !== since) {
+        problem('observe since without diff', `${this.#client.name}: since ${since} gave diff ${JSON.stringify(o.diff?.base)}`);
+      }
       this.#state = o;
       if (o.frames[0]?.reason?.includes('crashed')) await this.#recover();
     }
@@ -514,7 +533,9 @@ class LoadClient {
     }
     if (k % 20 === 10) {
       const shot = await this.#client.call('screenshot', { session_id, format: 'jpeg', quality: 40 });
-      if (shot.mime !== 'image/jpeg' || shot.data.length === 0) problem('bad screenshot', `${this.#client.name}: ${shot.mime}, ${shot.data.length} chars`);
+      if (shot.mime !== 'image/jpeg' || shot.data.length === 0) {
+        problem('bad screenshot', `${this.#client.name}: ${shot.mime}, ${shot.data.length} chars`);
+      }
       this.stats.screenshots++;
     }
   }
@@ -596,7 +617,9 @@ class LoadClient {
     if (r.status !== want || r.execution !== 'completed' || r.observation !== 'captured' || !r.fresh_state) {
       problem(
         'act not completed',
-        `${this.#client.name}: wanted ${want}, got ${r.status} (${r.execution}, ${r.observation}) ${r.error_type ?? ''} ${r.error_text ?? ''}`,
+        `${this.#client.name}: wanted ${want}, got ${r.status} (${r.execution}, ${r.observation}) ${r.error_type ?? ''} ${
+          r.error_text ?? ''
+        }`,
       );
       throw new RpcFailure(`act ${r.status}`);
     }
@@ -621,7 +644,8 @@ interface Subscription {
   lastSeq: number | undefined;
 }
 
-const EVENT_KINDS = new Set(['dialog', 'file_chooser', 'download', 'popup', 'tab_closed', 'navigation', 'console', 'crash', 'session_closed']);
+/** The wire's own kinds: a kind added to the protocol is a kind the soak accepts. */
+const EVENT_KINDS: ReadonlySet<string> = new Set(WIRE_EVENT_KINDS);
 
 class Subscriber {
   readonly client: SoakClient;
@@ -671,7 +695,10 @@ class Subscriber {
   #onEvent(params: Record<string, unknown>): void {
     const name = this.client.name;
     const { subscription_id: id, seq, kind, session_id: sessionId, time, data, dropped } = params;
-    if (typeof id !== 'string' || typeof seq !== 'number' || !EVENT_KINDS.has(kind as string) || typeof sessionId !== 'string' || typeof time !== 'number' || !data || typeof data !== 'object') {
+    if (
+      typeof id !== 'string' || typeof seq !== 'number' || !EVENT_KINDS.has(kind as string) || typeof sessionId !== 'string' ||
+      typeof time !== 'number' || !data || typeof data !== 'object'
+    ) {
       problem('malformed event', `${name}: ${JSON.stringify(params).slice(0, 300)}`);
       return;
     }
@@ -684,7 +711,9 @@ class Subscriber {
     if (typeof dropped === 'number') this.dropped += dropped;
     if (sub.lastSeq !== undefined) {
       if (seq <= sub.lastSeq) problem('event seq out of order', `${name}: ${sessionId} seq ${seq} after ${sub.lastSeq}`);
-      else if (seq !== sub.lastSeq + 1 && typeof dropped !== 'number') problem('event seq gap', `${name}: ${sessionId} seq ${seq} after ${sub.lastSeq} without dropped`);
+      else if (seq !== sub.lastSeq + 1 && typeof dropped !== 'number') {
+        problem('event seq gap', `${name}: ${sessionId} seq ${seq} after ${sub.lastSeq} without dropped`);
+      }
     }
     sub.lastSeq = seq;
     this.byKind[kind as string] = (this.byKind[kind as string] ?? 0) + 1;
@@ -721,7 +750,19 @@ interface Check {
   detail: string;
 }
 
-const TRACKED = ['rss_bytes', 'heap_used_bytes', 'cdp_listeners', 'listeners_per_tab', 'tabs', 'sessions', 'states', 'live_states', 'pending_requests', 'subscriptions', 'browser_rss_bytes'] as const;
+const TRACKED = [
+  'rss_bytes',
+  'heap_used_bytes',
+  'cdp_listeners',
+  'listeners_per_tab',
+  'tabs',
+  'sessions',
+  'states',
+  'live_states',
+  'pending_requests',
+  'subscriptions',
+  'browser_rss_bytes',
+] as const;
 
 function thirds(samples: Sample[]): { warm: Sample[]; middle: Sample[]; last: Sample[] } | undefined {
   const third = Math.floor(samples.length / 3);
@@ -761,7 +802,11 @@ function table(samples: Sample[]): string[] {
   for (const key of TRACKED) {
     const cell = (list: Sample[]) => (list.length ? fmt(key, mean(list.map((s) => s[key]))) : '-');
     const max = samples.length ? fmt(key, Math.max(...samples.map((s) => s[key]))) : '-';
-    lines.push(`  ${key.padEnd(18)} ${cell(parts.warm).padStart(10)} ${cell(parts.middle).padStart(10)} ${cell(parts.last).padStart(10)} ${max.padStart(10)}`);
+    lines.push(
+      `  ${key.padEnd(18)} ${cell(parts.warm).padStart(10)} ${cell(parts.middle).padStart(10)} ${cell(parts.last).padStart(10)} ${
+        max.padStart(10)
+      }`,
+    );
   }
   return lines;
 }
@@ -783,7 +828,9 @@ async function soak(options: Options): Promise<boolean> {
   try {
     server = await startServer(options, token);
     const url = server.url;
-    console.log(`pagewire soak: ${options.minutes} min, ${options.clients} clients, ${options.subscribers} subscribers, samples every ${options.sampleS} s`);
+    console.log(
+      `pagewire soak: ${options.minutes} min, ${options.clients} clients, ${options.subscribers} subscribers, samples every ${options.sampleS} s`,
+    );
     console.log(`server: ${server.command} (pid ${server.pid}), fixtures on ${fixtures.origin}`);
 
     // Idle baseline with a running browser: a session made and closed by the monitor.
@@ -826,7 +873,9 @@ async function soak(options: Options): Promise<boolean> {
       const events = subscribers.reduce((sum, sub) => sum + sub.events, 0);
       console.log(
         `  t=${String(s.t_s).padStart(4)}s rounds=${rounds} events=${events} sessions=${s.sessions} tabs=${s.tabs} states=${s.states} ` +
-          `in_flight=${s.pending_requests} cdp_listeners=${s.cdp_listeners} rss=${mb(s.rss_bytes)} heap=${mb(s.heap_used_bytes)} browser=${mb(s.browser_rss_bytes)} problems=${problems.length}`,
+          `in_flight=${s.pending_requests} cdp_listeners=${s.cdp_listeners} rss=${mb(s.rss_bytes)} heap=${mb(s.heap_used_bytes)} browser=${
+            mb(s.browser_rss_bytes)
+          } problems=${problems.length}`,
       );
     };
 
@@ -858,7 +907,9 @@ async function soak(options: Options): Promise<boolean> {
     // Wind down: sessions close, subscribers must hear session_closed for every one of them.
     await Promise.race([
       Promise.all(clients.map((c) => c.close().catch(() => {}))),
-      new Promise((resolve) => setTimeout(resolve, WIND_DOWN_MS)).then(() => problem('wind-down', `clients did not close within ${WIND_DOWN_MS / 1000} s`)),
+      new Promise((resolve) => setTimeout(resolve, WIND_DOWN_MS)).then(() =>
+        problem('wind-down', `clients did not close within ${WIND_DOWN_MS / 1000} s`)
+      ),
     ]);
     const heardEnd = Date.now() + SETTLE_MS;
     while (Date.now() < heardEnd && subscribers.some((sub) => sub.sessionsClosed.size < sessionIds.length)) await sleep(100);
@@ -890,11 +941,34 @@ async function soak(options: Options): Promise<boolean> {
       await sleep(200);
     }
     const pick = (info: Info) =>
-      JSON.stringify(Object.fromEntries((['sessions', 'tabs', 'states', 'subscriptions', 'pending_requests', 'pending_cdp_calls', 'cdp_sessions', 'cdp_listeners'] as const).map((k) => [k, info.counts[k]])));
-    checks.push({ name: 'counts back to idle after the sessions closed', ok: isIdle(final), detail: `idle ${pick(idle)}, after ${pick(final)}` });
-    const memoryLine =
-      `  server rss: idle ${mb(idle.counts['rss_bytes'] ?? 0)}, peak ${mb(Math.max(0, ...samples.map((s) => s.rss_bytes)))}, ` +
-      `after the sessions closed ${mb(final.counts['rss_bytes'] ?? 0)}; browser peak ${mb(Math.max(0, ...samples.map((s) => s.browser_rss_bytes)))}`;
+      JSON.stringify(
+        Object.fromEntries(
+          ([
+            'sessions',
+            'tabs',
+            'states',
+            'subscriptions',
+            'pending_requests',
+            'pending_cdp_calls',
+            'cdp_sessions',
+            'cdp_listeners',
+          ] as const).map((k) => [k, info.counts[k]]),
+        ),
+      );
+    checks.push({
+      name: 'counts back to idle after the sessions closed',
+      ok: isIdle(final),
+      detail: `idle ${pick(idle)}, after ${pick(final)}`,
+    });
+    const memoryLine = `  server rss: idle ${mb(idle.counts['rss_bytes'] ?? 0)}, peak ${
+      mb(Math.max(
+        0,
+        ...samples.map((s) => s.rss_bytes),
+      ))
+    }, ` +
+      `after the sessions closed ${mb(final.counts['rss_bytes'] ?? 0)}; browser peak ${
+        mb(Math.max(0, ...samples.map((s) => s.browser_rss_bytes)))
+      }`;
     await monitor.close();
 
     // SIGTERM: exit 0 and no browser process left.
@@ -906,8 +980,16 @@ async function soak(options: Options): Promise<boolean> {
     const left = await waitUntilGone(browsers, 10_000);
     checks.push({ name: 'server ran until stopped', ok: !early, detail: early ? 'it exited during the soak' : 'yes' });
     checks.push({ name: 'SIGTERM: server exits 0', ok: code === 0, detail: `exit ${code}` });
-    checks.push({ name: 'no browser process left', ok: browsers.length > 0 && left.length === 0, detail: `${browsers.length} browser processes, ${left.length} left` });
-    checks.push({ name: 'no error lines in the server log', ok: server.errorLines.length === 0, detail: server.errorLines.slice(0, 3).join(' | ') || 'none' });
+    checks.push({
+      name: 'no browser process left',
+      ok: browsers.length > 0 && left.length === 0,
+      detail: `${browsers.length} browser processes, ${left.length} left`,
+    });
+    checks.push({
+      name: 'no error lines in the server log',
+      ok: server.errorLines.length === 0,
+      detail: server.errorLines.slice(0, 3).join(' | ') || 'none',
+    });
 
     // ---- summary ----
     const rounds = clients.reduce((sum, c) => sum + c.stats.rounds, 0);
@@ -930,29 +1012,45 @@ async function soak(options: Options): Promise<boolean> {
     // Counted among the problems above too; named here so that a failed run says so at once.
     const crashes = problemCounts.get('crash event') ?? 0;
     const incomplete = problemCounts.get('page controls missing') ?? 0;
-    checks.splice(2, 0, { name: 'no renderer crashed', ok: crashes === 0, detail: `${crashes} crash events, ${sum('recoveries')} tabs navigated again` });
+    checks.splice(2, 0, {
+      name: 'no renderer crashed',
+      ok: crashes === 0,
+      detail: `${crashes} crash events, ${sum('recoveries')} tabs navigated again`,
+    });
     checks.splice(3, 0, { name: "every observation showed its page's controls", ok: incomplete === 0, detail: `${incomplete} without` });
     const trends = trendChecks(samples, options.clients);
     if (trends.length === 0) {
       checks.push({ name: 'growth trend', ok: true, detail: `skipped: ${samples.length} samples are too few (need 6; run longer)` });
     }
     checks.push(...trends);
-    const boundOk = samples.every((s) => s.states <= s.sessions * (limits['states_retained_per_session'] ?? 256) && s.tabs <= s.sessions * (limits['tabs_per_session'] ?? 20));
-    checks.push({ name: 'states and tabs within their limits at every sample', ok: boundOk, detail: `max states ${Math.max(0, ...samples.map((s) => s.states))}, max tabs ${Math.max(0, ...samples.map((s) => s.tabs))}` });
+    const boundOk = samples.every((s) =>
+      s.states <= s.sessions * (limits['states_retained_per_session'] ?? 256) && s.tabs <= s.sessions * (limits['tabs_per_session'] ?? 20)
+    );
+    checks.push({
+      name: 'states and tabs within their limits at every sample',
+      ok: boundOk,
+      detail: `max states ${Math.max(0, ...samples.map((s) => s.states))}, max tabs ${Math.max(0, ...samples.map((s) => s.tabs))}`,
+    });
 
     const ok = checks.every((c) => c.ok);
     const lat = (method: string) => {
       const sorted = [...(latencies.get(method) ?? [])].sort((a, b) => a - b);
-      return `${method} ${Math.round(percentile(sorted, 0.5))}/${Math.round(percentile(sorted, 0.95))}/${Math.round(sorted.at(-1) ?? 0)} (${sorted.length})`;
+      return `${method} ${Math.round(percentile(sorted, 0.5))}/${Math.round(percentile(sorted, 0.95))}/${
+        Math.round(sorted.at(-1) ?? 0)
+      } (${sorted.length})`;
     };
     console.log('');
     const calls = [...latencies.values()].reduce((total, list) => total + list.length, 0);
     console.log(`summary (load ${round1(loadMs / 1000)} s, ${samples.length} samples, ${calls} calls answered):`);
     console.log(
-      `  ${rounds} rounds, ${sum('observes')} observes, acts ${JSON.stringify(acts)}, ${sum('tabsOpened')} background tabs opened and closed, ` +
+      `  ${rounds} rounds, ${sum('observes')} observes, acts ${JSON.stringify(acts)}, ${
+        sum('tabsOpened')
+      } background tabs opened and closed, ` +
         `${sum('navigations')} navigations (${sum('recoveries')} after a crash), ${sum('screenshots')} screenshots`,
     );
-    console.log(`  latency ms p50/p95/max (calls): ${['observe', 'act', 'tabs.new', 'tabs.close', 'screenshot', 'server.info'].map(lat).join(', ')}`);
+    console.log(
+      `  latency ms p50/p95/max (calls): ${['observe', 'act', 'tabs.new', 'tabs.close', 'screenshot', 'server.info'].map(lat).join(', ')}`,
+    );
     console.log(
       `  events ${JSON.stringify(byKind)}, dropped ${subscribers.reduce((a, s) => a + s.dropped, 0)}, ` +
         `re-subscriptions ${subscribers.reduce((a, s) => a + s.resubscriptions, 0)}`,
@@ -967,30 +1065,32 @@ async function soak(options: Options): Promise<boolean> {
     if (options.json) {
       writeFileSync(
         options.json,
-        `${JSON.stringify(
-          {
-            options,
-            load_ms: loadMs,
-            calls,
-            rounds,
-            observes: sum('observes'),
-            acts,
-            background_tabs: sum('tabsOpened'),
-            navigations: sum('navigations'),
-            recoveries: sum('recoveries'),
-            screenshots: sum('screenshots'),
-            events: byKind,
-            limits,
-            idle_counts: idle.counts,
-            final_counts: final.counts,
-            samples,
-            checks,
-            problems,
-            ok,
-          },
-          null,
-          2,
-        )}\n`,
+        `${
+          JSON.stringify(
+            {
+              options,
+              load_ms: loadMs,
+              calls,
+              rounds,
+              observes: sum('observes'),
+              acts,
+              background_tabs: sum('tabsOpened'),
+              navigations: sum('navigations'),
+              recoveries: sum('recoveries'),
+              screenshots: sum('screenshots'),
+              events: byKind,
+              limits,
+              idle_counts: idle.counts,
+              final_counts: final.counts,
+              samples,
+              checks,
+              problems,
+              ok,
+            },
+            null,
+            2,
+          )
+        }\n`,
       );
     }
     return ok;

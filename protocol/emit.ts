@@ -266,12 +266,11 @@ function mapEntries(model: Model): MapEntries {
       if (!wantCommands.has(name)) continue;
       const types = commandTypeNames(command);
       const params = command.parameters ?? [];
-      const args =
-        params.length === 0
-          ? '[]'
-          : params.every((p) => p.optional === true)
-            ? `[params?: ${ns}.${types.params}]`
-            : `[params: ${ns}.${types.params}]`;
+      const args = params.length === 0
+        ? '[]'
+        : params.every((p) => p.optional === true)
+        ? `[params?: ${ns}.${types.params}]`
+        : `[params: ${ns}.${types.params}]`;
       const key = stringLiteral(name);
       const result = `${ns}.${types.result}`;
       const line = `${key}: { args: ${args}; result: ${result} };`;

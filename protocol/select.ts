@@ -90,7 +90,7 @@ export function select(protocol: Protocol, options: SelectOptions): Model {
   const needed = new Set<string>();
   const queue: Array<{ ref: string; from: string }> = [];
   for (const d of protocol.domains) {
-    if (allow.has(d.domain)) for (const ref of domainRefs(d)) queue.push({ ref, from: d.domain });
+    if (allow.has(d.domain)) { for (const ref of domainRefs(d)) queue.push({ ref, from: d.domain }); }
   }
   while (queue.length > 0) {
     const { ref, from } = queue.shift()!;

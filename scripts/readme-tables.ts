@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { FLAGS, envName, parseConfig } from '../src/config.ts';
+import { envName, FLAGS, parseConfig } from '../src/config.ts';
 import { ERROR_CODES, ERROR_MEANINGS, type ErrorType } from '../src/errors.ts';
 import type { OpenRpcDocument, OpenRpcMethod } from '../src/rpc/discover.ts';
 import { startServer } from '../src/server.ts';
@@ -22,7 +22,8 @@ interface Column<Row> {
 function table<Row>(columns: Column<Row>[], rows: Row[]): string {
   // A `|` inside a cell (`error | warn`) would end it.
   const line = (cells: string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
-  return [line(columns.map((c) => c.title)), line(columns.map(() => '---')), ...rows.map((row) => line(columns.map((c) => c.cell(row))))].join('\n');
+  return [line(columns.map((c) => c.title)), line(columns.map(() => '---')), ...rows.map((row) => line(columns.map((c) => c.cell(row))))]
+    .join('\n');
 }
 
 const code = (text: string) => `\`${text}\``;
@@ -32,7 +33,14 @@ function paramNames(method: OpenRpcMethod): string {
   return method.params.map((p) => code(p.required ? p.name : `${p.name}?`)).join(', ') || '—';
 }
 
-type JsonSchema = { $ref?: string; type?: string; properties?: Record<string, JsonSchema>; required?: string[]; items?: JsonSchema; anyOf?: JsonSchema[] };
+type JsonSchema = {
+  $ref?: string;
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+};
 
 /** A result schema in a few characters: a named shape, `{field, optional?}`, or the alternatives. */
 function shapeOf(schema: JsonSchema): string {

@@ -83,7 +83,11 @@ export const FLAGS = {
   downloads: { kind: 'string', arg: 'DIR', help: 'folder for downloads' },
   uploads: { kind: 'string', arg: 'DIR', help: 'root folder that uploaded files must lie under (default: none allowed)' },
   'max-sessions': { kind: 'string', arg: 'N', help: `most sessions at once (default ${DEFAULT_MAX_SESSIONS})` },
-  'max-tabs-per-session': { kind: 'string', arg: 'N', help: `tabs.new refused at N tabs in a session (default ${DEFAULT_MAX_TABS_PER_SESSION})` },
+  'max-tabs-per-session': {
+    kind: 'string',
+    arg: 'N',
+    help: `tabs.new refused at N tabs in a session (default ${DEFAULT_MAX_TABS_PER_SESSION})`,
+  },
   'max-pending-per-connection': {
     kind: 'string',
     arg: 'N',
@@ -100,10 +104,15 @@ export const FLAGS = {
   secret: {
     kind: 'list',
     arg: 'NAME[@ORIGIN]',
-    help: 'a secret act may type by name, its value from PAGEWIRE_SECRET_NAME or --secrets-file; @ORIGIN binds it to that origin, repeatable',
+    help:
+      'a secret act may type by name, its value from PAGEWIRE_SECRET_NAME or --secrets-file; @ORIGIN binds it to that origin, repeatable',
   },
   'secrets-file': { kind: 'string', arg: 'FILE', help: 'NAME=value lines: secret values (# comments)' },
-  'allow-domain': { kind: 'list', arg: 'PATTERN', help: 'only hosts matching a pattern may be reached (example.com, *.example.com, https://h:8443), repeatable' },
+  'allow-domain': {
+    kind: 'list',
+    arg: 'PATTERN',
+    help: 'only hosts matching a pattern may be reached (example.com, *.example.com, https://h:8443), repeatable',
+  },
   'block-domain': { kind: 'list', arg: 'PATTERN', help: 'hosts matching a pattern are never reached, repeatable' },
   'block-private-network': {
     kind: 'boolean',
@@ -150,7 +159,9 @@ export function readyLine(config: Config, url: string): string {
   const port = parsed.port || (parsed.protocol === 'wss:' ? '443' : '80');
   const base = `${parsed.protocol}//${parsed.hostname}:${port}/`;
   const token = config.tokens[0];
-  return config.noAuth || token === undefined ? `pagewire listening on ${base}` : `pagewire listening on ${base}?token=${encodeURIComponent(token)}`;
+  return config.noAuth || token === undefined
+    ? `pagewire listening on ${base}`
+    : `pagewire listening on ${base}?token=${encodeURIComponent(token)}`;
 }
 
 export function parseConfig(argv: readonly string[], env: Record<string, string | undefined>, sources: ConfigSources = {}): Config {
@@ -261,8 +272,7 @@ const originSchema = z.string().transform((text, ctx) => {
     ctx.addIssue({ code: 'custom', message: `${JSON.stringify(text)} is not an origin like http://host:port` });
     return z.NEVER;
   }
-  const ok =
-    (url.protocol === 'http:' || url.protocol === 'https:') &&
+  const ok = (url.protocol === 'http:' || url.protocol === 'https:') &&
     url.pathname === '/' &&
     !url.search &&
     !url.hash &&
@@ -271,7 +281,10 @@ const originSchema = z.string().transform((text, ctx) => {
     !text.endsWith('?') &&
     !text.endsWith('#');
   if (!ok) {
-    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(text)} is not an origin like http://host:port (no path, query or credentials)` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `${JSON.stringify(text)} is not an origin like http://host:port (no path, query or credentials)`,
+    });
     return z.NEVER;
   }
   return url.origin;

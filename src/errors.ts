@@ -2,7 +2,6 @@
 // JSON-RPC codes are part of the wire: src/rpc/wire/errors.ts).
 import { ERROR_CODES, type ErrorType } from './rpc/wire/errors.ts';
 
-
 export { ERROR_CODES, type ErrorType };
 
 /** When each word is used, for people: the README's error table is written from this (npm run docs). */

@@ -3,7 +3,7 @@
 // starts without loading the server. `serve` (the default) is the server of docs/PROTOCOL.md §1;
 // `mcp` is the same server's method table spoken as MCP over stdio.
 import process from 'node:process';
-import { dispatch, type CommandTable } from './cli/dispatch.ts';
+import { type CommandTable, dispatch } from './cli/dispatch.ts';
 import { clientCommands } from './cli/table.ts';
 
 const table: CommandTable = {

@@ -11,10 +11,10 @@ import { actMethods } from './rpc/methods/act.ts';
 import { eventMethods } from './rpc/methods/events.ts';
 import { modalMethods } from './rpc/methods/modal.ts';
 import { observeMethods } from './rpc/methods/observe.ts';
-import { Screencasts, screencastMethods } from './rpc/methods/screencast.ts';
+import { screencastMethods, Screencasts } from './rpc/methods/screencast.ts';
 import { screenshotForAct, screenshotMethods } from './rpc/methods/screenshot.ts';
 import { sessionMethods } from './rpc/methods/sessions.ts';
-import { serverMethods, type ServerLimits } from './rpc/methods/server.ts';
+import { type ServerLimits, serverMethods } from './rpc/methods/server.ts';
 import { tabMethods } from './rpc/methods/tabs.ts';
 import { PendingLimit, RpcServer } from './rpc/server.ts';
 import { McpHost } from './mcp/host.ts';
@@ -39,9 +39,9 @@ import { ENTRIES_PER_TAB as NETWORK_ENTRIES_PER_TAB } from './sessions/network-l
 import { scrubCdpMessage } from './util/cdp-trace.ts';
 import { DomainPolicy } from './util/domain-policy.ts';
 import { IdSequence } from './util/ids.ts';
-import { redactSecrets, type KnownSecret } from './util/redact.ts';
-import { SecretStore, secretForms } from './util/secrets.ts';
-import { silentLogger, type Logger } from './util/log.ts';
+import { type KnownSecret, redactSecrets } from './util/redact.ts';
+import { secretForms, SecretStore } from './util/secrets.ts';
+import { type Logger, silentLogger } from './util/log.ts';
 
 export interface RunningServer {
   /** `ws://HOST:PORT/` */
@@ -132,17 +132,21 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
   // Every CDP message in and out, at debug level only (it is the most verbose log there is).
   // Typed passwords travel in CDP messages (and pages may echo them): hide every session's, every
   // keystroke, every cookie value and the storage helper's messages.
-  const knownSecrets = (): KnownSecret[] => registryRef?.all().flatMap((session) => session.knownSecrets()) ?? secrets.forms.map((exact) => ({ exact }));
+  const knownSecrets = (): KnownSecret[] =>
+    registryRef?.all().flatMap((session) => session.knownSecrets()) ?? secrets.forms.map((exact) => ({ exact }));
   const quiet = (cdpSessionId: string) => registryRef?.all().some((session) => session.isHelperCdpSession(cdpSessionId)) ?? false;
-  const trace =
-    config.logLevel === 'debug'
-      ? (direction: 'send' | 'recv', message: string) =>
-          cdpLog.debug(`${direction} ${redactSecrets(scrubCdpMessage(message, { quiet }), knownSecrets()).slice(0, 500)}`)
-      : undefined;
+  const trace = config.logLevel === 'debug'
+    ? (direction: 'send' | 'recv', message: string) =>
+      cdpLog.debug(`${direction} ${redactSecrets(scrubCdpMessage(message, { quiet }), knownSecrets()).slice(0, 500)}`)
+    : undefined;
   const host = new BrowserHost(browserLauncher(config, log.child('browser')), trace ? { trace } : {});
   const folders = new DownloadFolders(config.downloads);
   const downloads = new SessionDownloads({ folderFor: (id) => folders.folderFor(id), files: new NodeDownloadFiles() });
-  const policy = new DomainPolicy('server', { allow: config.allowDomains, block: config.blockDomains, blockPrivateNetwork: config.blockPrivateNetwork });
+  const policy = new DomainPolicy('server', {
+    allow: config.allowDomains,
+    block: config.blockDomains,
+    blockPrivateNetwork: config.blockPrivateNetwork,
+  });
   const registry = (registryRef = new SessionRegistry({
     host,
     downloads,

@@ -2,7 +2,7 @@
 // node:*, ws and Deno stay in the runtime adapters and the process entry, and the protocol
 // module (src/rpc/wire) imports nothing of the server.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve, dirname } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -113,8 +113,12 @@ s('the SDK takes only types from the wire schemas, and imports ws only lazily (t
     const text = withoutComments(readFileSync(file, 'utf8'));
     for (const match of text.matchAll(/^\s*import\s+(type\s+)?[^;'"]*?from\s+['"]([^'"]+)['"]/gm)) {
       const to = match[2]!.startsWith('.') ? layerOf(resolve(dirname(file), match[2]!)) : match[2];
-      if (to === 'rpc/wire' && !match[1]) violations.push(`${relative(root, file)}: import type from ${match[2]} (the browser build must not carry zod)`);
-      if (to === 'ws' || to?.startsWith('node:')) violations.push(`${relative(root, file)}: a static import of ${to} (load it lazily, only without a global WebSocket)`);
+      if (to === 'rpc/wire' && !match[1]) {
+        violations.push(`${relative(root, file)}: import type from ${match[2]} (the browser build must not carry zod)`);
+      }
+      if (to === 'ws' || to?.startsWith('node:')) {
+        violations.push(`${relative(root, file)}: a static import of ${to} (load it lazily, only without a global WebSocket)`);
+      }
     }
   }
   assert.equal(violations, []);

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, helpText, isLoopbackHost, parseConfig, readyLine, type Config } from '../src/config.ts';
+import { type Config, ConfigError, helpText, isLoopbackHost, parseConfig, readyLine } from '../src/config.ts';
 
 function fails(argv: string[], env: Record<string, string | undefined>, pattern: RegExp): ConfigError {
   try {
@@ -132,7 +132,16 @@ s('empty environment variables count as unset', () => {
 
 s('repeatable flags accumulate (duplicates dropped)', () => {
   const c = parseConfig(
-    ['--token', 'one-1', '--token=two-2', '--token', 'one-1', '--allow-origin', 'http://a.example', '--allow-origin=https://b.example:8443/'],
+    [
+      '--token',
+      'one-1',
+      '--token=two-2',
+      '--token',
+      'one-1',
+      '--allow-origin',
+      'http://a.example',
+      '--allow-origin=https://b.example:8443/',
+    ],
     {},
   );
   assert.equal(c.tokens, ['one-1', 'two-2']);
@@ -144,7 +153,17 @@ s('origins are normalised the way browsers send them', () => {
 });
 
 s('bad origins are refused', () => {
-  for (const bad of ['app.example', 'http://app.example/path', 'http://u:p@app.example', 'ftp://app.example', 'http://a.example?x=1', '*', 'null']) {
+  for (
+    const bad of [
+      'app.example',
+      'http://app.example/path',
+      'http://u:p@app.example',
+      'ftp://app.example',
+      'http://a.example?x=1',
+      '*',
+      'null',
+    ]
+  ) {
     fails(['--allow-origin', bad], {}, /--allow-origin: .*origin/);
   }
   fails([], { PAGEWIRE_ALLOW_ORIGIN: 'http://ok.example,nope' }, /PAGEWIRE_ALLOW_ORIGIN/);
@@ -217,16 +236,60 @@ s('--help', () => {
   assert.ok(parseConfig(['--help'], {}).help);
   assert.ok(parseConfig(['-h'], { PAGEWIRE_PORT: 'garbage' }).help, 'help does not need a valid config');
   const text = helpText();
-  for (const flag of ['--host', '--port', '--token', '--no-auth', '--allow-origin', '--browser', '--connect', '--headful', '--downloads', '--uploads', '--max-sessions', '--allow-raw-cdp', '--idle-timeout-s', '--log-level']) {
+  for (
+    const flag of [
+      '--host',
+      '--port',
+      '--token',
+      '--no-auth',
+      '--allow-origin',
+      '--browser',
+      '--connect',
+      '--headful',
+      '--downloads',
+      '--uploads',
+      '--max-sessions',
+      '--allow-raw-cdp',
+      '--idle-timeout-s',
+      '--log-level',
+    ]
+  ) {
     assert.ok(text.includes(flag), flag);
   }
 });
 
 s('isLoopbackHost', () => {
-  for (const yes of ['127.0.0.1', '127.255.255.254', '127.1.2.3', '::1', '[::1]', 'localhost', 'LOCALHOST', 'localhost.', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) {
+  for (
+    const yes of [
+      '127.0.0.1',
+      '127.255.255.254',
+      '127.1.2.3',
+      '::1',
+      '[::1]',
+      'localhost',
+      'LOCALHOST',
+      'localhost.',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+    ]
+  ) {
     assert.ok(isLoopbackHost(yes), yes);
   }
-  for (const no of ['0.0.0.0', '::', '128.0.0.1', '127.0.0.256', '127.0.0', '10.0.0.1', 'example.com', 'localhost.evil.com', '127.0.0.1.evil.com', '', '::2']) {
+  for (
+    const no of [
+      '0.0.0.0',
+      '::',
+      '128.0.0.1',
+      '127.0.0.256',
+      '127.0.0',
+      '10.0.0.1',
+      'example.com',
+      'localhost.evil.com',
+      '127.0.0.1.evil.com',
+      '',
+      '::2',
+    ]
+  ) {
     assert.not.ok(isLoopbackHost(no), no);
   }
 });
@@ -238,7 +301,18 @@ s('secrets: --secret NAME[@ORIGIN] (repeatable, or PAGEWIRE_SECRET), values from
     return files[path]!;
   };
   const c = parseConfig(
-    ['--secret', 'API@https://a.test', '--secret', 'API@https://b.test:8443/', '--secret', 'OPEN', '--secret', 'BOUND@http://127.0.0.1:3000', '--secrets-file', '/etc/pw.env'],
+    [
+      '--secret',
+      'API@https://a.test',
+      '--secret',
+      'API@https://b.test:8443/',
+      '--secret',
+      'OPEN',
+      '--secret',
+      'BOUND@http://127.0.0.1:3000',
+      '--secrets-file',
+      '/etc/pw.env',
+    ],
     { PAGEWIRE_SECRET_API: 'from-env', PAGEWIRE_SECRET_OPEN: 'open-value' },
     { readFile },
   );
@@ -262,7 +336,11 @@ s('secret mistakes name the secret, never its value', () => {
     [['--secret', '9NAME'], {}, /"9NAME": a secret name is/],
     [['--secret', 'A@ftp://x'], { PAGEWIRE_SECRET_A: 'v' }, /A: "ftp:\/\/x" is not an origin/],
     [['--secret', 'A@https://x.test/path'], { PAGEWIRE_SECRET_A: 'v' }, /not an origin/],
-    [['--secret', 'DUP', '--secrets-file', '/f'], { PAGEWIRE_SECRET_DUP: 'in-env' }, /secret DUP has a value in both PAGEWIRE_SECRET_DUP and --secrets-file/],
+    [
+      ['--secret', 'DUP', '--secrets-file', '/f'],
+      { PAGEWIRE_SECRET_DUP: 'in-env' },
+      /secret DUP has a value in both PAGEWIRE_SECRET_DUP and --secrets-file/,
+    ],
     [['--secrets-file', '/other'], {}, /--secrets-file \/other: line 1: expected NAME=value/],
   ];
   for (const [argv, env, pattern] of cases) {
@@ -280,7 +358,15 @@ s('secret mistakes name the secret, never its value', () => {
 });
 
 s('domain policy flags: patterns checked at start, repeatable, comma-separated in the environment', () => {
-  const c = parseConfig(['--allow-domain', '*.example.com', '--allow-domain', 'localhost:3000', '--block-domain', 'ads.example.com', '--block-private-network'], {});
+  const c = parseConfig([
+    '--allow-domain',
+    '*.example.com',
+    '--allow-domain',
+    'localhost:3000',
+    '--block-domain',
+    'ads.example.com',
+    '--block-private-network',
+  ], {});
   assert.equal([c.allowDomains, c.blockDomains, c.blockPrivateNetwork], [['*.example.com', 'localhost:3000'], ['ads.example.com'], true]);
   const env = parseConfig([], { PAGEWIRE_BLOCK_DOMAIN: 'a.test, b.test', PAGEWIRE_BLOCK_PRIVATE_NETWORK: 'yes' });
   assert.equal([env.blockDomains, env.blockPrivateNetwork], [['a.test', 'b.test'], true]);

@@ -9,14 +9,24 @@
 //              the same reads as observe (the field is found untimed beforehand): the fewest
 //              calls that type into a field and read the page after it, with no check and no wait
 //   navigate = Page.navigate until Page.domContentEventFired
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
 import { TAG_VAR } from './procs.ts';
-import { errorText, mutateJs, utf8, WAIT_FOR_LOAD_JS, type ActOutcome, type Contender, type NavOutcome, type ObserveOutcome, type PageSpec } from './contender.ts';
+import {
+  type ActOutcome,
+  type Contender,
+  errorText,
+  mutateJs,
+  type NavOutcome,
+  type ObserveOutcome,
+  type PageSpec,
+  utf8,
+  WAIT_FOR_LOAD_JS,
+} from './contender.ts';
 import { INTERACTIVE_ROLES } from './snapshot-text.ts';
 
 interface CdpMessage {
@@ -96,7 +106,9 @@ export class CdpFloor implements Contender {
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)));
     child.once('exit', (code, signal) => {
-      for (const pending of this.#pending.values()) pending.reject(new Error(`${pending.method}: Chromium exited (${code ?? signal}); ${stderr.trim()}`));
+      for (const pending of this.#pending.values()) {
+        pending.reject(new Error(`${pending.method}: Chromium exited (${code ?? signal}); ${stderr.trim()}`));
+      }
       this.#pending.clear();
     });
     const input = child.stdio[4] as Readable;

@@ -2,7 +2,7 @@
 // specifies): spawn the server, `initialize`, `notifications/initialized`, then `tools/list` and
 // `tools/call`. No SDK: the benchmark needs nothing else, and owning the pipe keeps the timing
 // honest (a call's clock runs from the write of its line to the parse of its answer).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
 export interface ToolContent {
@@ -168,12 +168,11 @@ export class McpClient {
     if (message.method !== undefined) {
       // A request from the server (ping, roots/list, …): answer so it never waits on us.
       if (message.id !== undefined) {
-        const reply =
-          message.method === 'ping'
-            ? { jsonrpc: '2.0', id: message.id, result: {} }
-            : message.method === 'roots/list'
-              ? { jsonrpc: '2.0', id: message.id, result: { roots: [] } }
-              : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'not supported by the bench client' } };
+        const reply = message.method === 'ping'
+          ? { jsonrpc: '2.0', id: message.id, result: {} }
+          : message.method === 'roots/list'
+          ? { jsonrpc: '2.0', id: message.id, result: { roots: [] } }
+          : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'not supported by the bench client' } };
         this.child.stdin!.write(JSON.stringify(reply) + '\n');
       }
       return;

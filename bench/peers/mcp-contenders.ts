@@ -10,15 +10,15 @@ import { fileURLToPath } from 'node:url';
 import { McpClient, resultText, type ToolResult } from './mcp-client.ts';
 import { TAG_VAR } from './procs.ts';
 import {
-  errorText,
-  mutateJs,
-  utf8,
-  WAIT_FOR_LOAD_JS,
   type ActOutcome,
   type Contender,
+  errorText,
+  mutateJs,
   type NavOutcome,
   type ObserveOutcome,
   type PageSpec,
+  utf8,
+  WAIT_FOR_LOAD_JS,
 } from './contender.ts';
 import { countInteractive, findRef, type TextFormat } from './snapshot-text.ts';
 
@@ -151,7 +151,7 @@ export class PlaywrightMcpContender extends McpContender {
   readonly calls = {
     observe: '`browser_snapshot {}`',
     click: '`browser_click {element, target: ref}` (answer links a snapshot file; waits 500 ms to settle by default)',
-    click_observed: 'not a call of its own: `browser_click` then `browser_snapshot` (the click\'s answer only links a .yml file)',
+    click_observed: "not a call of its own: `browser_click` then `browser_snapshot` (the click's answer only links a .yml file)",
     fill: '`browser_type {element, target: ref, text}` (no snapshot)',
     navigate: '`browser_navigate {url}`: DOMContentLoaded, then load (≤ 5 s), snapshot to a file',
   };
@@ -207,14 +207,12 @@ export class PlaywrightMcpContender extends McpContender {
     });
   }
 
-
   fill(page: PageSpec, text: string): Promise<ActOutcome> {
     return this.acted(async () => {
       const target = this.ref(page.fill!.role, page.fill!.name);
       return (await this.tool('browser_type', { element: `${page.fill!.role} "${page.fill!.name}"`, target, text })).text;
     });
   }
-
 
   navigate(url: string): Promise<NavOutcome> {
     return this.acted(async () => (await this.tool('browser_navigate', { url })).text);
@@ -294,7 +292,9 @@ export class ChromeDevtoolsMcpContender extends McpContender {
   }
 
   click(page: PageSpec): Promise<ActOutcome> {
-    return this.acted(async () => (await this.tool('click', { pageId: this.#pageId, uid: this.ref(page.click.role, page.click.name) })).text);
+    return this.acted(async () =>
+      (await this.tool('click', { pageId: this.#pageId, uid: this.ref(page.click.role, page.click.name) })).text
+    );
   }
 
   clickObserved(page: PageSpec): Promise<ActOutcome> {
@@ -309,7 +309,6 @@ export class ChromeDevtoolsMcpContender extends McpContender {
       async () => (await this.tool('fill', { pageId: this.#pageId, uid: this.ref(page.fill!.role, page.fill!.name), value: text })).text,
     );
   }
-
 
   navigate(url: string): Promise<NavOutcome> {
     return this.acted(async () => (await this.tool('navigate_page', { pageId: this.#pageId, type: 'url', url })).text);
@@ -367,8 +366,7 @@ export class AgentBrowserContender extends McpContender {
       command: binary,
       args: ['mcp'],
       env,
-      shown:
-        `bench/node_modules/agent-browser/bin/agent-browser-linux-${process.arch} mcp ` +
+      shown: `bench/node_modules/agent-browser/bin/agent-browser-linux-${process.arch} mcp ` +
         `(env AGENT_BROWSER_EXECUTABLE_PATH=${this.browser} AGENT_BROWSER_SESSION=${this.#session}` +
         `${RUNNING_AS_ROOT ? ' AGENT_BROWSER_ARGS=--no-sandbox' : ''} HOME=$TMP)`,
     };
@@ -404,16 +402,16 @@ export class AgentBrowserContender extends McpContender {
   }
 
   click(page: PageSpec): Promise<ActOutcome> {
-    return this.acted(async () => (await this.tool('agent_browser_click', { selector: this.#selector(page.click.role, page.click.name) })).text);
+    return this.acted(async () =>
+      (await this.tool('agent_browser_click', { selector: this.#selector(page.click.role, page.click.name) })).text
+    );
   }
-
 
   fill(page: PageSpec, text: string): Promise<ActOutcome> {
     return this.acted(
       async () => (await this.tool('agent_browser_fill', { selector: this.#selector(page.fill!.role, page.fill!.name), text })).text,
     );
   }
-
 
   navigate(url: string): Promise<NavOutcome> {
     return this.acted(async () => (await this.tool('agent_browser_open', { url })).text);

@@ -38,7 +38,7 @@ export const PAGES: PageSpec[] = [
     path: '/article.html',
     description: 'a 30 KB article with 200 links (no form field)',
     // An in-page link (#sec-4): the click is a same-document navigation, so the page stays.
-    click: { role: 'link', name: 'still seems modest', js: "document.querySelector('a[href=\"#sec-4\"]')" },
+    click: { role: 'link', name: 'still seems modest', js: 'document.querySelector(\'a[href="#sec-4"]\')' },
     fill: undefined,
   },
 ];

@@ -47,7 +47,11 @@ export class PagewireMcpContender extends PagewireContender {
   protected override async observeCall(): Promise<{ observation: Observation; wire: number; text?: string }> {
     const { answer, bytes } = await this.#tool('browser_observe', { session_id: this.sessionId, target_id: this.targetId });
     if (answer.isError || !answer.structuredContent) throw new Error(`browser_observe failed: ${answer.content[0]?.text ?? ''}`);
-    return { observation: answer.structuredContent as unknown as Observation, wire: bytes, text: answer.content.find((c) => c.type === 'text')?.text ?? '' };
+    return {
+      observation: answer.structuredContent as unknown as Observation,
+      wire: bytes,
+      text: answer.content.find((c) => c.type === 'text')?.text ?? '',
+    };
   }
 
   protected override async actCall(params: Record<string, unknown>): Promise<ActResult> {

@@ -1,20 +1,20 @@
 // pagewire as a child process (`node dist/src/main.js`, what `npx pagewire` runs), driven over
 // its WebSocket by a JSON-RPC client, exactly as an agent would. `--allow-raw-cdp` is on only so
 // the untimed set-up (wait for load, change the page) can run a line of JavaScript in the page.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { TestClient } from '../../test/helpers/client.ts';
 import { TAG_VAR } from './procs.ts';
 import {
-  errorText,
-  mutateJs,
-  utf8,
-  WAIT_FOR_LOAD_JS,
   type ActOutcome,
   type Contender,
+  errorText,
+  mutateJs,
   type NavOutcome,
   type ObserveOutcome,
   type PageSpec,
+  utf8,
+  WAIT_FOR_LOAD_JS,
 } from './contender.ts';
 import { countInteractive } from './snapshot-text.ts';
 import type { ActResult, Observation } from '../../test/helpers/wire.ts';
@@ -27,7 +27,8 @@ export class PagewireContender implements Contender {
   version = 'unknown';
   command = '';
   readonly calls = {
-    observe: '`observe {}` (defaults: max_elements 150; the tree carries the page text, clipped; the full `text` is opt-in with include_text)',
+    observe:
+      '`observe {}` (defaults: max_elements 150; the tree carries the page text, clipped; the full `text` is opt-in with include_text)',
     click: '`act {action: "click", ref}` (answer carries `fresh_state`)',
     click_observed: 'same call',
     fill: '`act {action: "fill", ref, text}` (answer carries `fresh_state`)',
@@ -135,11 +136,12 @@ export class PagewireContender implements Contender {
     return answer;
   }
 
-
   async open(url: string): Promise<void> {
     if (!this.#state) await this.#observeRaw();
     const result = await this.#act({ action: 'navigate', url });
-    if (result.status !== 'completed') throw new Error(`navigate to ${url}: ${result.status} ${result.error_type ?? ''} ${result.error_text ?? ''}`);
+    if (result.status !== 'completed') {
+      throw new Error(`navigate to ${url}: ${result.status} ${result.error_type ?? ''} ${result.error_text ?? ''}`);
+    }
     await this.#evaluate(WAIT_FOR_LOAD_JS);
     await this.#observeRaw();
   }
@@ -198,7 +200,9 @@ export class PagewireContender implements Contender {
         ok: result.status === 'completed',
         observation: fresh !== undefined,
         text_bytes: fresh ? utf8(fresh.tree) + utf8(fresh.text ?? '') : 0,
-        ...(result.status !== 'completed' ? { error: `${result.status}: ${result.error_type ?? ''} ${result.error_text ?? ''}`.trim() } : {}),
+        ...(result.status !== 'completed'
+          ? { error: `${result.status}: ${result.error_type ?? ''} ${result.error_text ?? ''}`.trim() }
+          : {}),
       };
     } catch (error) {
       return { ok: false, observation: false, text_bytes: 0, error: errorText(error) };

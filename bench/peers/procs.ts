@@ -104,7 +104,14 @@ export function isBrowserProcess(info: ProcInfo): boolean {
 
 export function memoryOf(tag: string, extraRoots: number[] = []): MemoryReport {
   if (process.platform !== 'linux') {
-    return { server_mib: undefined, browser_mib: undefined, server_processes: 0, browser_processes: 0, processes: [], error: 'memory is read from /proc (Linux only)' };
+    return {
+      server_mib: undefined,
+      browser_mib: undefined,
+      server_processes: 0,
+      browser_processes: 0,
+      processes: [],
+      error: 'memory is read from /proc (Linux only)',
+    };
   }
   const procs = processesOf(tag, extraRoots);
   let server = 0;

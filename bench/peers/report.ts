@@ -57,7 +57,9 @@ const FLOOR = 'cdp-floor';
 
 // --- formatting ---------------------------------------------------------------------------------
 
-const ms = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? '—' : value < 10 ? value.toFixed(1) : String(Math.round(value)));
+const ms = (
+  value: number | undefined,
+): string => (value === undefined || Number.isNaN(value) ? '—' : value < 10 ? value.toFixed(1) : String(Math.round(value)));
 
 function kb(bytes: number | undefined): string {
   if (bytes === undefined) return '—';
@@ -119,7 +121,14 @@ export interface Verdict {
 }
 
 /** pagewire's median against `factor` × a peer's (`observed`: pagewire's answer had to carry an observation). */
-function timeVerdict(target: string, where: string, mine: number | undefined, theirs: number | undefined, factor: number, observed?: boolean): Verdict {
+function timeVerdict(
+  target: string,
+  where: string,
+  mine: number | undefined,
+  theirs: number | undefined,
+  factor: number,
+  observed?: boolean,
+): Verdict {
   const note = observed === false ? ' (no observation!)' : '';
   return {
     target,
@@ -134,18 +143,34 @@ export function verdicts(report: BenchReport): Verdict[] {
   const out: Verdict[] = [];
   const large = report.pages.find((p) => p.id === 'large-table');
   // 1. observe ≤ 0.5 × Playwright MCP's snapshot, large page (after a change, and unchanged).
-  for (const [name, what] of [
-    ['observe_changed', 'after a change'],
-    ['observe_unchanged', 'unchanged page'],
-  ] as const) {
-    out.push(timeVerdict('observe ≤ 0.5× Playwright MCP snapshot', `large-table, ${what} (median)`, median(large, PW, name), median(large, PLAYWRIGHT, name), 0.5));
+  for (
+    const [name, what] of [
+      ['observe_changed', 'after a change'],
+      ['observe_unchanged', 'unchanged page'],
+    ] as const
+  ) {
+    out.push(
+      timeVerdict(
+        'observe ≤ 0.5× Playwright MCP snapshot',
+        `large-table, ${what} (median)`,
+        median(large, PW, name),
+        median(large, PLAYWRIGHT, name),
+        0.5,
+      ),
+    );
   }
   // 2. model-facing size ≤ 0.5 × chrome-devtools-mcp's snapshot (per interactive element where truncated).
   for (const page of report.pages) {
     const mine = page.contenders[PW]?.observation;
     const theirs = page.contenders[CDM]?.observation;
     if (!mine || !theirs) {
-      out.push({ target: 'size ≤ 0.5× chrome-devtools-mcp snapshot', where: page.id, pagewire: mine ? kb(mine.text_bytes) : 'not measured', limit: theirs ? kb(theirs.text_bytes / 2) : 'not measured', met: undefined });
+      out.push({
+        target: 'size ≤ 0.5× chrome-devtools-mcp snapshot',
+        where: page.id,
+        pagewire: mine ? kb(mine.text_bytes) : 'not measured',
+        limit: theirs ? kb(theirs.text_bytes / 2) : 'not measured',
+        met: undefined,
+      });
       continue;
     }
     if (mine.truncated) {
@@ -171,8 +196,18 @@ export function verdicts(report: BenchReport): Verdict[] {
   // 3. observe after a change on the form ≤ 0.7 × the faster of Playwright MCP and chrome-devtools-mcp
   // (issue 3).
   const form = report.pages.find((p) => p.id === 'form');
-  const peers = [median(form, PLAYWRIGHT, 'observe_changed'), median(form, CDM, 'observe_changed')].filter((v): v is number => v !== undefined);
-  out.push(timeVerdict('observe ≤ 0.7× the faster peer snapshot', 'form, after a change (median)', median(form, PW, 'observe_changed'), peers.length > 0 ? Math.min(...peers) : undefined, 0.7));
+  const peers = [median(form, PLAYWRIGHT, 'observe_changed'), median(form, CDM, 'observe_changed')].filter((v): v is number =>
+    v !== undefined
+  );
+  out.push(
+    timeVerdict(
+      'observe ≤ 0.7× the faster peer snapshot',
+      'form, after a change (median)',
+      median(form, PW, 'observe_changed'),
+      peers.length > 0 ? Math.min(...peers) : undefined,
+      0.7,
+    ),
+  );
   // 4. fill with a fresh observation ≤ 0.5 × Playwright MCP's type (issue 4), on every page with a field.
   for (const page of report.pages) {
     const mine = median(page, PW, 'fill');
@@ -184,7 +219,16 @@ export function verdicts(report: BenchReport): Verdict[] {
   // 5. click with a fresh observation ≤ 0.25 × chrome-devtools-mcp's click alone.
   for (const page of report.pages) {
     const observed = series(page, PW, 'click')?.observation === true;
-    out.push(timeVerdict('click with fresh observation ≤ 0.25× chrome-devtools-mcp click', `${page.id} (median)`, median(page, PW, 'click'), median(page, CDM, 'click'), 0.25, observed));
+    out.push(
+      timeVerdict(
+        'click with fresh observation ≤ 0.25× chrome-devtools-mcp click',
+        `${page.id} (median)`,
+        median(page, PW, 'click'),
+        median(page, CDM, 'click'),
+        0.25,
+        observed,
+      ),
+    );
   }
   return out;
 }
@@ -219,7 +263,7 @@ function pageSection(report: BenchReport, page: PageResult): string {
     if (c.id === FLOOR) return `(raw JSON ${kb(o.wire_bytes)})`;
     return kb(o.text_bytes);
   });
-  row('… of which pagewire\'s separate `text`', (c) => {
+  row("… of which pagewire's separate `text`", (c) => {
     const o = page.contenders[c.id]?.observation;
     return c.id === PW && o?.text_part_bytes !== undefined ? kb(o.text_part_bytes) : '';
   });
@@ -268,7 +312,9 @@ function pageSection(report: BenchReport, page: PageResult): string {
   return [
     `### ${page.id} — ${page.description}`,
     '',
-    `\`${page.path}\`; ${page.seconds} s for this page${page.load_after !== undefined ? `; 1-minute load average at its end: ${page.load_after}` : ''}.`,
+    `\`${page.path}\`; ${page.seconds} s for this page${
+      page.load_after !== undefined ? `; 1-minute load average at its end: ${page.load_after}` : ''
+    }.`,
     '',
     table(head, rows),
     ...(problems.length ? ['', 'Failures on this page:', '', ...problems] : []),
@@ -282,7 +328,8 @@ function summaryTable(report: BenchReport): string {
   const form = page('form');
   const article = page('article');
   const rows: string[][] = [];
-  const row = (label: string, f: (c: ContenderReport) => string) => rows.push([label, ...cs.map((c) => (c.status !== 'ok' ? 'not run' : f(c)))]);
+  const row = (label: string, f: (c: ContenderReport) => string) =>
+    rows.push([label, ...cs.map((c) => (c.status !== 'ok' ? 'not run' : f(c)))]);
   const med = (p: PageResult | undefined, id: string, name: SeriesName) => ms(median(p, id, name));
   row('observe, large table, after a change (ms, median)', (c) => med(large, c.id, 'observe_changed'));
   row('observe, large table, unchanged (ms, median)', (c) => med(large, c.id, 'observe_unchanged'));
@@ -295,7 +342,10 @@ function summaryTable(report: BenchReport): string {
     const o = form?.contenders[c.id]?.observation;
     return !o || c.id === FLOOR ? '—' : kb(o.text_bytes);
   });
-  row('click, form (ms, median)', (c) => `${med(form, c.id, 'click')}${series(form, c.id, 'click')?.observation === true ? ' (+ observation)' : ''}`);
+  row(
+    'click, form (ms, median)',
+    (c) => `${med(form, c.id, 'click')}${series(form, c.id, 'click')?.observation === true ? ' (+ observation)' : ''}`,
+  );
   row('click → fresh observation, form (ms, median)', (c) => med(form, c.id, 'click_observed'));
   row('navigate, article (ms, median)', (c) => med(article, c.id, 'navigate'));
   row('memory after the run: server / browser (MiB PSS)', (c) => {
@@ -313,7 +363,9 @@ function versions(report: BenchReport): string {
       c.label,
       esc(c.package_version ? `${c.package_version} (${c.version})` : c.version),
       `\`${esc(c.command || '—')}\``,
-      c.status === 'ok' ? `ran${c.leftovers ? `; ${c.leftovers} process(es) outlived its shutdown and were ended` : ''}` : `**not run**: ${esc(c.error ?? '')}`,
+      c.status === 'ok'
+        ? `ran${c.leftovers ? `; ${c.leftovers} process(es) outlived its shutdown and were ended` : ''}`
+        : `**not run**: ${esc(c.error ?? '')}`,
     ]),
     false,
   );
@@ -355,15 +407,15 @@ export function renderResults(report: BenchReport): string {
     '# pagewire side by side: Playwright MCP, chrome-devtools-mcp, agent-browser',
     '',
     `Generated by \`npm run bench\` (bench/peers.ts) on ${report.date.slice(0, 10)} (${report.date}). ` +
-      `Every sample of this run was written to bench/RESULTS.json, a local file that is not committed.`,
+    `Every sample of this run was written to bench/RESULTS.json, a local file that is not committed.`,
     '',
     `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory_gib} GiB; ${m.os}; Node ${m.node}.`,
     `- Browser for everyone: ${report.browser.version} at \`${report.browser.path}\`, headless, 1280×720.`,
     `- Runs: ${report.runs} timed observations and ${report.act_runs} timed clicks, fills and navigations per series and contender, ` +
-      `each series after ${report.warmups} untimed warm-up round${report.warmups === 1 ? '' : 's'}; ` +
-      `contenders interleaved call by call (A B C D E, A B C D E, …). Whole run: ${report.seconds} s.`,
+    `each series after ${report.warmups} untimed warm-up round${report.warmups === 1 ? '' : 's'}; ` +
+    `contenders interleaved call by call (A B C D E, A B C D E, …). Whole run: ${report.seconds} s.`,
     `- Before each call the runner waits until the machine is quiet (below ${QUIET_MAX_BUSY_CORES} busy cores over ${QUIET_WINDOW_MS} ms, ` +
-      `${QUIET_CAP_MS} ms at most), as between an agent's calls: each call is timed without another tool's leftover work.`,
+    `${QUIET_CAP_MS} ms at most), as between an agent's calls: each call is timed without another tool's leftover work.`,
     `- Load average (1/5/15 min) before: ${report.load_average.before.join(' / ')}, after: ${report.load_average.after.join(' / ')}.`,
     '',
     '## Summary',
@@ -380,28 +432,32 @@ export function renderResults(report: BenchReport): string {
     '',
     ...(missed.length
       ? [
-          `**pagewire misses ${missed.length} of ${v.length} target checks:**`,
-          '',
-          ...missed.map((x) => `- ${x.target}, ${x.where}: pagewire ${x.pagewire}; the target is ${x.limit}.`),
-        ]
-      : [v.some((x) => x.met === undefined) ? 'Some target checks could not be measured (see above).' : 'pagewire meets every target check in this run.']),
+        `**pagewire misses ${missed.length} of ${v.length} target checks:**`,
+        '',
+        ...missed.map((x) => `- ${x.target}, ${x.where}: pagewire ${x.pagewire}; the target is ${x.limit}.`),
+      ]
+      : [
+        v.some((x) => x.met === undefined)
+          ? 'Some target checks could not be measured (see above).'
+          : 'pagewire meets every target check in this run.',
+      ]),
     ...(notRun.length ? ['', ...notRun.map((c) => `**${c.label} did not run:** ${esc(c.error ?? '')}`)] : []),
     '',
     '## Per page',
     '',
     'Times are client round trips (request written → answer parsed) in milliseconds, median / p90. ' +
-      '"× raw CDP floor" divides by the floor\'s median for the same page; "pagewire ÷ this" divides pagewire\'s median by that column\'s ' +
-      '(below 1 means pagewire is faster or smaller). pagewire\'s click always carries a fresh observation, so its ' +
-      '"click → fresh observation" row repeats its click; for tools whose click answer has no observation and no option for one ' +
-      '(Playwright MCP, agent-browser, the floor), that row is the sum of the click\'s and the after-a-change observation\'s ' +
-      'medians (and p90s), marked "sum".',
+    '"× raw CDP floor" divides by the floor\'s median for the same page; "pagewire ÷ this" divides pagewire\'s median by that column\'s ' +
+    "(below 1 means pagewire is faster or smaller). pagewire's click always carries a fresh observation, so its " +
+    '"click → fresh observation" row repeats its click; for tools whose click answer has no observation and no option for one ' +
+    "(Playwright MCP, agent-browser, the floor), that row is the sum of the click's and the after-a-change observation's " +
+    'medians (and p90s), marked "sum".',
     '',
     ...report.pages.map((page) => pageSection(report, page) + '\n'),
     '## Memory after the run',
     '',
     'Proportional set size (shared pages split among the processes that map them), read from /proc once every page was done, ' +
-      'each contender holding its browser on the last page. "Server" is everything of the contender that is not Chromium ' +
-      '(for agent-browser: the MCP process and its daemon).',
+    'each contender holding its browser on the last page. "Server" is everything of the contender that is not Chromium ' +
+    '(for agent-browser: the MCP process and its daemon).',
     '',
     memoryTable(report),
     '',
@@ -416,33 +472,33 @@ export function renderResults(report: BenchReport): string {
     '## Method',
     '',
     '- The fixture pages (fixtures/pages) are served on 127.0.0.1 by test/helpers/fixture-server.ts; the shadow/iframe page ' +
-      'loads its cross-site frame from `localhost` on the same server. Each contender has its own Chromium (the same binary) ' +
-      'and all of them are on the same page at the same time; before a page\'s series each one navigates there and waits for `load` (untimed).',
+    'loads its cross-site frame from `localhost` on the same server. Each contender has its own Chromium (the same binary) ' +
+    "and all of them are on the same page at the same time; before a page's series each one navigates there and waits for `load` (untimed).",
     '- Series per page, in this order: observe on an unchanged page (caches may answer); observe right after a change ' +
-      '(one text node set by a line of JavaScript through the tool\'s own evaluate call, untimed), which no cache can skip; ' +
-      'click; click with a fresh observation (only where that is one call: chrome-devtools-mcp\'s `includeSnapshot`); fill; ' +
-      'navigation to the same URL (a new document each time). Clicks and fills go to the same element every time ' +
-      '(see bench/peers/pages.ts): a button, a checkbox, a button inside two shadow roots, an in-page link.',
+    "(one text node set by a line of JavaScript through the tool's own evaluate call, untimed), which no cache can skip; " +
+    "click; click with a fresh observation (only where that is one call: chrome-devtools-mcp's `includeSnapshot`); fill; " +
+    'navigation to the same URL (a new document each time). Clicks and fills go to the same element every time ' +
+    '(see bench/peers/pages.ts): a button, a checkbox, a button inside two shadow roots, an in-page link.',
     '- The raw CDP floor reads every frame of the page, as pagewire does: one `Accessibility.getFullAXTree` per frame, all sent ' +
-      'at once, the cross-site frame on its own session (auto-attached). Which frames there are is listed untimed after the page loads.',
-    '- Model-facing size is the UTF-8 size of what a model reads from one observation: pagewire\'s default `observe {}` ' +
-      '(its `tree`, which carries the page text clipped; the full `text` is opt-in and not counted), and the whole text of the MCP tools\' results (headers included). Interactive elements ' +
-      'are counted in that text with one role list for all (button, link, textbox, searchbox, checkbox, radio, combobox, listbox, ' +
-      'slider, spinbutton, switch, tab, menuitem*, treeitem).',
+    'at once, the cross-site frame on its own session (auto-attached). Which frames there are is listed untimed after the page loads.',
+    "- Model-facing size is the UTF-8 size of what a model reads from one observation: pagewire's default `observe {}` " +
+    "(its `tree`, which carries the page text clipped; the full `text` is opt-in and not counted), and the whole text of the MCP tools' results (headers included). Interactive elements " +
+    'are counted in that text with one role list for all (button, link, textbox, searchbox, checkbox, radio, combobox, listbox, ' +
+    'slider, spinbutton, switch, tab, menuitem*, treeitem).',
     '- Each contender is used with its defaults, as an agent would get it: pagewire keeps 150 refs (`max_elements`), ' +
-      'agent-browser\'s MCP snapshot lists interactive elements only, Playwright MCP waits 500 ms after an action for the page ' +
-      'to settle (`--timeout-settle`), and Playwright MCP\'s action answers link the fresh snapshot as a .yml file instead of including it.',
-    '- Refs for a click or fill are taken from each tool\'s latest snapshot by role and accessible name; the raw CDP floor ' +
-      'aims at the element\'s centre (untimed) and times only its three Input.dispatchMouseEvent calls; its fill finds the field ' +
-      '(untimed), then times one call that focuses it and selects its text, `Input.insertText` and the same full read as its observe ' +
-      '(every frame), with no focus check and no wait for the page\'s handlers.',
+    "agent-browser's MCP snapshot lists interactive elements only, Playwright MCP waits 500 ms after an action for the page " +
+    "to settle (`--timeout-settle`), and Playwright MCP's action answers link the fresh snapshot as a .yml file instead of including it.",
+    "- Refs for a click or fill are taken from each tool's latest snapshot by role and accessible name; the raw CDP floor " +
+    "aims at the element's centre (untimed) and times only its three Input.dispatchMouseEvent calls; its fill finds the field " +
+    '(untimed), then times one call that focuses it and selects its text, `Input.insertText` and the same full read as its observe ' +
+    "(every frame), with no focus check and no wait for the page's handlers.",
     '- A call that fails is counted and reported; after 3 consecutive failures a contender is left out of that series. ' +
-      'Medians and p90 are over successful calls (nearest rank).',
-    '- agent-browser\'s npm package declares Node ≥ 24 (npm warns EBADENGINE on Node 20); the bench starts its native Linux ' +
-      'binary from the package directly (`agent-browser mcp`), which does not use Node at all. Its install script (which would ' +
-      'only mark the binary executable) is skipped by `npm ci --ignore-scripts`; the bench sets the bit itself.',
-    '- pagewire runs as a child process (`node dist/src/main.js`), so its memory is measured like the others\'; ' +
-      '`--allow-raw-cdp` is on only for the untimed set-up (waiting for load, changing the page).',
+    'Medians and p90 are over successful calls (nearest rank).',
+    "- agent-browser's npm package declares Node ≥ 24 (npm warns EBADENGINE on Node 20); the bench starts its native Linux " +
+    'binary from the package directly (`agent-browser mcp`), which does not use Node at all. Its install script (which would ' +
+    'only mark the binary executable) is skipped by `npm ci --ignore-scripts`; the bench sets the bit itself.',
+    "- pagewire runs as a child process (`node dist/src/main.js`), so its memory is measured like the others'; " +
+    '`--allow-raw-cdp` is on only for the untimed set-up (waiting for load, changing the page).',
     '',
   ].join('\n');
 }
@@ -455,7 +511,7 @@ export function renderReadmeBlock(report: BenchReport): string {
   return [
     README_START,
     `Measured ${report.date.slice(0, 10)} on ${report.machine.cores} cores (${report.machine.cpu}), ${report.browser.version}, ` +
-      `${report.runs} interleaved observations and ${report.act_runs} actions per series and tool; full tables, versions and method in [RESULTS.md](RESULTS.md).`,
+    `${report.runs} interleaved observations and ${report.act_runs} actions per series and tool; full tables, versions and method in [RESULTS.md](RESULTS.md).`,
     '',
     summaryTable(report),
     '',

@@ -2,8 +2,8 @@
 // interleaved call by call (A B C D E, A B C D E, …) so that machine noise hits all alike.
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { errorText, utf8, type ActOutcome, type Contender, type PageSpec } from './contender.ts';
-import { stats, type Stats } from './stats.ts';
+import { type ActOutcome, type Contender, errorText, type PageSpec, utf8 } from './contender.ts';
+import { type Stats, stats } from './stats.ts';
 
 export type SeriesName =
   | 'observe_unchanged'
@@ -192,7 +192,9 @@ async function observeSample(c: Contender): Promise<Sample & { facts?: Observati
     const facts: ObservationFacts = {
       text_bytes: textBytes,
       interactive: outcome.interactive,
-      ...(outcome.interactive > 0 && textBytes > 0 ? { bytes_per_interactive: Math.round((textBytes / outcome.interactive) * 10) / 10 } : {}),
+      ...(outcome.interactive > 0 && textBytes > 0
+        ? { bytes_per_interactive: Math.round((textBytes / outcome.interactive) * 10) / 10 }
+        : {}),
       ...(outcome.refs !== undefined ? { refs: outcome.refs } : {}),
       ...(outcome.truncated !== undefined ? { truncated: outcome.truncated } : {}),
       ...(outcome.text_part_bytes !== undefined ? { text_part_bytes: outcome.text_part_bytes } : {}),
@@ -258,8 +260,7 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
         if (facts) lastFacts.set(c.id, facts);
         return plain;
       },
-    }),
-  );
+    }));
   for (const [id, facts] of lastFacts) results[id]!.observation = facts;
 
   // 2. Observation right after the page changed (one text node), so no cache can answer.
@@ -271,8 +272,7 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
         return plain;
       },
       before: (c, i) => c.mutate(i),
-    }),
-  );
+    }));
 
   const prepareAll = async () => {
     for (const c of open) await c.prepare(page).catch(() => undefined);
@@ -294,7 +294,9 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
   for (const c of open) {
     const series = results[c.id]!.series;
     if (c.clickObservation === 'in-answer') series.click_observed = { ...series.click!, same_as: 'click' };
-    if (c.clickObservation === 'second-call') series.click_observed = sumOf(series.click, series.observe_changed, ['click', 'observe_changed']);
+    if (c.clickObservation === 'second-call') {
+      series.click_observed = sumOf(series.click, series.observe_changed, ['click', 'observe_changed']);
+    }
   }
 
   // 4. Fill (pages with a text field).
@@ -308,11 +310,16 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
       });
     });
   } else {
-    for (const c of open) results[c.id]!.series.fill = { status: 'not_applicable', samples: [], errors: 0, note: 'the page has no text field' };
+    for (const c of open) {
+      results[c.id]!.series.fill = { status: 'not_applicable', samples: [], errors: 0, note: 'the page has no text field' };
+    }
   }
 
   // 5. Navigation to the same page (a new document every time).
-  await step('navigate', () => runSeries('navigate', open, results, options, { runs: options.actRuns, call: (c) => timedAct(() => c.navigate(url)) }));
+  await step(
+    'navigate',
+    () => runSeries('navigate', open, results, options, { runs: options.actRuns, call: (c) => timedAct(() => c.navigate(url)) }),
+  );
 
   return {
     id: page.id,

@@ -58,9 +58,9 @@ function parsePagewireLine(line: string): TextNode[] {
   token.lastIndex = head[0].length;
   let current: TextNode | undefined;
   for (let match = token.exec(line); match; match = token.exec(line)) {
-    if (match[1] !== undefined) nodes.push((current = { role, name: JSON.parse(match[1]) as string, ref: undefined }));
+    if (match[1] !== undefined) nodes.push(current = { role, name: JSON.parse(match[1]) as string, ref: undefined });
     else if (match[3] !== undefined) {
-      if (!current) nodes.push((current = { role, name: '', ref: undefined }));
+      if (!current) nodes.push(current = { role, name: '', ref: undefined });
       current.ref = match[3];
     }
   }

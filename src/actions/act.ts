@@ -6,7 +6,7 @@ import type { Tab } from '../browser/tab.ts';
 import type { StateRecord, StateStore } from '../observe/state-store.ts';
 import type { PrefetchedChanges } from '../observe/observer.ts';
 import { AbortedError, Deadline, DeadlineExceededError } from '../util/deadline.ts';
-import { DisposableStack, type Disposable } from '../util/disposable.ts';
+import { type Disposable, DisposableStack } from '../util/disposable.ts';
 import { redactSecrets, redactUrl } from '../util/redact.ts';
 import { checkExpectation, waitForCondition } from './conditions.ts';
 import { checkFrame, NodeResolver } from './identity.ts';
@@ -16,21 +16,28 @@ import { callInWorld } from '../browser/page-function.ts';
 import { SETTLE, SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../browser/page-settle.ts';
 import { NavigationWatch } from './navigation-watch.ts';
 import {
-  ActionError,
-  summarize,
   type ActEnding,
   type ActErrorType,
+  ActionError,
   type HitDescription,
   type Observation,
   type ReportedErrorType,
+  summarize,
 } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
 import { perform, type PerformOutcome } from './perform.ts';
-import { FOCUSING_ACTIONS, NAVIGATING_ACTIONS, refsOf, type Action, type Expectation, type WaitFor } from './types.ts';
+import { type Action, type Expectation, FOCUSING_ACTIONS, NAVIGATING_ACTIONS, refsOf, type WaitFor } from './types.ts';
 import type { Screenshot } from '../observe/screenshot.ts';
 import type { Verdict } from '../util/domain-policy.ts';
 import type { SecretCheck } from '../util/secrets.ts';
-import { ACT_EVENT_KINDS, type ActStatus, type EventKind, type Execution, type Postcondition, type SessionEvent } from '../rpc/wire/index.ts';
+import {
+  ACT_EVENT_KINDS,
+  type ActStatus,
+  type EventKind,
+  type Execution,
+  type Postcondition,
+  type SessionEvent,
+} from '../rpc/wire/index.ts';
 
 export type { ActStatus, Execution, Postcondition };
 
@@ -197,7 +204,10 @@ class ActRun<O> {
     this.#watchLoss(tab);
     // A state observed while a dialog was open saw no document: only the dialog can be answered.
     if (record.dialogPending) {
-      return this.#result({ type: 'modal_blocked', text: 'the state was observed while a dialog was open: handle it with dialog.handle, then observe' });
+      return this.#result({
+        type: 'modal_blocked',
+        text: 'the state was observed while a dialog was open: handle it with dialog.handle, then observe',
+      });
     }
     // Navigating needs only the same document; touching nodes needs one that was read.
     const navigationOnly = request.actions.every((action) => NAVIGATING_ACTIONS.has(action.action));
@@ -221,7 +231,11 @@ class ActRun<O> {
     let interruption: Interruption | undefined;
     for (let index = 0; index < request.actions.length; index++) {
       const action = request.actions[index]!;
-      this.#env.progress?.(`action ${index + 1} of ${request.actions.length}: ${action.action}${refsOf(action).length > 0 ? ` ${refsOf(action).join(' → ')}` : ''}`);
+      this.#env.progress?.(
+        `action ${index + 1} of ${request.actions.length}: ${action.action}${
+          refsOf(action).length > 0 ? ` ${refsOf(action).join(' → ')}` : ''
+        }`,
+      );
       if (index > 0) {
         // The previous action may have removed or replaced nodes: check this one's again.
         resolver.invalidate();
@@ -277,7 +291,9 @@ class ActRun<O> {
           focusTarget: async (ref) => {
             const found = await this.#deadline.race(resolver.resolveForCheckInPage(ref), 'node check');
             // Another tab took the front meanwhile: bringing this one back must not come first.
-            if (found.sameDocument && !this.#env.browser.isFront(tab)) return { target: await this.#deadline.race(resolver.resolve(ref), 'node check') };
+            if (found.sameDocument && !this.#env.browser.isFront(tab)) {
+              return { target: await this.#deadline.race(resolver.resolve(ref), 'node check') };
+            }
             return found;
           },
           settleAlongWithInput: (acknowledged, likelyChanged) => {
@@ -293,9 +309,9 @@ class ActRun<O> {
             await this.#env.browser.bringToFront(tab);
             return inFront
               ? () => {
-                  this.#sideEffect = false;
-                  this.#awaitingAck = false;
-                }
+                this.#sideEffect = false;
+                this.#awaitingAck = false;
+              }
               : () => {};
           },
         },
@@ -354,7 +370,9 @@ class ActRun<O> {
     const afterInput = acknowledged !== undefined;
     let settled: Promise<unknown>;
     if (take && this.#env.settleAndTake) {
-      settled = this.#env.settleAndTake(tab, root, frame, acknowledged, likelyChanged).then((prefetched) => (this.#prefetched = prefetched));
+      settled = this.#env.settleAndTake(tab, root, frame, acknowledged, likelyChanged).then((
+        prefetched,
+      ) => (this.#prefetched = prefetched));
     } else {
       const context = await this.#env.worlds.contextFor(frame.session, frame.id, frame.loaderId).catch(() => undefined);
       if (context === undefined) return;
@@ -528,7 +546,10 @@ class ActRun<O> {
     const tab = this.#tab;
     if (!tab) return undefined;
     if (!this.#env.browser.isConnected) {
-      return { type: 'browser_unavailable', text: 'the browser went away during the act (it crashed or was killed); its sessions are closed: create a new one' };
+      return {
+        type: 'browser_unavailable',
+        text: 'the browser went away during the act (it crashed or was killed); its sessions are closed: create a new one',
+      };
     }
     if (tab.closed) return { type: 'target_not_found', text: `the tab ${tab.targetId} closed during the act` };
     if (tab.crashed) {
@@ -577,7 +598,9 @@ class ActRun<O> {
     result.errorText = redactSecrets(failure.text, this.#env.secrets);
     // The covering element's name is page text, which may show a typed secret.
     if (failure.hit) result.hit = { ...failure.hit, name: redactSecrets(failure.hit.name, this.#env.secrets) };
-    if (tab && (this.#request.screenshot === 'always' || this.#request.screenshot === 'on_error')) await this.#attachScreenshot(result, tab);
+    if (tab && (this.#request.screenshot === 'always' || this.#request.screenshot === 'on_error')) {
+      await this.#attachScreenshot(result, tab);
+    }
     return result;
   }
 }

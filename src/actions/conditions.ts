@@ -4,7 +4,7 @@
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
-import { DeadlineExceededError, type Deadline } from '../util/deadline.ts';
+import { type Deadline, DeadlineExceededError } from '../util/deadline.ts';
 import { compileUrlGlob } from '../util/url-glob.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callInWorld, pageFunction } from '../browser/page-function.ts';
@@ -52,7 +52,13 @@ function waitInPage(kind: string, argument: string, state: string, timeoutMs: nu
 /** The page function threw (an invalid selector): the caller's params are at fault. */
 class PageThrew extends Error {}
 
-async function evaluateIn<T>(frame: FrameRecord, worlds: IsolatedWorlds, fn: (...args: never[]) => unknown, args: unknown[], timeoutMs?: number): Promise<T> {
+async function evaluateIn<T>(
+  frame: FrameRecord,
+  worlds: IsolatedWorlds,
+  fn: (...args: never[]) => unknown,
+  args: unknown[],
+  timeoutMs?: number,
+): Promise<T> {
   const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
   const { result, exceptionDetails } = await callInWorld(
     frame.session,
@@ -75,7 +81,9 @@ export async function checkExpectation(frame: FrameRecord, worlds: IsolatedWorld
   try {
     verdict = await evaluateIn<string>(frame, worlds, expectText, [expectation.selector, expectation.text], 5_000);
   } catch (error) {
-    if (error instanceof PageThrew) throw new ActionError('invalid_params', `expect.selector is not a selector the page accepts: ${firstLine(error.message)}`);
+    if (error instanceof PageThrew) {
+      throw new ActionError('invalid_params', `expect.selector is not a selector the page accepts: ${firstLine(error.message)}`);
+    }
     if (isCdpError(error) && !error.isTargetGone) {
       throw new ActionError('document_changed', 'the captured document went away before expect could be checked', { cause: error });
     }
@@ -150,13 +158,21 @@ export async function waitForCondition(
         const held = await untilLost(
           deadline.race(
             // The page gives up a little before the budget does, so an unmet condition reads as unmet.
-            evaluateIn<boolean>(frame, worlds, waitInPage, [kind, argument, state, Math.max(1, Math.floor(deadline.remaining() - 100))], deadline.remaining()),
+            evaluateIn<boolean>(
+              frame,
+              worlds,
+              waitInPage,
+              [kind, argument, state, Math.max(1, Math.floor(deadline.remaining() - 100))],
+              deadline.remaining(),
+            ),
             'wait_for',
           ),
         );
         return held ? 'met' : 'unmet';
       } catch (error) {
-        if (error instanceof PageThrew) throw new ActionError('invalid_params', `wait_for.selector is not a selector the page accepts: ${firstLine(error.message)}`);
+        if (error instanceof PageThrew) {
+          throw new ActionError('invalid_params', `wait_for.selector is not a selector the page accepts: ${firstLine(error.message)}`);
+        }
         // Anything but a context the page destroyed (by navigating) ends the wait.
         if (!isCdpError(error) || error.isTargetGone || tab.closed || tab.crashed) throw error;
         // The document went away mid-wait: go on in the next one once it commits.

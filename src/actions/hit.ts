@@ -6,7 +6,7 @@ import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callInWorld, pageFunction } from '../browser/page-function.ts';
 import type { CdpSession } from '../cdp/session.ts';
-import { release, resolveNode, type NodeHandle } from './node-handle.ts';
+import { type NodeHandle, release, resolveNode } from './node-handle.ts';
 import type { HitDescription } from './outcome.ts';
 
 /**
@@ -30,7 +30,9 @@ export function clickReaches(this: Element, hit: object): Reach {
     if (element instanceof HTMLInputElement) return element.type !== 'hidden';
     if (element instanceof HTMLImageElement || element instanceof HTMLObjectElement) return element.hasAttribute('usemap');
     if (element instanceof HTMLMediaElement) return element.controls;
-    return [HTMLButtonElement, HTMLDetailsElement, HTMLEmbedElement, HTMLIFrameElement, HTMLSelectElement, HTMLTextAreaElement].some((type) => element instanceof type);
+    return [HTMLButtonElement, HTMLDetailsElement, HTMLEmbedElement, HTMLIFrameElement, HTMLSelectElement, HTMLTextAreaElement].some((
+      type,
+    ) => element instanceof type);
   };
   const pseudo = !(hit instanceof Node);
   // A CSSPseudoElement (resolved from a pseudo-element's backendNodeId) names its element.
@@ -52,7 +54,10 @@ function originatingElement(this: { element?: Element }): Element | null {
  * Role, name and tag of a node, given by backendNodeId or as an object of a context, and whether
  * it is a pseudo-element (which describeOriginating names properly).
  */
-export async function describeHit(session: CdpSession, node: { backendNodeId: number } | { objectId: string }): Promise<{ hit: HitDescription; pseudo: boolean }> {
+export async function describeHit(
+  session: CdpSession,
+  node: { backendNodeId: number } | { objectId: string },
+): Promise<{ hit: HitDescription; pseudo: boolean }> {
   const [ax, described] = await Promise.all([
     session.send('Accessibility.getPartialAXTree', { ...node, fetchRelatives: true }).catch(() => ({ nodes: [] })),
     session.send('DOM.describeNode', node).catch(() => undefined),
@@ -73,14 +78,20 @@ export async function describeHit(session: CdpSession, node: { backendNodeId: nu
       .join(' ');
   }
   return {
-    hit: { role: String(named?.role?.value ?? 'generic'), name, tag: (described?.node.localName || described?.node.nodeName || '').toLowerCase() },
+    hit: {
+      role: String(named?.role?.value ?? 'generic'),
+      name,
+      tag: (described?.node.localName || described?.node.nodeName || '').toLowerCase(),
+    },
     pseudo: described?.node.pseudoType !== undefined,
   };
 }
 
 /** A hit pseudo-element (a handle in our world) described as the element it belongs to. */
 export async function describeOriginating(pseudo: NodeHandle): Promise<HitDescription | undefined> {
-  const { result } = await callInWorld(pseudo.session, pseudo.executionContextId, pageFunction(originatingElement), { objectId: pseudo.objectId });
+  const { result } = await callInWorld(pseudo.session, pseudo.executionContextId, pageFunction(originatingElement), {
+    objectId: pseudo.objectId,
+  });
   if (!result.objectId) return undefined;
   try {
     return (await describeHit(pseudo.session, { objectId: result.objectId })).hit;

@@ -7,7 +7,7 @@ import type { Tab } from '../browser/tab.ts';
 import type { StateRecord } from '../observe/state-store.ts';
 import type { RefTarget } from '../observe/render.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
-import { callOn, resolveKept, type NodeHandle } from './node-handle.ts';
+import { callOn, type NodeHandle, resolveKept } from './node-handle.ts';
 import { ActionError } from './outcome.ts';
 import type { PointTarget } from './pointer.ts';
 
@@ -26,7 +26,10 @@ export function checkFrame(tab: Tab, record: StateRecord, frameId: string, optio
   const observed = record.frames.get(frameId);
   if (!observed) throw new ActionError('document_changed', `frame ${frameId} was not part of the observation`);
   if (observed.status !== 'observed' && options.readable !== false) {
-    throw new ActionError('document_changed', `frame ${frameId} was not readable when the state was observed (${observed.reason ?? 'unavailable'})`);
+    throw new ActionError(
+      'document_changed',
+      `frame ${frameId} was not readable when the state was observed (${observed.reason ?? 'unavailable'})`,
+    );
   }
   if (frame.loaderId !== observed.loaderId) {
     throw new ActionError('document_changed', 'the frame has loaded another document since the observation (navigation or reload)');
@@ -121,10 +124,9 @@ export class NodeResolver {
     const executionContextId = await this.#worlds.contextFor(frame.session, frame.id, frame.loaderId);
     const observed = this.#record.frames.get(frame.id)!;
     // Both lookups at once: they are independent round trips.
-    const documentLookup =
-      observed.documentBackendNodeId === undefined
-        ? Promise.reject(new Error('no document node was recorded'))
-        : resolveKept(frame.session, { backendNodeId: observed.documentBackendNodeId, executionContextId, loaderId: frame.loaderId });
+    const documentLookup = observed.documentBackendNodeId === undefined
+      ? Promise.reject(new Error('no document node was recorded'))
+      : resolveKept(frame.session, { backendNodeId: observed.documentBackendNodeId, executionContextId, loaderId: frame.loaderId });
     const nodeLookup = resolveKept(frame.session, { backendNodeId: target.backendNodeId, executionContextId, loaderId: frame.loaderId });
     nodeLookup.catch(() => {});
     let handle: NodeHandle;

@@ -2,7 +2,7 @@
 // dialog is closed (CDP-NOTES §7), so every step races the tab's dialog: the caller learns that a
 // dialog interrupted it instead of hanging.
 import type { Tab } from '../browser/tab.ts';
-import { SessionSlot, type CdpSession } from '../cdp/session.ts';
+import { type CdpSession, SessionSlot } from '../cdp/session.ts';
 import type { Deadline } from '../util/deadline.ts';
 import type { Point } from './pointer.ts';
 
@@ -51,7 +51,7 @@ const UNBUFFERED = new SessionSlot<Promise<void>>((session) =>
   Promise.all([session.send('DOM.enable'), session.send('Overlay.enable')]).then(
     () => {},
     () => {},
-  ),
+  )
 );
 
 /**
@@ -70,7 +70,7 @@ export function unbufferedInput(session: CdpSession): Promise<void> {
 export function mouseMove(point: Point, modifiers = 0): () => Promise<unknown> {
   return () =>
     unbufferedInput(point.session).then(() =>
-      point.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y, modifiers }),
+      point.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y, modifiers })
     );
 }
 

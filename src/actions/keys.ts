@@ -56,8 +56,7 @@ export class KeyError extends Error {
   }
 }
 
-const KEY_HELP =
-  'Use a key name (Enter, Tab, Escape, Backspace, Delete, Space, Plus, ArrowUp/Down/Left/Right, ' +
+const KEY_HELP = 'Use a key name (Enter, Tab, Escape, Backspace, Delete, Space, Plus, ArrowUp/Down/Left/Right, ' +
   'Home, End, PageUp, PageDown, Insert, F1-F24) or one character (a, A, 1, /, .), optionally after ' +
   'modifiers joined with "+" (Alt, Control, ControlOrMeta, Meta, Shift), e.g. "Enter", "Shift+Tab", ' +
   '"Control+A", "Control++"';

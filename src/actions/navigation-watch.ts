@@ -143,7 +143,10 @@ export class NavigationWatch {
         // committed one that stops before its DOMContentLoaded has lost its renderer: the crash
         // event comes right behind.
         const started = this.#started;
-        if (started && started.frameId === e.frameId && !this.#domContentLoaded.has(started.loaderId) && !this.#committed.has(started.loaderId)) {
+        if (
+          started && started.frameId === e.frameId && !this.#domContentLoaded.has(started.loaderId) &&
+          !this.#committed.has(started.loaderId)
+        ) {
           this.#settle({ kind: 'aborted', frameId: e.frameId, url: started.url });
         }
       }),

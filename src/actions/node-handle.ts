@@ -80,12 +80,17 @@ export async function callOn<T>(
   fn: ((this: never, ...args: never[]) => unknown) | string,
   args: Array<{ value?: unknown; objectId?: string }> = [],
 ): Promise<T> {
-  const { result, exceptionDetails } = await callInWorld(handle.session, handle.executionContextId, typeof fn === 'string' ? fn : pageFunction(fn), {
-    objectId: handle.objectId,
-    arguments: args,
-    returnByValue: true,
-    awaitPromise: true,
-  });
+  const { result, exceptionDetails } = await callInWorld(
+    handle.session,
+    handle.executionContextId,
+    typeof fn === 'string' ? fn : pageFunction(fn),
+    {
+      objectId: handle.objectId,
+      arguments: args,
+      returnByValue: true,
+      awaitPromise: true,
+    },
+  );
   if (exceptionDetails) {
     throw new Error(`in-page check failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
   }

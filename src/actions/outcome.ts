@@ -114,11 +114,11 @@ export function summarize(ending: ActEnding): ActSummary {
     status: statusOf(ending),
     execution: !ending.began
       ? 'not_dispatched'
-      : // Once every begun step was acknowledged, a timeout, a cancel or a lost tab (while the page
-        // settles, in wait_for, expect or the capture) leaves it completed; a failed check does not.
-        !ending.acknowledged || interruption === 'dialog' || failure?.check
-        ? 'dispatched_unknown'
-        : 'completed',
+      // Once every begun step was acknowledged, a timeout, a cancel or a lost tab (while the page
+      // settles, in wait_for, expect or the capture) leaves it completed; a failed check does not.
+      : !ending.acknowledged || interruption === 'dialog' || failure?.check
+      ? 'dispatched_unknown'
+      : 'completed',
     observation: ending.captured ? 'captured' : 'unavailable',
     postcondition: !requested ? 'not_requested' : !failure && !interruption && verdict ? verdict : 'unknown',
   };

@@ -11,13 +11,13 @@ import { isServerError } from '../errors.ts';
 import type { Deadline } from '../util/deadline.ts';
 import type { Verdict } from '../util/domain-policy.ts';
 import type { SecretCheck } from '../util/secrets.ts';
-import { clickSteps, keySteps, modifierMask, mouseMove, sendInput, type InputOutcome, type KeyEventParams } from './input.ts';
-import { isSameConnectedNode, type FocusTarget } from './identity.ts';
+import { clickSteps, type InputOutcome, type KeyEventParams, keySteps, modifierMask, mouseMove, sendInput } from './input.ts';
+import { type FocusTarget, isSameConnectedNode } from './identity.ts';
 import { charKeyEvents, keyEventsFor } from './keys.ts';
 import { callOn } from './node-handle.ts';
 import { ActionError } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
-import { clickablePoint, pointAfterMove, type Point, type PointTarget } from './pointer.ts';
+import { clickablePoint, type Point, pointAfterMove, type PointTarget } from './pointer.ts';
 import type { Action } from './types.ts';
 
 export interface ActionEnv {
@@ -112,7 +112,8 @@ function focusAndPrepare(this: Element, preparation: Preparation): Focused {
   }
   if (preparation !== 'select') return { focused, password, origin };
   if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement) {
-    const textual = this instanceof HTMLTextAreaElement || ['', 'text', 'search', 'url', 'tel', 'email', 'password', 'number'].includes(this.type);
+    const textual = this instanceof HTMLTextAreaElement ||
+      ['', 'text', 'search', 'url', 'tel', 'email', 'password', 'number'].includes(this.type);
     if (!textual) return { focused, password, origin, contents: `input:${this.type}` };
     if (this.readOnly || this.disabled) return { focused, password, origin, contents: 'readonly' };
     this.select();
@@ -164,7 +165,7 @@ function chooseOptions(this: Element, mode: string, wanted: string[]): { error?:
   if (this.disabled) return { error: 'the <select> is disabled' };
   const options = [...this.options];
   const picked = wanted.map((w) =>
-    options.find((o) => (mode === 'label' ? o.label === w || (o.textContent ?? '').trim() === w : o.value === w)),
+    options.find((o) => (mode === 'label' ? o.label === w || (o.textContent ?? '').trim() === w : o.value === w))
   );
   const missing = wanted.find((_, i) => !picked[i]);
   if (missing !== undefined) return { error: `no option with ${mode} ${JSON.stringify(missing)}` };
@@ -214,7 +215,10 @@ async function focusChecked(
       { value: armInput },
     ]);
   } catch (error) {
-    throw new ActionError('focus_mismatch', `the element cannot take focus: ${(error as Error).message}`, { sideEffect: true, cause: error });
+    throw new ActionError('focus_mismatch', `the element cannot take focus: ${(error as Error).message}`, {
+      sideEffect: true,
+      cause: error,
+    });
   }
   if (result === 'detached') {
     retract();
@@ -222,9 +226,13 @@ async function focusChecked(
   }
   confirm?.();
   if (!result.focused) {
-    throw new ActionError('focus_mismatch', 'focus is not on the element after focusing it (it cannot take focus, or a handler moved it elsewhere)', {
-      sideEffect: true,
-    });
+    throw new ActionError(
+      'focus_mismatch',
+      'focus is not on the element after focusing it (it cannot take focus, or a handler moved it elsewhere)',
+      {
+        sideEffect: true,
+      },
+    );
   }
   return { target, focused: result };
 }
@@ -278,7 +286,9 @@ function secretValue(env: ActionEnv, name: string, origin: string, sideEffect: b
   if (check.reason === 'unknown') throw new ActionError('invalid_params', `there is no secret ${name} on this server`);
   throw new ActionError(
     'forbidden',
-    `secret ${name} may only be typed into ${check.origins.join(', ')}; this field's document is ${origin || 'of an unknown origin'}: nothing was typed`,
+    `secret ${name} may only be typed into ${check.origins.join(', ')}; this field's document is ${
+      origin || 'of an unknown origin'
+    }: nothing was typed`,
     { sideEffect },
   );
 }
@@ -338,7 +348,9 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
         if (!ok) throw new ActionError('action_failed', `the ${state.slice(6)} input did not accept ${shown}`, { sideEffect: true });
         return { kind: 'input', input: 'acknowledged' };
       }
-      if (state === 'other') throw new ActionError('action_failed', 'fill needs a text field (input, textarea or contenteditable)', { sideEffect: true });
+      if (state === 'other') {
+        throw new ActionError('action_failed', 'fill needs a text field (input, textarea or contenteditable)', { sideEffect: true });
+      }
       if (state === 'readonly') throw new ActionError('action_failed', 'the field is read-only or disabled', { sideEffect: true });
       if (text === '') {
         if (state === 'empty') return { kind: 'input', input: 'acknowledged' };
@@ -364,16 +376,19 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       if (outcome.kind === 'input' && outcome.input === 'dialog') return outcome;
       const after = await callOn<boolean | 'mixed' | 'unsupported'>(target.handle, checkedState);
       if (after !== action.checked) {
-        throw new ActionError('action_failed', `the control is still ${after === true ? 'checked' : after === false ? 'unchecked' : String(after)} after the click`, {
-          sideEffect: true,
-        });
+        throw new ActionError(
+          'action_failed',
+          `the control is still ${after === true ? 'checked' : after === false ? 'unchecked' : String(after)} after the click`,
+          {
+            sideEffect: true,
+          },
+        );
       }
       return outcome;
     }
     case 'select': {
       const { target } = await focusChecked(env, action.ref);
-      const [mode, wanted] =
-        action.label !== undefined ? ['label', [action.label]] : ['value', action.values ?? [action.value!]];
+      const [mode, wanted] = action.label !== undefined ? ['label', [action.label]] : ['value', action.values ?? [action.value!]];
       const result = await callOn<{ error?: string }>(target.handle, chooseOptions, [{ value: mode }, { value: wanted }]);
       if (result.error) throw new ActionError('action_failed', result.error, { sideEffect: true });
       return { kind: 'input', input: 'acknowledged' };
@@ -436,17 +451,28 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
     }
     case 'navigate': {
       const verdict = env.checkUrl(action.url);
-      if (!verdict.allowed) throw new ActionError('forbidden', `${redactUrl(action.url)} is refused by the domain policy (${verdict.rule}); nothing was opened`);
+      if (!verdict.allowed) {
+        throw new ActionError(
+          'forbidden',
+          `${redactUrl(action.url)} is refused by the domain policy (${verdict.rule}); nothing was opened`,
+        );
+      }
       await env.beginSideEffect();
       // A beforeunload dialog keeps Page.navigate pending until it is answered.
       const outcome = await unlessDialog(env, navigateFrame(env.frame.session, env.frame.id, action.url, env.deadline));
       if (outcome === 'dialog') return { kind: 'input', input: 'dialog' };
       if (outcome.kind === 'download') return { kind: 'navigation', download: true };
-      const errorText = outcome.kind === 'committed' || outcome.kind === 'failed' || outcome.kind === 'crashed' ? outcome.errorText : undefined;
+      const errorText = outcome.kind === 'committed' || outcome.kind === 'failed' || outcome.kind === 'crashed'
+        ? outcome.errorText
+        : undefined;
       if (errorText && BLOCKED_BY_POLICY.test(errorText)) {
         // A redirect to a refused host: the browser's interception stopped that hop.
         const rule = env.blockedNavigationRule();
-        throw new ActionError('forbidden', `the navigation was refused by the domain policy${rule ? ` (${rule})` : ''} on its way (a redirect)`, { sideEffect: true });
+        throw new ActionError(
+          'forbidden',
+          `the navigation was refused by the domain policy${rule ? ` (${rule})` : ''} on its way (a redirect)`,
+          { sideEffect: true },
+        );
       }
       if (outcome.kind === 'failed' || outcome.kind === 'crashed') return { kind: 'navigation', errorText: outcome.errorText };
       return errorText ? { kind: 'navigation', errorText } : { kind: 'navigation' };
@@ -467,7 +493,10 @@ async function history(env: ActionEnv, step: -1 | 1): Promise<PerformOutcome> {
   const entry = entries[currentIndex + step];
   if (!entry) throw new ActionError('action_failed', `there is no ${step < 0 ? 'previous' : 'next'} page in this tab's history`);
   await env.beginSideEffect();
-  const moved = await unlessDialog(env, env.deadline.race(env.tab.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }), 'Page.navigateToHistoryEntry'));
+  const moved = await unlessDialog(
+    env,
+    env.deadline.race(env.tab.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }), 'Page.navigateToHistoryEntry'),
+  );
   return moved === 'dialog' ? { kind: 'input', input: 'dialog' } : { kind: 'navigation' };
 }
 
@@ -484,7 +513,8 @@ async function drag(env: ActionEnv, fromRef: string, toRef: string): Promise<Per
   const intercepted = session.on('Input.dragIntercepted', (event) => (dragData = event.data));
   try {
     const steps: Array<() => Promise<unknown>> = [
-      () => session.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1 }),
+      () =>
+        session.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1 }),
     ];
     const moves = 5;
     for (let i = 1; i <= moves; i++) {
@@ -501,11 +531,12 @@ async function drag(env: ActionEnv, fromRef: string, toRef: string): Promise<Per
         drop.push(() => session.send('Input.dispatchDragEvent', { type, x: to.x, y: to.y, data }));
       }
     }
-    drop.push(() => session.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 }));
+    drop.push(() =>
+      session.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 })
+    );
     return input(env, drop);
   } finally {
     intercepted.dispose();
     session.send('Input.setInterceptDrags', { enabled: false }).catch(() => {});
   }
 }
-

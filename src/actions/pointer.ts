@@ -12,7 +12,7 @@ import type { CdpSession } from '../cdp/session.ts';
 import { clickReaches, describeHit, describeInFrame, describeOriginating, type Reach } from './hit.ts';
 import { unbufferedInput } from './input.ts';
 import { callInWorld, pageFunction } from '../browser/page-function.ts';
-import { callOn, release, resolveNode, type NodeHandle } from './node-handle.ts';
+import { callOn, type NodeHandle, release, resolveNode } from './node-handle.ts';
 import { ActionError, type HitDescription } from './outcome.ts';
 import { quadBox, type Rect } from '../browser/geometry.ts';
 
@@ -75,7 +75,9 @@ async function ownerContentBox(tab: Tab, frame: FrameRecord): Promise<(Rect & { 
   return { ...quadBox(model.content), owner: backendNodeId, parent };
 }
 
-function visibleOf([{ quads }, viewport]: [{ quads: number[][] }, { rect: Rect; scroll: Scroll }]): { part: Rect | undefined; scroll: Scroll } {
+function visibleOf(
+  [{ quads }, viewport]: [{ quads: number[][] }, { rect: Rect; scroll: Scroll }],
+): { part: Rect | undefined; scroll: Scroll } {
   let best: Rect | undefined;
   for (const quad of quads) {
     const part = intersect(quadBox(quad), viewport.rect);
@@ -113,7 +115,9 @@ function labelsOf(this: Element): HTMLLabelElement[] | null {
 
 /** The node's labels as objects of its world (`label.control` is the node), in tree order. */
 async function labelObjects(handle: NodeHandle): Promise<string[]> {
-  const { result, exceptionDetails } = await callInWorld(handle.session, handle.executionContextId, pageFunction(labelsOf), { objectId: handle.objectId });
+  const { result, exceptionDetails } = await callInWorld(handle.session, handle.executionContextId, pageFunction(labelsOf), {
+    objectId: handle.objectId,
+  });
   if (exceptionDetails) throw new Error(`in-page check failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
   if (!result.objectId) return [];
   try {
@@ -147,7 +151,7 @@ async function* aimCandidates(target: PointTarget): AsyncGenerator<{ objectId: s
  */
 async function visibleCentre(target: PointTarget, node: { objectId: string; label: boolean }): Promise<Point> {
   const { session } = target.handle;
-  const what = node.label ? 'the element\'s label' : 'the element';
+  const what = node.label ? "the element's label" : 'the element';
   const selector = node.label ? { objectId: node.objectId } : { backendNodeId: target.handle.backendNodeId };
   // One round trip: the renderer runs a session's commands in order, so the quads and the scroll
   // offset are read after the scroll (which also forces layout, so the quads are not stale).
@@ -170,7 +174,13 @@ async function visibleCentre(target: PointTarget, node: { objectId: string; labe
   }
   const part = visible.part;
   if (!part) throw new ActionError('not_visible', `no part of ${what} is inside the viewport`, { sideEffect: true });
-  return { session, x: part.x + part.width / 2, y: part.y + part.height / 2, scroll: visible.scroll, ...(node.label ? { onLabel: true as const } : {}) };
+  return {
+    session,
+    x: part.x + part.width / 2,
+    y: part.y + part.height / 2,
+    scroll: visible.scroll,
+    ...(node.label ? { onLabel: true as const } : {}),
+  };
 }
 
 /**
@@ -203,11 +213,14 @@ export async function clickablePoint(target: PointTarget): Promise<Point> {
  * the layout (a hover menu closing, say), so a point taken before the move may now be elsewhere.
  * One recomputation is allowed; then the point is returned for press/release.
  */
-export async function pointAfterMove(target: PointTarget, move: (point: Point) => Promise<'acknowledged' | 'dialog'>): Promise<Point | 'dialog'> {
+export async function pointAfterMove(
+  target: PointTarget,
+  move: (point: Point) => Promise<'acknowledged' | 'dialog'>,
+): Promise<Point | 'dialog'> {
   // Under way while the point is found; the move waits for it.
   void unbufferedInput(target.handle.session);
   let point = await clickablePoint(target);
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     if ((await move(point)) === 'dialog') return 'dialog';
     try {
       await assertHits(target, point);
@@ -222,7 +235,9 @@ export async function pointAfterMove(target: PointTarget, move: (point: Point) =
 async function assertHits(target: PointTarget, point: Point): Promise<void> {
   const hit = await hitAt(point.session, point.x, point.y, point.scroll);
   if (hit === undefined) {
-    throw new ActionError('not_visible', `nothing can be hit at the element's${point.onLabel ? " label's" : ''} visible point`, { sideEffect: true });
+    throw new ActionError('not_visible', `nothing can be hit at the element's${point.onLabel ? " label's" : ''} visible point`, {
+      sideEffect: true,
+    });
   }
   if (hit === target.handle.backendNodeId) return;
   const hitHandle = await resolveNode(point.session, hit, target.executionContextId).catch(() => undefined);
@@ -237,7 +252,9 @@ async function assertHits(target: PointTarget, point: Point): Promise<void> {
   description ??= (await describeHit(point.session, { backendNodeId: hit })).hit;
   throw new ActionError(
     'click_intercepted',
-    `another element is on top of the target${point.onLabel ? "'s label" : ''} at (${Math.round(point.x)}, ${Math.round(point.y)}): ${description.tag}${description.name ? ` "${description.name}"` : ''}`,
+    `another element is on top of the target${point.onLabel ? "'s label" : ''} at (${Math.round(point.x)}, ${
+      Math.round(point.y)
+    }): ${description.tag}${description.name ? ` "${description.name}"` : ''}`,
     { sideEffect: true, hit: description },
   );
 }
@@ -254,7 +271,7 @@ async function assertFrameChainVisible({ tab, frame, worlds }: PointTarget, x: n
     py += owner.y;
     const { cssLayoutViewport } = await owner.parent.session.send('Page.getLayoutMetrics');
     if (px < 0 || py < 0 || px > cssLayoutViewport.clientWidth || py > cssLayoutViewport.clientHeight) {
-      throw new ActionError('not_visible', 'the element\'s frame is scrolled out of view', { sideEffect: true });
+      throw new ActionError('not_visible', "the element's frame is scrolled out of view", { sideEffect: true });
     }
     const hit = await hitAt(owner.parent.session, px, py);
     if (hit !== owner.owner) {

@@ -7,7 +7,7 @@ import { Deadline } from '../util/deadline.ts';
 import { DisposableStack } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
 import { IsolatedWorlds } from './isolated-worlds.ts';
-import { Tab, type ContextSetup } from './tab.ts';
+import { type ContextSetup, Tab } from './tab.ts';
 
 export interface BrowserEvents extends Record<string, unknown> {
   tabCreated: Tab;
@@ -142,7 +142,10 @@ export class Browser {
 
   async bringToFront(tab: Tab): Promise<void> {
     if (this.#frontTargetId === tab.targetId) return;
-    await tab.session.send('Page.bringToFront');
+    // The browser's own command, not the page's Page.bringToFront: a crashed renderer holds every
+    // command sent to its page until the next navigation, and then fails it ("Target crashed"),
+    // which made a recovering navigate fail.
+    await this.connection.root.send('Target.activateTarget', { targetId: tab.targetId });
     this.#frontTargetId = tab.targetId;
   }
 
@@ -253,4 +256,3 @@ export class Browser {
     this.#tabs.get(targetId)?.markClosed(reason);
   }
 }
-

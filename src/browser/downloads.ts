@@ -9,7 +9,7 @@
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import type { Download } from '../rpc/wire/index.ts';
-import { DisposableStack, type Disposable } from '../util/disposable.ts';
+import { type Disposable, DisposableStack } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
 import { redactUrl } from '../util/redact.ts';
 

@@ -118,7 +118,18 @@ export class FrameTree {
   }
 
   #add(id: string, parentId: string | undefined, session: CdpSession, crossProcess: boolean): FrameRecord {
-    const record: FrameRecord = { id, parentId, url: '', name: '', loaderId: '', origin: '', session, crossProcess, loading: false, children: [] };
+    const record: FrameRecord = {
+      id,
+      parentId,
+      url: '',
+      name: '',
+      loaderId: '',
+      origin: '',
+      session,
+      crossProcess,
+      loading: false,
+      children: [],
+    };
     this.#frames.set(id, record);
     if (parentId) this.#linkChild(parentId, id);
     return record;

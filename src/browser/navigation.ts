@@ -15,7 +15,8 @@ export type NavigationOutcome =
   | { kind: 'crashed'; errorText: string };
 
 /** What an act says of a navigation whose renderer crashed before the new document was ready. */
-export const CRASHED_DURING_NAVIGATION = 'the page crashed before the new document reached DOMContentLoaded: navigate or reload the tab again';
+export const CRASHED_DURING_NAVIGATION =
+  'the page crashed before the new document reached DOMContentLoaded: navigate or reload the tab again';
 
 const CRASHED: NavigationOutcome = { kind: 'crashed', errorText: CRASHED_DURING_NAVIGATION };
 

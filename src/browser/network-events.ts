@@ -2,7 +2,7 @@
 // network log keeps (PROTOCOL.md §13): one hop of a request starts, answers, ends or fails. A
 // redirect ends a hop (with its 3xx status) and starts the next under the same request id.
 import type { CdpSession } from '../cdp/session.ts';
-import { DisposableStack, type Disposable } from '../util/disposable.ts';
+import { type Disposable, DisposableStack } from '../util/disposable.ts';
 
 export interface HopStart {
   requestId: string;
@@ -60,10 +60,16 @@ export function watchNetwork(session: CdpSession, sink: NetworkSink): Disposable
     }),
   );
   stack.add(session.on('Network.responseReceived', (e) => sink.responded(session, e.requestId, e.response.status)));
-  stack.add(session.on('Network.loadingFinished', (e) => sink.finished(session, e.requestId, { timestamp: e.timestamp, bytes: e.encodedDataLength })));
   stack.add(
-    session.on('Network.loadingFailed', (e) =>
-      sink.failed(session, e.requestId, { timestamp: e.timestamp, errorText: e.canceled ? 'net::ERR_ABORTED' : e.errorText }),
+    session.on(
+      'Network.loadingFinished',
+      (e) => sink.finished(session, e.requestId, { timestamp: e.timestamp, bytes: e.encodedDataLength }),
+    ),
+  );
+  stack.add(
+    session.on(
+      'Network.loadingFailed',
+      (e) => sink.failed(session, e.requestId, { timestamp: e.timestamp, errorText: e.canceled ? 'net::ERR_ABORTED' : e.errorText }),
     ),
   );
   // A WebSocket is one entry: created, then its handshake answers (101) or it fails. Its
@@ -72,7 +78,15 @@ export function watchNetwork(session: CdpSession, sink: NetworkSink): Disposable
   stack.add(
     session.on('Network.webSocketCreated', (e) => {
       open.add(e.requestId);
-      sink.started(session, { requestId: e.requestId, method: 'GET', url: e.url, resourceType: 'WebSocket', frameId: undefined, wallTime: Date.now(), timestamp: NaN });
+      sink.started(session, {
+        requestId: e.requestId,
+        method: 'GET',
+        url: e.url,
+        resourceType: 'WebSocket',
+        frameId: undefined,
+        wallTime: Date.now(),
+        timestamp: NaN,
+      });
     }),
   );
   stack.add(session.on('Network.webSocketWillSendHandshakeRequest', (e) => sink.timed(session, e.requestId, e.timestamp)));
@@ -88,7 +102,12 @@ export function watchNetwork(session: CdpSession, sink: NetworkSink): Disposable
     sink.failed(session, requestId, { timestamp, errorText });
   };
   stack.add(session.on('Network.webSocketFrameError', (e) => socketFailed(e.requestId, e.timestamp, e.errorMessage)));
-  stack.add(session.on('Network.webSocketClosed', (e) => socketFailed(e.requestId, e.timestamp, 'net::ERR_CONNECTION_CLOSED (before the handshake)')));
+  stack.add(
+    session.on(
+      'Network.webSocketClosed',
+      (e) => socketFailed(e.requestId, e.timestamp, 'net::ERR_CONNECTION_CLOSED (before the handshake)'),
+    ),
+  );
   stack.defer(() => open.clear());
   return stack;
 }

@@ -45,10 +45,14 @@ function keyOf(declaration: string): string {
 }
 
 const installAndCall = (key: string, declaration: string) =>
-  `function (...args) { const fn = (${declaration}); (globalThis.${REGISTRY} ??= new Map()).set(${JSON.stringify(key)}, fn); return fn.apply(this, args); }`;
+  `function (...args) { const fn = (${declaration}); (globalThis.${REGISTRY} ??= new Map()).set(${
+    JSON.stringify(key)
+  }, fn); return fn.apply(this, args); }`;
 
 const callByName = (key: string) =>
-  `function (...args) { const fn = globalThis.${REGISTRY}?.get(${JSON.stringify(key)}); if (fn === undefined) throw new Error(${JSON.stringify(NOT_INSTALLED)}); return fn.apply(this, args); }`;
+  `function (...args) { const fn = globalThis.${REGISTRY}?.get(${JSON.stringify(key)}); if (fn === undefined) throw new Error(${
+    JSON.stringify(NOT_INSTALLED)
+  }); return fn.apply(this, args); }`;
 
 export type WorldCallParams = Omit<Cdp.Runtime.CallFunctionOnParams, 'functionDeclaration' | 'executionContextId'>;
 

@@ -19,10 +19,10 @@ export class PerContext<T> {
 
   get(session: CdpSession, contextId: number): T {
     let contexts = this.#bySession.get(session);
-    if (!contexts) this.#bySession.set(session, (contexts = new Map()));
+    if (!contexts) this.#bySession.set(session, contexts = new Map());
     let value = contexts.get(contextId);
     if (value === undefined) {
-      contexts.set(contextId, (value = this.#create()));
+      contexts.set(contextId, value = this.#create());
       if (contexts.size > this.#maxContexts) contexts.delete(contexts.keys().next().value!);
     }
     return value;

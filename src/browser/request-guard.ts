@@ -57,5 +57,7 @@ export function guardRequests(session: CdpSession, options: RequestGuardOptions)
       rule: verdict.rule,
     });
   });
-  return [session.send('Fetch.enable', { patterns: options.patterns.map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })) })];
+  return [
+    session.send('Fetch.enable', { patterns: options.patterns.map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })) }),
+  ];
 }

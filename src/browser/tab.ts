@@ -4,7 +4,7 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { AttachedSession } from '../cdp/connection.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
-import { DisposableStack, type Disposable } from '../util/disposable.ts';
+import { type Disposable, DisposableStack } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
 import { DialogTracker } from './dialogs.ts';
 import { FileChooserTracker } from './file-chooser.ts';

@@ -42,8 +42,9 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 // Each inbound message is handled in its own task, so that the continuation of
 // `await session.send(x)` runs before the next message is routed (ARCHITECTURE B0.6).
-const nextTask: (fn: () => void) => void =
-  typeof globalThis.setImmediate === 'function' ? (fn) => globalThis.setImmediate(fn) : (fn) => setTimeout(fn, 0);
+const nextTask: (fn: () => void) => void = typeof globalThis.setImmediate === 'function'
+  ? (fn) => globalThis.setImmediate(fn)
+  : (fn) => setTimeout(fn, 0);
 
 export class Connection {
   readonly root: CdpSession;

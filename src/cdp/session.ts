@@ -1,12 +1,6 @@
 // One flattened CDP session (the browser root '' or a target's sessionId), typed by the
 // maps generated from devtools-protocol: a wrong method, field or event name does not compile.
-import type {
-  CommandArgs,
-  CommandName,
-  CommandResult,
-  EventName,
-  EventPayload,
-} from '../../protocol/generated/maps.ts';
+import type { CommandArgs, CommandName, CommandResult, EventName, EventPayload } from '../../protocol/generated/maps.ts';
 import { Deadline } from '../util/deadline.ts';
 import type { Disposable } from '../util/disposable.ts';
 import { CdpError } from './errors.ts';
@@ -125,9 +119,7 @@ export class CdpSession {
       subscription = this.on(event, (payload) => {
         if (filter(payload)) resolve(payload);
       });
-      onDetach = this.onDetached((reason) =>
-        reject(new CdpError('closed', event, `session detached while waiting (${reason})`)),
-      );
+      onDetach = this.onDetached((reason) => reject(new CdpError('closed', event, `session detached while waiting (${reason})`)));
     });
     const release = () => {
       subscription?.dispose();

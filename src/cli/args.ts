@@ -47,6 +47,8 @@ export function flagInt(args: ParsedArgs, name: string, range: { min: number; ma
   const text = flagString(args, name);
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^-?\d+$/.test(text) || value < range.min || value > range.max) throw new UsageError(`--${name} must be a whole number from ${range.min} to ${range.max}`);
+  if (!/^-?\d+$/.test(text) || value < range.min || value > range.max) {
+    throw new UsageError(`--${name} must be a whole number from ${range.min} to ${range.max}`);
+  }
   return value;
 }

@@ -10,9 +10,9 @@ import { connect } from '../client/index.ts';
 import { ConnectionError, PagewireError } from '../client/errors.ts';
 import type { Session } from '../client/session.ts';
 import type { Action, ActResult, EventKind, Observation, SessionEvent, WaitFor } from '../client/wire.ts';
-import { flagInt, flagString, parseArgs, UsageError, type ParsedArgs } from './args.ts';
+import { flagInt, flagString, parseArgs, type ParsedArgs, UsageError } from './args.ts';
 import { actLine, eventLine, pageText, tabsLines } from './format.ts';
-import { StateFile, stateDir, stateKey } from './state.ts';
+import { stateDir, StateFile, stateKey } from './state.ts';
 import { usageOf } from './table.ts';
 
 export const EXIT_OK = 0;
@@ -51,7 +51,9 @@ function printJson(value: unknown): void {
 }
 
 function ref(text: string | undefined): string {
-  if (text === undefined || !/^@[1-9][0-9]{0,8}$/.test(text)) throw new UsageError(`a ref looks like @12 (got ${JSON.stringify(text ?? '')})`);
+  if (text === undefined || !/^@[1-9][0-9]{0,8}$/.test(text)) {
+    throw new UsageError(`a ref looks like @12 (got ${JSON.stringify(text ?? '')})`);
+  }
   return text;
 }
 
@@ -106,7 +108,11 @@ async function act(cx: Cx, what: string, action: Action, options: { onRefs: bool
     const observation = await observeAndSave(cx);
     if (options.onRefs) {
       if (cx.json) printJson(observation);
-      else out(`not run: ${what}: no observation to act on yet for this session; this is the page now (run the command again with a ref from it)\n${pageText(observation)}`);
+      else {out(
+          `not run: ${what}: no observation to act on yet for this session; this is the page now (run the command again with a ref from it)\n${
+            pageText(observation)
+          }`,
+        );}
       return EXIT_FELL_SHORT;
     }
     result = await run(observation.state_id, observation.target_id);
@@ -133,7 +139,9 @@ async function act(cx: Cx, what: string, action: Action, options: { onRefs: bool
   else {
     if (!(ok && options.showPage)) out(actLine(what, result));
     if (result.fresh_state && (options.showPage || cx.args.flags.has('tree'))) out(pageText(result.fresh_state));
-    for (const event of result.events) if (event.kind === 'dialog' || event.kind === 'popup' || event.kind === 'download') out(eventLine(event));
+    for (const event of result.events) {
+      if (event.kind === 'dialog' || event.kind === 'popup' || event.kind === 'download') out(eventLine(event));
+    }
   }
   return ok ? EXIT_OK : EXIT_FELL_SHORT;
 }
@@ -149,7 +157,12 @@ function scrollAction(args: ParsedArgs): { action: Action; what: string } {
     if (!/^\d+$/.test(amount) || pixels < 1 || pixels > 100_000) throw new UsageError('PIXELS is a whole number from 1 to 100000');
   }
   const target = flagString(args, 'ref');
-  const action: Action = { action: 'scroll', delta_x: unit[0] * pixels, delta_y: unit[1] * pixels, ...(target ? { ref: ref(target) } : {}) };
+  const action: Action = {
+    action: 'scroll',
+    delta_x: unit[0] * pixels,
+    delta_y: unit[1] * pixels,
+    ...(target ? { ref: ref(target) } : {}),
+  };
   return { action, what: `scroll ${direction} ${pixels}${target ? ` in ${target}` : ''}` };
 }
 
@@ -174,7 +187,10 @@ const COMMANDS: Record<string, CommandSpec> = {
     arity: [0, 0],
     run: async (cx) => {
       const max = flagInt(cx.args, 'max', { min: 1, max: 500 });
-      showPage(cx, await observeAndSave(cx, { ...(cx.args.flags.has('text') ? { include_text: true } : {}), ...(max ? { max_elements: max } : {}) }));
+      showPage(
+        cx,
+        await observeAndSave(cx, { ...(cx.args.flags.has('text') ? { include_text: true } : {}), ...(max ? { max_elements: max } : {}) }),
+      );
       return EXIT_OK;
     },
   },
@@ -209,7 +225,11 @@ const COMMANDS: Record<string, CommandSpec> = {
       return act(cx, `click ${target}`, action, { onRefs: true });
     },
   },
-  hover: { flags: ACT, arity: [1, 1], run: (cx) => act(cx, `hover ${cx.args.positionals[0]}`, { action: 'hover', ref: ref(cx.args.positionals[0]) }, { onRefs: true }) },
+  hover: {
+    flags: ACT,
+    arity: [1, 1],
+    run: (cx) => act(cx, `hover ${cx.args.positionals[0]}`, { action: 'hover', ref: ref(cx.args.positionals[0]) }, { onRefs: true }),
+  },
   type: {
     flags: { ...ACT, submit: 'bool', clear: 'bool', secret: 'value' },
     arity: [1, 2],
@@ -280,7 +300,9 @@ const COMMANDS: Record<string, CommandSpec> = {
       const file = cx.args.positionals[0]!;
       const target = flagString(cx.args, 'ref');
       const saved = cx.state.read();
-      if (target !== undefined && saved.state_id === undefined) throw new UsageError('--ref needs an observation first: run pagewire observe');
+      if (target !== undefined && saved.state_id === undefined) {
+        throw new UsageError('--ref needs an observation first: run pagewire observe');
+      }
       const shot = await cx.session.screenshot({
         ...(cx.tab ? { target_id: cx.tab } : {}),
         ...(/\.jpe?g$/i.test(file) ? { format: 'jpeg' as const } : {}),
@@ -314,7 +336,13 @@ const COMMANDS: Record<string, CommandSpec> = {
       // The saved observation was of the tab that was selected: observe again before acting.
       if (verb !== 'close' || cx.state.read().target_id === id) cx.state.update({ forgetObservation: true });
       if (cx.json) printJson(result);
-      else out(verb === 'close' ? `closed ${id}` : `${verb === 'new' ? 'opened' : 'selected'} ${String(result['target_id'])}${result['error_text'] ? ` (${String(result['error_text'])})` : ''}`);
+      else {out(
+          verb === 'close'
+            ? `closed ${id}`
+            : `${verb === 'new' ? 'opened' : 'selected'} ${String(result['target_id'])}${
+              result['error_text'] ? ` (${String(result['error_text'])})` : ''
+            }`,
+        );}
       return EXIT_OK;
     },
   },
@@ -324,7 +352,11 @@ const COMMANDS: Record<string, CommandSpec> = {
       const [verb, text] = cx.args.positionals as [string, string | undefined];
       if (verb !== 'accept' && verb !== 'dismiss') throw new UsageError('dialog takes accept or dismiss');
       if (text !== undefined && verb !== 'accept') throw new UsageError('only accept takes a prompt TEXT');
-      const result = await cx.session.handleDialog({ accept: verb === 'accept', ...(text !== undefined ? { prompt_text: text } : {}), ...(cx.tab ? { target_id: cx.tab } : {}) });
+      const result = await cx.session.handleDialog({
+        accept: verb === 'accept',
+        ...(text !== undefined ? { prompt_text: text } : {}),
+        ...(cx.tab ? { target_id: cx.tab } : {}),
+      });
       if (cx.json) printJson(result);
       else out(`${result.action} ${result.dialog_type} ${JSON.stringify(result.message)}`);
       return EXIT_OK;
@@ -362,7 +394,9 @@ const KINDS = Object.keys(KIND_SET) as EventKind[];
 async function showEvents(cx: Cx): Promise<number> {
   const kindsText = flagString(cx.args, 'kinds');
   const kinds = kindsText?.split(',').map((k) => k.trim());
-  for (const kind of kinds ?? []) if (!KINDS.includes(kind as EventKind)) throw new UsageError(`unknown event kind ${kind} (kinds: ${KINDS.join(', ')})`);
+  for (const kind of kinds ?? []) {
+    if (!KINDS.includes(kind as EventKind)) throw new UsageError(`unknown event kind ${kind} (kinds: ${KINDS.join(', ')})`);
+  }
   const follow = cx.args.flags.has('follow');
   const afterSeq = cx.args.flags.has('all') ? 0 : (cx.state.read().event_seq ?? 0);
   const controller = new AbortController();
@@ -424,7 +458,9 @@ export async function runClient(name: string, argv: string[]): Promise<number> {
       return EXIT_OK;
     }
     const [min, max] = spec.arity;
-    if (args.positionals.length < min || args.positionals.length > max) throw new UsageError(`${name} takes ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? '' : 's'}`);
+    if (args.positionals.length < min || args.positionals.length > max) {
+      throw new UsageError(`${name} takes ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? '' : 's'}`);
+    }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`pagewire ${name}: ${error.message}\n${usage}\n`);
@@ -443,7 +479,9 @@ export async function runClient(name: string, argv: string[]): Promise<number> {
   try {
     client = await connect(url, { ...(token ? { token } : {}), reconnect: { giveUpAfterMs: 10_000 } });
   } catch (error) {
-    return fail(`${(error as Error).message}; is a server running? start one with \`npx pagewire\` and set PAGEWIRE_URL to the URL it prints`);
+    return fail(
+      `${(error as Error).message}; is a server running? start one with \`npx pagewire\` and set PAGEWIRE_URL to the URL it prints`,
+    );
   }
   const cx: Cx = {
     session: client.session(sessionId),
@@ -461,7 +499,16 @@ export async function runClient(name: string, argv: string[]): Promise<number> {
     }
     if (error instanceof PagewireError) {
       const detail = error instanceof ConnectionError ? '' : ` (${error.error_type})`;
-      if (cx.json) printJson({ error: { error_type: error.error_type, message: error.message, ...(error.code !== undefined ? { code: error.code } : {}), data: error.data } });
+      if (cx.json) {
+        printJson({
+          error: {
+            error_type: error.error_type,
+            message: error.message,
+            ...(error.code !== undefined ? { code: error.code } : {}),
+            data: error.data,
+          },
+        });
+      }
       return fail(`${error.message}${detail}`);
     }
     throw error;

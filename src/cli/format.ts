@@ -60,5 +60,9 @@ export function eventLine(event: AnyEvent): string {
 }
 
 export function tabsLines(tabs: readonly TabSummary[]): string[] {
-  return tabs.map((tab) => `${tab.selected ? '*' : ' '} ${tab.target_id}  ${JSON.stringify(tab.title)}  ${tab.url}${tab.opener_id ? `  (opened by ${tab.opener_id})` : ''}`);
+  return tabs.map((tab) =>
+    `${tab.selected ? '*' : ' '} ${tab.target_id}  ${JSON.stringify(tab.title)}  ${tab.url}${
+      tab.opener_id ? `  (opened by ${tab.opener_id})` : ''
+    }`
+  );
 }

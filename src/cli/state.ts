@@ -4,7 +4,7 @@
 // readable by its owner only. It never holds the token (the server is keyed without its query)
 // or anything typed or read from the page but its (redacted) URL: ids, the URL, a seq.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';

@@ -31,10 +31,14 @@ export function clientCommands(load: () => Promise<ClientCommandsModule>): Recor
   return Object.fromEntries(
     CLIENT_COMMANDS.map(([name, usage, summary]) => [
       name,
-      { usage, summary, load: async (): Promise<CommandModule> => {
-        const module = await load();
-        return { run: (argv) => module.runClient(name, argv) };
-      } },
+      {
+        usage,
+        summary,
+        load: async (): Promise<CommandModule> => {
+          const module = await load();
+          return { run: (argv) => module.runClient(name, argv) };
+        },
+      },
     ]),
   );
 }

@@ -3,7 +3,7 @@
 // Node and Deno, browser.ts for pages) or the caller gives.
 import type { ReconnectOptions } from './backoff.ts';
 import { Connection } from './connection.ts';
-import { Session, type CallOptions, type SessionContext } from './session.ts';
+import { type CallOptions, Session, type SessionContext } from './session.ts';
 import type { SocketFactory, WebSocketClass } from './socket.ts';
 import type { ServerInfo, SessionCreateParams, SessionSummary } from './wire.ts';
 
@@ -61,11 +61,15 @@ export class Client {
   /** Creates a session (its first tab at about:blank) and returns a handle on it. */
   async createSession(options: SessionCreateParams & CallOptions = {}): Promise<Session & { readonly targetId: string }> {
     const { signal, timeoutMs, ...params } = options;
-    const created = await this.#context.connection.call<{ session_id: string; target_id: string }>('session.create', params as Record<string, unknown>, {
-      resend: false,
-      timeoutMs: timeoutMs ?? this.#context.callTimeoutMs,
-      signal,
-    });
+    const created = await this.#context.connection.call<{ session_id: string; target_id: string }>(
+      'session.create',
+      params as Record<string, unknown>,
+      {
+        resend: false,
+        timeoutMs: timeoutMs ?? this.#context.callTimeoutMs,
+        signal,
+      },
+    );
     return Object.assign(new Session(this.#context, created.session_id), { targetId: created.target_id });
   }
 
@@ -93,6 +97,10 @@ export class Client {
   }
 
   #read<T>(method: string, options: CallOptions): Promise<T> {
-    return this.#context.connection.call<T>(method, {}, { resend: true, timeoutMs: options.timeoutMs ?? this.#context.callTimeoutMs, signal: options.signal });
+    return this.#context.connection.call<T>(method, {}, {
+      resend: true,
+      timeoutMs: options.timeoutMs ?? this.#context.callTimeoutMs,
+      signal: options.signal,
+    });
   }
 }

@@ -8,8 +8,8 @@
 // from an unwritten one, and per-call abort would all be layered around it; it is also CommonJS,
 // which the browser build would have to bundle. This is the part of it the SDK needs.
 import { Backoff, type ReconnectOptions } from './backoff.ts';
-import { ConnectionError, RpcError, abortReason } from './errors.ts';
-import { OPEN, errorText, messageText, type SocketFactory, type WebSocketLike } from './socket.ts';
+import { abortReason, ConnectionError, RpcError } from './errors.ts';
+import { errorText, messageText, OPEN, type SocketFactory, type WebSocketLike } from './socket.ts';
 
 export interface ConnectionOptions {
   url: string;
@@ -106,7 +106,9 @@ export class Connection {
         reject,
         timer: setTimeout(() => {
           this.#settle(id)?.reject(
-            new ConnectionError('client_timeout', `${method}: no answer within ${options.timeoutMs} ms`, { data: { method, timeout_ms: options.timeoutMs } }),
+            new ConnectionError('client_timeout', `${method}: no answer within ${options.timeoutMs} ms`, {
+              data: { method, timeout_ms: options.timeoutMs },
+            }),
           );
         }, options.timeoutMs),
       };
@@ -216,9 +218,13 @@ export class Connection {
         continue;
       }
       this.#settle(entry.id)?.reject(
-        new ConnectionError('connection_lost', `${entry.method}: the connection dropped after the call was sent; it may or may not have run`, {
-          data: { method: entry.method },
-        }),
+        new ConnectionError(
+          'connection_lost',
+          `${entry.method}: the connection dropped after the call was sent; it may or may not have run`,
+          {
+            data: { method: entry.method },
+          },
+        ),
       );
     }
     if (!this.#backoff) {

@@ -3,7 +3,7 @@
 // it delivered, and the server replays what it retained since. Seqs only grow, so an event at or
 // below the last one delivered is never delivered again.
 import type { Connection } from './connection.ts';
-import { ConnectionError, abortReason } from './errors.ts';
+import { abortReason, ConnectionError } from './errors.ts';
 import type { EventKind, SessionEvent, SubscribeResult } from './wire.ts';
 
 export interface EventStreamOptions {

@@ -23,13 +23,22 @@ export class Screencast {
     this.#timeoutMs = init.timeoutMs;
   }
 
-  static async start(init: { connection: Connection; sessionId: string | undefined; options: ScreencastOptions; timeoutMs: number }): Promise<Screencast> {
+  static async start(
+    init: { connection: Connection; sessionId: string | undefined; options: ScreencastOptions; timeoutMs: number },
+  ): Promise<Screencast> {
     const { onFrame, ...wire } = init.options;
     const params = { ...(init.sessionId !== undefined ? { session_id: init.sessionId } : {}), ...wire };
     const screencast = new Screencast({ connection: init.connection, params, timeoutMs: init.timeoutMs });
     screencast.#disposers.push(
       init.connection.onNotification((method, raw) => {
-        const event = raw as { subscription_id?: string; kind?: string; seq: number; target_id: string; time: number; data: ScreencastFrame };
+        const event = raw as {
+          subscription_id?: string;
+          kind?: string;
+          seq: number;
+          target_id: string;
+          time: number;
+          data: ScreencastFrame;
+        };
         if (method !== 'event' || event.kind !== 'screencast' || event.subscription_id !== screencast.#subscriptionId) return;
         onFrame(event.data, { seq: event.seq, target_id: event.target_id, time: event.time });
       }),
@@ -65,7 +74,10 @@ export class Screencast {
     if (this.#stopped) return;
     // The same tab after a reconnect, even if another one was selected meanwhile.
     const params = this.#targetId !== undefined ? { ...this.#params, target_id: this.#targetId } : this.#params;
-    const result = await this.#connection.call<ScreencastStartResult>('screencast.start', params, { resend: true, timeoutMs: this.#timeoutMs });
+    const result = await this.#connection.call<ScreencastStartResult>('screencast.start', params, {
+      resend: true,
+      timeoutMs: this.#timeoutMs,
+    });
     this.#subscriptionId = result.subscription_id;
     this.#targetId = result.target_id;
   }

@@ -42,7 +42,17 @@ export interface SessionContext {
 }
 
 /** Methods that only read, or set something to a given value: safe to write again after a drop. */
-const RESENDABLE = new Set(['observe', 'tabs.list', 'tabs.select', 'frames.list', 'frames.select', 'screenshot', 'downloads.list', 'network.list', 'session.storage_state']);
+const RESENDABLE = new Set([
+  'observe',
+  'tabs.list',
+  'tabs.select',
+  'frames.list',
+  'frames.select',
+  'screenshot',
+  'downloads.list',
+  'network.list',
+  'session.storage_state',
+]);
 
 const DEFAULT_ACT_TIMEOUT_MS = 30_000;
 
@@ -65,8 +75,10 @@ export class Session {
 
   readonly tabs = {
     list: (options: CallOptions = {}) => this.#call<{ tabs: TabSummary[] }>('tabs.list', options),
-    new: (options: { url?: string; select?: boolean } & CallOptions = {}) => this.#call<{ target_id: string; error_text?: string }>('tabs.new', options),
-    select: (targetId: string, options: CallOptions = {}) => this.#call<{ target_id: string }>('tabs.select', { ...options, target_id: targetId }),
+    new: (options: { url?: string; select?: boolean } & CallOptions = {}) =>
+      this.#call<{ target_id: string; error_text?: string }>('tabs.new', options),
+    select: (targetId: string, options: CallOptions = {}) =>
+      this.#call<{ target_id: string }>('tabs.select', { ...options, target_id: targetId }),
     close: (targetId: string, options: CallOptions = {}) => this.#call<{ closed: true }>('tabs.close', { ...options, target_id: targetId }),
   };
 
@@ -111,17 +123,29 @@ export class Session {
     const params: Record<string, unknown> = {
       ...this.#sessionField(),
       ...fields,
-      ...(typeof observed === 'string' ? { state_id: observed } : { state_id: observed.state_id, target_id: fields.target_id ?? observed.target_id }),
+      ...(typeof observed === 'string'
+        ? { state_id: observed }
+        : { state_id: observed.state_id, target_id: fields.target_id ?? observed.target_id }),
       ...(Array.isArray(action) ? { actions: action } : action),
       request_id: fields.request_id ?? newRequestId(),
     };
     const budget = call.timeoutMs ?? (fields.timeout_ms || DEFAULT_ACT_TIMEOUT_MS) + this.#context.graceMs;
     const signal = call.signal;
     const postcondition = fields.expect || fields.wait_for ? 'unknown' : 'not_requested';
-    if (signal?.aborted) return unknownOutcome({ dispatched: false, postcondition, error_type: 'operation_cancelled', error_text: 'aborted before it was sent' });
+    if (signal?.aborted) {
+      return unknownOutcome({
+        dispatched: false,
+        postcondition,
+        error_type: 'operation_cancelled',
+        error_text: 'aborted before it was sent',
+      });
+    }
 
     // The connection's own timer is set past the budget and the grace: the budget is handled here.
-    const pending = this.#context.connection.request<ActResult>('act', params, { resend: true, timeoutMs: budget + 2 * this.#context.graceMs });
+    const pending = this.#context.connection.request<ActResult>('act', params, {
+      resend: true,
+      timeoutMs: budget + 2 * this.#context.graceMs,
+    });
     let stop: ((why: 'aborted' | 'timeout') => void) | undefined;
     const stopped = new Promise<'aborted' | 'timeout'>((resolve) => (stop = resolve));
     const onAbort = () => stop!('aborted');
@@ -257,7 +281,14 @@ export class Session {
   }
 }
 
-function unknownOutcome(init: { dispatched: boolean; postcondition: 'unknown' | 'not_requested'; error_type: 'operation_cancelled' | 'timeout'; error_text: string }): ActResult {
+function unknownOutcome(
+  init: {
+    dispatched: boolean;
+    postcondition: 'unknown' | 'not_requested';
+    error_type: 'operation_cancelled' | 'timeout';
+    error_text: string;
+  },
+): ActResult {
   return {
     status: 'outcome_unknown',
     execution: init.dispatched ? 'dispatched_unknown' : 'not_dispatched',

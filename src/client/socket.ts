@@ -40,6 +40,7 @@ export function messageText(data: unknown): string {
 
 /** What an error event says, where the implementation says anything (`ws`: "Unexpected server response: 401"). */
 export function errorText(event: unknown): string | undefined {
-  const message = (event as { message?: unknown; error?: { message?: unknown } } | null)?.message ?? (event as { error?: { message?: unknown } } | null)?.error?.message;
+  const message = (event as { message?: unknown; error?: { message?: unknown } } | null)?.message ??
+    (event as { error?: { message?: unknown } } | null)?.error?.message;
   return typeof message === 'string' && message !== '' ? message : undefined;
 }

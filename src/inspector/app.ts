@@ -2,7 +2,17 @@
 // watching an agent sees its sessions and tabs, the tab live, the session's events, the current
 // observation, and can observe, act, and answer dialogs and file choosers by hand. It speaks the
 // wire through the SDK's browser build, which the page loads and hands to start().
-import type { ActResult, Client, EventData, Observation, Screencast, Session, SessionEvent, SessionSummary, TabSummary } from '../client/exports.ts';
+import type {
+  ActResult,
+  Client,
+  EventData,
+  Observation,
+  Screencast,
+  Session,
+  SessionEvent,
+  SessionSummary,
+  TabSummary,
+} from '../client/exports.ts';
 import type { connect as sdkConnect } from '../client/browser.ts';
 import { STYLES } from './styles.ts';
 
@@ -67,10 +77,14 @@ class Inspector {
       ...sessions.map((s: SessionSummary) =>
         h(
           'button',
-          { class: s.session_id === this.#sessionId ? 'item selected' : 'item', 'data-session': s.session_id, click: () => void this.selectSession(s.session_id) },
+          {
+            class: s.session_id === this.#sessionId ? 'item selected' : 'item',
+            'data-session': s.session_id,
+            click: () => void this.selectSession(s.session_id),
+          },
           `${s.name} `,
           h('small', {}, s.session_id),
-        ),
+        )
       ),
     );
     if (this.#sessionId === undefined && sessions[0]) await this.selectSession(sessions[0].session_id);
@@ -99,10 +113,14 @@ class Inspector {
       ...tabs.map((t: TabSummary) =>
         h(
           'button',
-          { class: t.target_id === shown ? 'item selected' : 'item', 'data-target': t.target_id, click: () => void this.watch(t.target_id) },
+          {
+            class: t.target_id === shown ? 'item selected' : 'item',
+            'data-target': t.target_id,
+            click: () => void this.watch(t.target_id),
+          },
           t.title || t.url,
           h('small', {}, t.url),
-        ),
+        )
       ),
     );
     if (shown !== undefined && shown !== this.#targetId) await this.watch(shown);
@@ -174,7 +192,11 @@ class Inspector {
       await this.observe();
       const requestId = `inspector-${crypto.randomUUID()}`;
       this.#ownActs.add(requestId);
-      result = await session.act(step as never, { target_id: this.#targetId, request_id: requestId, ...(this.#observation ? { state: this.#observation } : {}) });
+      result = await session.act(step as never, {
+        target_id: this.#targetId,
+        request_id: requestId,
+        ...(this.#observation ? { state: this.#observation } : {}),
+      });
     } catch (error) {
       this.#logAct(step, undefined, String((error as Error).message ?? error));
       return;
@@ -187,17 +209,20 @@ class Inspector {
   #logAct(step: Record<string, unknown>, result: ActResult | undefined, failure?: string): void {
     const row = h(
       'li',
-      { class: result?.status === 'completed' || result?.status === 'verified' ? 'act ok' : 'act failed', 'data-status': result?.status ?? 'error' },
+      {
+        class: result?.status === 'completed' || result?.status === 'verified' ? 'act ok' : 'act failed',
+        'data-status': result?.status ?? 'error',
+      },
       h('code', {}, brief(step)),
       ' → ',
       h('b', {}, result?.status ?? 'error'),
       result
         ? h(
-            'span',
-            {},
-            ` execution ${result.execution} · observation ${result.observation} · postcondition ${result.postcondition}`,
-            result.error_type ? h('span', { class: 'error' }, ` · ${result.error_type}: ${result.error_text ?? ''}`) : undefined,
-          )
+          'span',
+          {},
+          ` execution ${result.execution} · observation ${result.observation} · postcondition ${result.postcondition}`,
+          result.error_type ? h('span', { class: 'error' }, ` · ${result.error_type}: ${result.error_text ?? ''}`) : undefined,
+        )
         : h('span', { class: 'error' }, ` ${failure ?? ''}`),
     );
     this.#ui.acts.prepend(row);
@@ -246,7 +271,7 @@ class Inspector {
             },
             h('b', {}, e.ref),
             ` ${e.role} “${e.name}”`,
-          ),
+          )
         ),
       ),
     );
@@ -271,7 +296,7 @@ class Inspector {
           style: `left:${(x / width) * 100}%;top:${(y / height) * 100}%;width:${(w / width) * 100}%;height:${(hgt / height) * 100}%`,
           mouseenter: () => this.#light(ref, true),
           mouseleave: () => this.#light(ref, false),
-        }),
+        })
       ),
     );
   }
@@ -402,7 +427,12 @@ function layout(handlers: { refresh(): void; observe(): void; act(form: HTMLForm
     h('main', {}, h('div', { class: 'view' }, stage), modal),
     h('section', { class: 'observation' }, h('h2', {}, 'Observation'), state, tree),
     h('section', { class: 'acts' }, h('h2', {}, 'Acts'), acts),
-    h('section', { class: 'events' }, h('h2', {}, 'Events'), h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'seq'), h('th', {}, 'kind'), h('th', {}, 'data'))), events)),
+    h(
+      'section',
+      { class: 'events' },
+      h('h2', {}, 'Events'),
+      h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'seq'), h('th', {}, 'kind'), h('th', {}, 'data'))), events),
+    ),
   );
   return { root, sessions, tabs, live, boxes, state, tree, modal, acts, events, form };
 }

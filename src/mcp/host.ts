@@ -4,18 +4,18 @@
 // cancellation withdraws the call (CallContext.signal: dropped while queued, cancelled as
 // `cancel` does while running); a progress token turns the call's stages into progress
 // notifications.
-import { McpServer, type CallToolResult, type McpRequestContext, type ServerContext } from '@modelcontextprotocol/server';
+import { type CallToolResult, type McpRequestContext, McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { CallContext, Principal } from '../rpc/context.ts';
 import type { AnyMethodDef } from '../rpc/define.ts';
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
 import type { CallOutcome } from '../rpc/server.ts';
 import { IdSequence } from '../util/ids.ts';
-import { silentLogger, type Logger } from '../util/log.ts';
+import { type Logger, silentLogger } from '../util/log.ts';
 import type { JsonSchema } from './json-schema.ts';
 import { McpPrincipal, type WireEvent } from './principal.ts';
 import { errorText, eventLines, notable } from './render.ts';
 import { toolInputSchema, toolOutputSchema, wireSchemas } from './schemas.ts';
-import { actionCall, TOOLS, type ToolCall, type ToolOutcome, type ToolSpec } from './tools.ts';
+import { actionCall, type ToolCall, type ToolOutcome, TOOLS, type ToolSpec } from './tools.ts';
 
 /** What the host needs of the RPC server (RpcServer has it). */
 export interface McpRpc {
@@ -76,7 +76,10 @@ export class McpHost {
     const principal = id !== undefined ? { id } : this.#options.stdioPrincipal;
     if (!principal) throw new Error('an MCP request without a principal');
     const state = this.principalFor(principal);
-    const server = new McpServer({ name: 'pagewire', version: this.#options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    const server = new McpServer({ name: 'pagewire', version: this.#options.version }, {
+      capabilities: { tools: {} },
+      instructions: INSTRUCTIONS,
+    });
     for (const tool of this.#tools) {
       server.registerTool(
         tool.spec.name,
@@ -115,14 +118,11 @@ export class McpHost {
   async #run(spec: ToolSpec, args: Record<string, unknown>, ctx: ServerContext, principal: McpPrincipal): Promise<CallToolResult> {
     const token = ctx.mcpReq._meta?.progressToken;
     let step = 0;
-    const progress =
-      token === undefined
-        ? undefined
-        : (message: string) => {
-            ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } })
-              .catch(() => {});
-          };
+    const progress = token === undefined ? undefined : (message: string) => {
+      ctx.mcpReq
+        .notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } })
+        .catch(() => {});
+    };
     const call: CallContext = {
       connection: principal.connection,
       principal: principal.principal,

@@ -11,22 +11,32 @@ const quote = (value: unknown): string => JSON.stringify(str(value));
 
 /** An observation (observe's result, or an act's fresh_state). */
 export function observationText(o: Obj): string {
-  const lines = [`state_id ${str(o['state_id'])} · tab ${str(o['target_id'])} · frame ${str(o['frame_id'])} · session ${str(o['session_id'])}`];
+  const lines = [
+    `state_id ${str(o['state_id'])} · tab ${str(o['target_id'])} · frame ${str(o['frame_id'])} · session ${str(o['session_id'])}`,
+  ];
   lines.push(`${quote(o['title'])} ${str(o['url'])}`);
   const dialog = o['dialog'] as Obj | undefined;
   if (dialog) {
     lines.push(
-      `A ${str(dialog['type'])} dialog is open: ${quote(dialog['message'])}. The page cannot be read or acted on until it is answered with browser_handle_dialog.`,
+      `A ${str(dialog['type'])} dialog is open: ${
+        quote(dialog['message'])
+      }. The page cannot be read or acted on until it is answered with browser_handle_dialog.`,
     );
   }
   for (const frame of (o['frames'] as Obj[] | undefined) ?? []) {
     if (frame['status'] === 'unavailable') lines.push(`frame ${str(frame['frame_id'])} unavailable: ${str(frame['reason'])}`);
   }
-  if (o['truncated'] === true) lines.push('truncated: more elements than max_elements carry refs; raise max_elements or observe a root_ref subtree');
+  if (o['truncated'] === true) {
+    lines.push('truncated: more elements than max_elements carry refs; raise max_elements or observe a root_ref subtree');
+  }
   const diff = o['diff'] as Obj | undefined;
   if (diff) {
     const count = (key: string) => ((diff[key] as unknown[] | undefined) ?? []).length;
-    lines.push(`since ${str(diff['base'])}: ${count('added')} added, ${count('changed')} changed, ${count('removed')} removed${diff['text_changed'] ? ', text changed' : ''}`);
+    lines.push(
+      `since ${str(diff['base'])}: ${count('added')} added, ${count('changed')} changed, ${count('removed')} removed${
+        diff['text_changed'] ? ', text changed' : ''
+      }`,
+    );
   }
   const tree = str(o['tree']);
   if (tree) lines.push(tree);
@@ -49,7 +59,7 @@ const ERROR_HINTS: Record<string, string> = {
   focus_mismatch: 'Focus went elsewhere when typing started: observe and try again.',
   modal_blocked: 'Answer the dialog with browser_handle_dialog, or the file chooser with browser_file_upload, first.',
   timeout: 'The time budget ran out; observe to see where things stand (timeout_ms raises the budget).',
-  forbidden: 'Not allowed for this client (another principal\'s session, or a path outside the --uploads root).',
+  forbidden: "Not allowed for this client (another principal's session, or a path outside the --uploads root).",
   session_not_found: 'The session is closed or unknown: omit session_id to use your default session, or create one.',
   target_not_found: 'The tab is closed or unknown: list tabs with browser_tabs.',
   frame_not_found: 'The frame is gone or belongs to another tab: observe again.',
@@ -65,18 +75,24 @@ export function actText(result: Obj, news: readonly WireEvent[]): string {
   const status = str(result['status']);
   const completed = (result['completed'] as number[] | undefined) ?? [];
   const lines = [
-    `act ${status}: execution ${str(result['execution'])}, postcondition ${str(result['postcondition'])}, observation ${str(result['observation'])}; actions completed: ${completed.length > 0 ? completed.join(', ') : 'none'}`,
+    `act ${status}: execution ${str(result['execution'])}, postcondition ${str(result['postcondition'])}, observation ${
+      str(result['observation'])
+    }; actions completed: ${completed.length > 0 ? completed.join(', ') : 'none'}`,
   ];
   if (result['error_type'] || result['error_text']) lines.push(`${str(result['error_type']) || 'note'}: ${str(result['error_text'])}`);
   const hit = result['hit'] as Obj | undefined;
   if (hit) lines.push(`hit: ${str(hit['role'])} ${quote(hit['name'])} <${str(hit['tag'])}>`);
-  if (result['replayed'] === true) lines.push('replayed: the kept result of an earlier call with this request_id (its state is no longer current).');
+  if (result['replayed'] === true) {
+    lines.push('replayed: the kept result of an earlier call with this request_id (its state is no longer current).');
+  }
   const hint = ACT_HINTS[status] ?? (status === 'action_failed' ? ERROR_HINTS[str(result['error_type'])] : undefined);
   if (hint) lines.push(hint);
   lines.push(...eventLines(news));
   const fresh = result['fresh_state'] as Obj | undefined;
   if (fresh) lines.push('', 'fresh observation (act on this state_id next):', observationText(fresh));
-  else if (result['observation'] === 'unavailable' && result['execution'] !== 'not_dispatched') lines.push('No fresh observation: observe before acting again.');
+  else if (result['observation'] === 'unavailable' && result['execution'] !== 'not_dispatched') {
+    lines.push('No fresh observation: observe before acting again.');
+  }
   return lines.join('\n');
 }
 
@@ -116,7 +132,9 @@ function eventLine(event: WireEvent): string | undefined {
         ? `- #${event.seq} ${str(d['type'])} dialog ${quote(d['message'])} was ${str(d['handled'])}${tab}`
         : `- #${event.seq} ${str(d['type'])} dialog open: ${quote(d['message'])}${tab}; answer it with browser_handle_dialog`;
     case 'file_chooser':
-      return `- #${event.seq} file chooser (${str(d['mode'])}${d['ref'] ? `, ${str(d['ref'])}` : ''})${tab}; answer it with browser_file_upload`;
+      return `- #${event.seq} file chooser (${str(d['mode'])}${
+        d['ref'] ? `, ${str(d['ref'])}` : ''
+      })${tab}; answer it with browser_file_upload`;
     case 'download':
       return d['state'] === 'in_progress'
         ? undefined
@@ -136,10 +154,18 @@ function eventLine(event: WireEvent): string | undefined {
 
 /** Every kind, for browser_events. */
 export function eventListText(events: readonly WireEvent[], downloads: readonly Obj[]): string {
-  const lines = events.length > 0 ? events.map((event) => `#${event.seq} ${event.kind}${event.target_id ? ` tab ${event.target_id}` : ''} ${summary(event.data)}`) : ['no events'];
+  const lines = events.length > 0
+    ? events.map((event) => `#${event.seq} ${event.kind}${event.target_id ? ` tab ${event.target_id}` : ''} ${summary(event.data)}`)
+    : ['no events'];
   if (downloads.length > 0) {
     lines.push('downloads:');
-    for (const d of downloads) lines.push(`- ${quote(d['suggested_filename'])} ${str(d['state'])} ${str(d['received_bytes'])}/${str(d['total_bytes'])} bytes${d['path'] ? ` at ${str(d['path'])}` : ''}`);
+    for (const d of downloads) {
+      lines.push(
+        `- ${quote(d['suggested_filename'])} ${str(d['state'])} ${str(d['received_bytes'])}/${str(d['total_bytes'])} bytes${
+          d['path'] ? ` at ${str(d['path'])}` : ''
+        }`,
+      );
+    }
   }
   return lines.join('\n');
 }
@@ -156,13 +182,21 @@ export function tabsText(result: Obj): string {
   const tabs = result['tabs'] as Obj[] | undefined;
   if (tabs) {
     return tabs
-      .map((tab) => `${str(tab['target_id'])}${tab['selected'] ? ' (selected)' : ''} ${quote(tab['title'])} ${str(tab['url'])}${tab['opener_id'] ? ` opened by ${str(tab['opener_id'])}` : ''}`)
+      .map((tab) =>
+        `${str(tab['target_id'])}${tab['selected'] ? ' (selected)' : ''} ${quote(tab['title'])} ${str(tab['url'])}${
+          tab['opener_id'] ? ` opened by ${str(tab['opener_id'])}` : ''
+        }`
+      )
       .join('\n');
   }
   const frames = result['frames'] as Obj[] | undefined;
   if (frames) {
     return frames
-      .map((f) => `${str(f['frame_id'])}${f['parent_frame_id'] ? ` in ${str(f['parent_frame_id'])}` : ' (main)'}${f['name'] ? ` ${quote(f['name'])}` : ''} ${str(f['url'])}${f['cross_process'] ? ' (cross-process)' : ''}`)
+      .map((f) =>
+        `${str(f['frame_id'])}${f['parent_frame_id'] ? ` in ${str(f['parent_frame_id'])}` : ' (main)'}${
+          f['name'] ? ` ${quote(f['name'])}` : ''
+        } ${str(f['url'])}${f['cross_process'] ? ' (cross-process)' : ''}`
+      )
       .join('\n');
   }
   return summary(result);
@@ -172,7 +206,9 @@ export function sessionsText(result: Obj): string {
   const sessions = result['sessions'] as Obj[] | undefined;
   if (!sessions) return summary(result);
   if (sessions.length === 0) return 'no sessions';
-  return sessions.map((s) => `${str(s['session_id'])} ${quote(s['name'])} tabs: ${str(s['tabs'])}, clients: ${str(s['clients'])}`).join('\n');
+  return sessions.map((s) => `${str(s['session_id'])} ${quote(s['name'])} tabs: ${str(s['tabs'])}, clients: ${str(s['clients'])}`).join(
+    '\n',
+  );
 }
 
 export function screenshotText(result: Obj, params: Obj): string {

@@ -3,9 +3,9 @@
 // model (json-schema.ts); the output side is whole.
 import { z } from 'zod';
 import { rpcError } from '../rpc/wire/errors.ts';
-import { downloadsList, eventFields, eventOf, EVENT_KINDS } from '../rpc/wire/events.ts';
+import { downloadsList, EVENT_KINDS, eventFields, eventOf } from '../rpc/wire/events.ts';
 import type { WireMethod } from '../rpc/wire/method.ts';
-import { compact, inputJsonSchema, outputJsonSchema, type JsonSchema } from './json-schema.ts';
+import { compact, inputJsonSchema, type JsonSchema, outputJsonSchema } from './json-schema.ts';
 import type { ToolSpec } from './tools.ts';
 
 export interface WireSchemas {
@@ -26,7 +26,10 @@ export function wireSchemas(methods: readonly WireMethod[]): WireSchemas {
 /** One retained event of a session, as browser_events lists it: an `event` notification less its subscription fields. */
 const retainedEvent = z.discriminatedUnion(
   'kind',
-  EVENT_KINDS.map((kind) => eventOf(kind, { ...eventFields, session_id: z.string() })) as unknown as [ReturnType<typeof eventOf>, ...ReturnType<typeof eventOf>[]],
+  EVENT_KINDS.map((kind) => eventOf(kind, { ...eventFields, session_id: z.string() })) as unknown as [
+    ReturnType<typeof eventOf>,
+    ...ReturnType<typeof eventOf>[],
+  ],
 );
 
 /** browser_events' result: the retained events after a seq, and downloads.list's list. */
@@ -57,7 +60,7 @@ export function toolInputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchem
  * out (the wire validates them all the same).
  */
 const SUMMARISED: Record<string, JsonSchema> = {
-  storage_state: { type: 'object', description: "A Playwright storageState: {cookies, origins}" },
+  storage_state: { type: 'object', description: 'A Playwright storageState: {cookies, origins}' },
 };
 
 /**
@@ -95,7 +98,7 @@ function inlineAction(schema: JsonSchema): JsonSchema {
     properties['actions'] = {
       type: 'array',
       items: { type: 'object' },
-      description: 'A batch instead of one inline action: [{action, …that action\'s fields}, …], 1–20, run in order',
+      description: "A batch instead of one inline action: [{action, …that action's fields}, …], 1–20, run in order",
     };
   }
   const { required: listed, ...rest } = schema;
@@ -105,7 +108,8 @@ function inlineAction(schema: JsonSchema): JsonSchema {
 
 function without(schema: JsonSchema, hidden: readonly string[]): JsonSchema {
   if (hidden.length === 0) return schema;
-  const properties = Object.fromEntries(Object.entries((schema['properties'] ?? {}) as JsonSchema).filter(([name]) => !hidden.includes(name)));
+  const properties = Object.fromEntries(
+    Object.entries((schema['properties'] ?? {}) as JsonSchema).filter(([name]) => !hidden.includes(name)),
+  );
   return { ...schema, properties };
 }
-

@@ -111,7 +111,8 @@ export const TOOLS: readonly ToolSpec[] = [
       if (typeof targetId !== 'string') {
         const listed = await call.wire('tabs.list', { session_id: sessionId });
         if (!listed.ok) return listed;
-        targetId = ((listed.result as { tabs: Array<{ target_id: string; selected: boolean }> }).tabs.find((tab) => tab.selected))?.target_id;
+        targetId = ((listed.result as { tabs: Array<{ target_id: string; selected: boolean }> }).tabs.find((tab) => tab.selected))
+          ?.target_id;
       }
       const stateId = typeof targetId === 'string' ? call.principal.lastHanded(sessionId, targetId) : undefined;
       if (stateId === undefined) {
@@ -135,8 +136,7 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: 'browser_screenshot',
-    description:
-      `A picture of the viewport, the whole page (full_page) or one element (ref), password fields masked. Scaled down to fit ` +
+    description: `A picture of the viewport, the whole page (full_page) or one element (ref), password fields masked. Scaled down to fit ` +
       `host image limits (${SCREENSHOT_MAX_SIDE} px long side, ${SCREENSHOT_MAX_PIXELS / 1e6} MP; the text gives the scale). ` +
       'To read or act on the page, browser_observe is cheaper and exact.',
     annotations: READ,
@@ -153,19 +153,28 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: 'browser_handle_dialog',
-    description: 'Accept or dismiss the alert, confirm or prompt a tab holds open (prompt_text answers a prompt). Works while an act waits on the dialog.',
+    description:
+      'Accept or dismiss the alert, confirm or prompt a tab holds open (prompt_text answers a prompt). Works while an act waits on the dialog.',
     annotations: WRITE,
     methods: 'dialog.handle',
     onSession: true,
-    text: (result) => `${String(result['action'])} the ${String(result['dialog_type'])} dialog ${JSON.stringify(result['message'])}; observe to see the page now`,
+    text: (result) =>
+      `${String(result['action'])} the ${String(result['dialog_type'])} dialog ${
+        JSON.stringify(result['message'])
+      }; observe to see the page now`,
   },
   {
     name: 'browser_file_upload',
-    description: "Give files (paths under the server's --uploads folder) to the file chooser a click opened, or cancel the chooser (no paths).",
+    description:
+      "Give files (paths under the server's --uploads folder) to the file chooser a click opened, or cancel the chooser (no paths).",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     methods: 'file_chooser.resolve',
     onSession: true,
-    text: (result) => (result['cancelled'] ? 'cancelled the file chooser' : `gave ${String(result['uploaded_count'])} file(s) to the chooser; observe to see the page now`),
+    text: (
+      result,
+    ) => (result['cancelled']
+      ? 'cancelled the file chooser'
+      : `gave ${String(result['uploaded_count'])} file(s) to the chooser; observe to see the page now`),
   },
   {
     name: 'browser_cancel',
@@ -214,4 +223,3 @@ export const TOOLS: readonly ToolSpec[] = [
     text: (result) => eventListText(result['events'] as WireEvent[], result['downloads'] as Obj[]),
   },
 ];
-

@@ -31,7 +31,12 @@ function slim(node: AXNode): AXNode {
     const used = node.name.sources?.find((source) => !source.superseded && source.value?.value !== undefined && source.value.value !== '');
     out.name = { type: node.name.type, value: node.name.value, ...(node.name.sources ? { sources: used ? [used] : [] } : {}) };
   }
-  if (node.value) out.value = { type: node.value.type, value: node.value.value === undefined || node.value.value === null || node.value.value === '' ? '' : '•' };
+  if (node.value) {
+    out.value = {
+      type: node.value.type,
+      value: node.value.value === undefined || node.value.value === null || node.value.value === '' ? '' : '•',
+    };
+  }
   if (node.properties) out.properties = node.properties;
   if (node.parentId !== undefined) out.parentId = node.parentId;
   if (node.childIds) out.childIds = node.childIds;

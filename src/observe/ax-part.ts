@@ -31,11 +31,17 @@ const MAX_READS_PER_PART = 48;
  * nearest unignored ancestor, whose children it is among (or not: then it is not in the tree,
  * and the subtree is empty, as the full tree has none of it).
  */
-export async function readAxPart(frame: FrameRecord, backendNodeId: number, options: { timeoutMs: number; signal?: AbortSignal }): Promise<AxPart> {
+export async function readAxPart(
+  frame: FrameRecord,
+  backendNodeId: number,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<AxPart> {
   let reads = 0;
   const read = (id: number): Promise<AXNode[]> => {
     if (++reads > MAX_READS_PER_PART) return Promise.reject(new Error(`more than ${MAX_READS_PER_PART} reads for one part`));
-    return frame.session.sendWith(options, 'Accessibility.getPartialAXTree', { backendNodeId: id, fetchRelatives: true }).then((r) => r.nodes);
+    return frame.session.sendWith(options, 'Accessibility.getPartialAXTree', { backendNodeId: id, fetchRelatives: true }).then((r) =>
+      r.nodes
+    );
   };
   const relatives = await read(backendNodeId);
   const own = relatives[0];

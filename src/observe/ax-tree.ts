@@ -50,7 +50,16 @@ const DROPPED_ROLES = new Set(['InlineTextBox']);
  * algorithm puts that value into the name of a container or label around them.
  */
 const VALUE_CONTROL_ROLES = new Set([
-  'textbox', 'searchbox', 'spinbutton', 'slider', 'combobox', 'listbox', 'Date', 'DateTime', 'InputTime', 'ColorWell',
+  'textbox',
+  'searchbox',
+  'spinbutton',
+  'slider',
+  'combobox',
+  'listbox',
+  'Date',
+  'DateTime',
+  'InputTime',
+  'ColorWell',
 ]);
 
 /**
@@ -58,9 +67,31 @@ const VALUE_CONTROL_ROLES = new Set([
  * only used when a node comes without name sources.
  */
 const CONTENTS_NAMED_ROLES = new Set([
-  'button', 'cell', 'gridcell', 'checkbox', 'columnheader', 'rowheader', 'heading', 'link', 'menuitem',
-  'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'row', 'switch', 'tab', 'tooltip', 'treeitem', 'term',
-  'DisclosureTriangle', 'ListMarker', 'PopUpButton', 'ToggleButton', 'LayoutTableCell', 'StaticText',
+  'button',
+  'cell',
+  'gridcell',
+  'checkbox',
+  'columnheader',
+  'rowheader',
+  'heading',
+  'link',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'option',
+  'radio',
+  'row',
+  'switch',
+  'tab',
+  'tooltip',
+  'treeitem',
+  'term',
+  'DisclosureTriangle',
+  'ListMarker',
+  'PopUpButton',
+  'ToggleButton',
+  'LayoutTableCell',
+  'StaticText',
 ]);
 
 type AXNode = Cdp.Accessibility.AXNode;
@@ -306,7 +337,10 @@ export function statesOf(node: Cdp.Accessibility.AXNode): AxStates {
  * node object seen in an earlier build gives the same result without being converted again: a
  * patched document (ax-document.ts) shares every node object whose subtree did not change.
  */
-export function buildAxTree(nodes: readonly Cdp.Accessibility.AXNode[], reuse?: WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>): AxViewNode | undefined {
+export function buildAxTree(
+  nodes: readonly Cdp.Accessibility.AXNode[],
+  reuse?: WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>,
+): AxViewNode | undefined {
   const byId = new Map<string, Cdp.Accessibility.AXNode>();
   for (const node of nodes) byId.set(node.nodeId, node);
   const root = nodes.find((node) => node.parentId === undefined) ?? nodes[0];

@@ -118,7 +118,23 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
   }
   const scope = globalThis as unknown as { __pagewireMonitor?: Monitor };
   // Not `select`: selecting a field's text (as a fill does first) changes nothing a read shows.
-  const LOCAL_EVENTS = ['input', 'change', 'focusin', 'focusout', 'toggle', 'transitionend', 'animationend', 'animationstart', 'click', 'pointerup', 'keyup', 'reset', 'submit', 'load', 'error'];
+  const LOCAL_EVENTS = [
+    'input',
+    'change',
+    'focusin',
+    'focusout',
+    'toggle',
+    'transitionend',
+    'animationend',
+    'animationstart',
+    'click',
+    'pointerup',
+    'keyup',
+    'reset',
+    'submit',
+    'load',
+    'error',
+  ];
   const GEOMETRY_EVENTS = ['scroll'];
   const GLOBAL_EVENTS = ['resize', 'fullscreenchange', 'pageshow'];
   // Events whose target may have changed size or shape with no mutation (an image loaded, an
@@ -182,7 +198,9 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
       const tree = node.getRootNode();
       // A shadow tree's own stylesheet reaches only that tree.
       if (styling && tree instanceof ShadowRoot) node = tree.host;
-      else if (styling || tag === 'html' || tag === 'head' || tag === 'body' || tag === 'title' || node.closest('head')) return markGlobal();
+      else if (styling || tag === 'html' || tag === 'head' || tag === 'body' || tag === 'title' || node.closest('head')) {
+        return markGlobal();
+      }
       if (m.dirty.size >= MAX_DIRTY) {
         m.dirty.clear();
         m.floor = m.generation;
@@ -196,14 +214,13 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
         for (const added of record.addedNodes) if (added instanceof Element) scan(added);
         // Elements added (and none removed) are read on their own: reading their parent could mean
         // the whole page (a toast appended to <body>).
-        const onlyElementsAdded =
-          record.type === 'childList' && record.removedNodes.length === 0 && [...record.addedNodes].every((n) => n instanceof Element);
+        const onlyElementsAdded = record.type === 'childList' && record.removedNodes.length === 0 &&
+          [...record.addedNodes].every((n) => n instanceof Element);
         // Text changed in place (no element came or went, no attribute changed): the elements and
         // their styles are the same, so only their boxes can tell whether anything moved.
-        const textOnly =
-          record.type === 'characterData' ||
+        const textOnly = record.type === 'characterData' ||
           (record.type === 'childList' && [...record.addedNodes, ...record.removedNodes].every((n) => !(n instanceof Element)));
-        if (onlyElementsAdded) for (const added of record.addedNodes) markFor(added, 'mutation');
+        if (onlyElementsAdded) { for (const added of record.addedNodes) markFor(added, 'mutation'); }
         else markFor(record.target, textOnly ? 'text' : 'mutation');
       }
     };
@@ -222,7 +239,8 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
     // (`:checked + .panel`, `:hover > ul`), a sibling (`[aria-expanded=true] + .menu`), anything
     // (`:has()`). A sheet that cannot be read (another origin's) may hold state and sibling rules.
     const STRUCTURAL = /(^|[^-\w])(display|visibility|content)\s*:/;
-    const STATE = /:(focus|focus-visible|checked|indeterminate|valid|invalid|user-valid|user-invalid|placeholder-shown|in-range|out-of-range|default|autofill|active|open|popover-open|enabled|disabled|read-only|read-write)\b/;
+    const STATE =
+      /:(focus|focus-visible|checked|indeterminate|valid|invalid|user-valid|user-invalid|placeholder-shown|in-range|out-of-range|default|autofill|active|open|popover-open|enabled|disabled|read-only|read-write)\b/;
     const reachOf = (rules: CSSRuleList, reach: CssReach): void => {
       for (const rule of rules) {
         if (rule instanceof CSSStyleRule && STRUCTURAL.test(rule.style.cssText)) {
@@ -339,7 +357,7 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
     const elements: Element[] = [];
     for (const ref of m.roots) {
       const root = ref.deref();
-      if (root) for (const element of root.querySelectorAll('*')) elements.push(element);
+      if (root) { for (const element of root.querySelectorAll('*')) elements.push(element); }
       if (elements.length > MAX_BOXES) return undefined;
     }
     // In the document's coordinates, as a snapshot has them: scrolling the document moves none.
@@ -356,8 +374,10 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
 
   const existing = scope.__pagewireMonitor;
   const m = existing ?? install();
-  const answer = (summary: Summary, elements: Element[] = []): TakenChanges =>
-    [JSON.stringify({ ...summary, quiet: settledFrom >= 0 && m.generation === settledFrom }), ...elements];
+  const answer = (
+    summary: Summary,
+    elements: Element[] = [],
+  ): TakenChanges => [JSON.stringify({ ...summary, quiet: settledFrom >= 0 && m.generation === settledFrom }), ...elements];
   if (!existing) {
     const rects = boxesNow();
     m.boxes = rects ? { at: m.generation, rects } : undefined;
@@ -450,7 +470,7 @@ function takeChanges(since: number, monitorId: string, limit: number, settledFro
     const control = element.matches('a[href], button, input, select, textarea, summary');
     if (!control && cursor(element) === 'pointer' && cursor(element.parentNode) !== 'pointer') pointers.push(element);
     const shadow = element.shadowRoot ?? m.shadowOf.get(element);
-    if (shadow) for (const child of shadow.children) visit(child);
+    if (shadow) { for (const child of shadow.children) visit(child); }
     for (const child of element.children) visit(child);
   };
   for (const root of roots) visit(root);
@@ -561,7 +581,12 @@ function changesOf(summary: Summary): FrameChanges {
 }
 
 /** Hands closed shadow roots (which page JS cannot reach) to the frame's monitor. */
-export async function watchClosedRoots(worlds: IsolatedWorlds, frame: FrameRecord, backendNodeIds: readonly number[], timeoutMs: number): Promise<boolean> {
+export async function watchClosedRoots(
+  worlds: IsolatedWorlds,
+  frame: FrameRecord,
+  backendNodeIds: readonly number[],
+  timeoutMs: number,
+): Promise<boolean> {
   try {
     const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
     await Promise.all(

@@ -9,16 +9,16 @@ import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
-import { buildAxTree, buildAxTreeFrom, type AxViewNode } from './ax-tree.ts';
-import { readSnapshot, SNAPSHOT_STYLES, type Box, type DocumentFacts, type PointerSource } from './page-facts.ts';
+import { type AxViewNode, buildAxTree, buildAxTreeFrom } from './ax-tree.ts';
+import { type Box, type DocumentFacts, type PointerSource, readSnapshot, SNAPSHOT_STYLES } from './page-facts.ts';
 import type { RefRegistry } from './refs.ts';
 import { render, type Rendered, type StitchedNode } from './render.ts';
 import type { ObservedFrame } from './state-store.ts';
-import { readChanges, watchClosedRoots, type FrameChanges, type MonitorMark, type SettleFirst } from './change-monitor.ts';
-import { axDocument, patchAxDocument, type AxDocument, type AxPatch } from './ax-document.ts';
+import { type FrameChanges, type MonitorMark, readChanges, type SettleFirst, watchClosedRoots } from './change-monitor.ts';
+import { type AxDocument, axDocument, type AxPatch, patchAxDocument } from './ax-document.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { KnownSecret } from '../util/redact.ts';
-import { readAxPart, type AxPart } from './ax-part.ts';
+import { type AxPart, readAxPart } from './ax-part.ts';
 import type { TabReader } from './tab-reader.ts';
 
 export interface ObserveBudget {
@@ -206,10 +206,9 @@ function renderRead(input: ObserveInput, frames: FrameRecord[], read: PageRead):
     const known = stitchedViews.get(node);
     if (known) return known;
     const stitched: StitchedNode = { ...node, frameId, children: [] };
-    const childFrameId =
-      node.role === 'Iframe' && node.backendNodeId !== undefined
-        ? ownerToFrame.get(`${frameId}:${node.backendNodeId}`)
-        : undefined;
+    const childFrameId = node.role === 'Iframe' && node.backendNodeId !== undefined
+      ? ownerToFrame.get(`${frameId}:${node.backendNodeId}`)
+      : undefined;
     if (childFrameId !== undefined) {
       const read = readByFrame.get(childFrameId);
       if (read?.tree) {
@@ -309,9 +308,7 @@ async function readPage(
         }
       }
       input.reader.count('frameReadsFull');
-      const { nodes } = await send(frame === root, (o) =>
-        frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }),
-      );
+      const { nodes } = await send(frame === root, (o) => frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }));
       // Built from the kept nodes, so that a later patch of them reuses this build's work.
       const ax = axDocument(nodes);
       const tree = ax ? treeOf(ax, input.reader) : buildAxTree(nodes);
@@ -341,8 +338,13 @@ async function readPage(
         const pointers = plan?.light.get(session);
         input.reader.count(pointers ? 'snapshotsLight' : 'snapshotsFull');
         const [snapshot, metrics] = await Promise.all([
-          send(session === root.session, (o) =>
-            session.sendWith(o, 'DOMSnapshot.captureSnapshot', { computedStyles: pointers ? [] : SNAPSHOT_STYLES, includeDOMRects: false }),
+          send(
+            session === root.session,
+            (o) =>
+              session.sendWith(o, 'DOMSnapshot.captureSnapshot', {
+                computedStyles: pointers ? [] : SNAPSHOT_STYLES,
+                includeDOMRects: false,
+              }),
           ),
           send(session === root.session, (o) => session.sendWith(o, 'Page.getLayoutMetrics')),
         ]);
@@ -363,9 +365,7 @@ async function readPage(
         const known = input.reader.frameOwners.get(frame);
         if (known?.parentLoaderId === parent.loaderId) return [known.backendNodeId, frame.id] as const;
         try {
-          const { backendNodeId } = await send(false, (o) =>
-            parent.session.sendWith(o, 'DOM.getFrameOwner', { frameId: frame.id }),
-          );
+          const { backendNodeId } = await send(false, (o) => parent.session.sendWith(o, 'DOM.getFrameOwner', { frameId: frame.id }));
           input.reader.frameOwners.set(frame, { parentLoaderId: parent.loaderId, backendNodeId });
           return [backendNodeId, frame.id] as const;
         } catch {
@@ -481,7 +481,9 @@ function cachedFrameOf(cached: CachedRead | undefined, frame: FrameRecord): Cach
 function prefetchedFor(input: ObserveInput, frame: FrameRecord, mark: MonitorMark | undefined): PrefetchedFrame | undefined {
   const prefetched = input.prefetched?.rootId === input.root.id ? input.prefetched.frames.get(frame.id) : undefined;
   if (!prefetched || prefetched.loaderId !== frame.loaderId) return undefined;
-  const same = prefetched.since === undefined ? mark === undefined : mark !== undefined && mark.monitor === prefetched.since.monitor && mark.generation === prefetched.since.generation;
+  const same = prefetched.since === undefined
+    ? mark === undefined
+    : mark !== undefined && mark.monitor === prefetched.since.monitor && mark.generation === prefetched.since.generation;
   if (!same) return undefined;
   input.reader.count('changesPrefetched');
   return prefetched;
@@ -532,12 +534,11 @@ export async function settleAndTakeChanges(options: SettleOptions): Promise<Pref
   // What changed in the frame last time is read as well: a field's input handler that updates a
   // status line or a counter next to it does so again.
   const toRead = own && likelyChanged.length > 0 ? [...new Set([...likelyChanged, ...own.lastChanged])] : [];
-  const reads =
-    toRead.length > 0
-      ? acknowledged
-          .then(() => Promise.all(toRead.map(async (id) => [id, await readAxPart(frame, id, { timeoutMs })] as const)))
-          .catch(() => undefined)
-      : Promise.resolve(undefined);
+  const reads = toRead.length > 0
+    ? acknowledged
+      .then(() => Promise.all(toRead.map(async (id) => [id, await readAxPart(frame, id, { timeoutMs })] as const)))
+      .catch(() => undefined)
+    : Promise.resolve(undefined);
   const [taken, preread] = await Promise.all([
     Promise.all([take(frame, settle), ...others.map((other) => acknowledged.then(() => take(other), () => undefined))]),
     reads,
@@ -558,7 +559,11 @@ function planFor(
   return cached.read.ax ? { kind: 'patch', ax: cached.read.ax, roots: changes.roots, ...(preread ? { preread } : {}) } : { kind: 'full' };
 }
 
-async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget: ObserveBudget): Promise<PageRead | { dialog: PendingDialog }> {
+async function readPageCached(
+  input: ObserveInput,
+  frames: FrameRecord[],
+  budget: ObserveBudget,
+): Promise<PageRead | { dialog: PendingDialog }> {
   const { tab, root } = input;
   const worlds = input.worlds;
   if (!worlds) return readPage(input, frames, budget);
@@ -571,19 +576,17 @@ async function readPageCached(input: ObserveInput, frames: FrameRecord[], budget
   // (a status line, a counter, a live region changes again and again): when it did change, its
   // read is there with the answer, a round trip sooner. It reaches the page after the question,
   // so it sees the page as the answer does, or later, as any read after the answer would.
-  const readEarly: Array<ReadonlyMap<number, Promise<AxPart | undefined>> | undefined> = frames.map((_frame, i) =>
-    prefetched[i]?.preread,
-  );
+  const readEarly: Array<ReadonlyMap<number, Promise<AxPart | undefined>> | undefined> = frames.map((_frame, i) => prefetched[i]?.preread);
   const changes = await Promise.all(
     frames.map(
       (frame, i) =>
         prefetched[i]?.changes ??
-        readChanges(worlds, frame, cachedFrame(frame)?.mark, budget.perFrameMs, undefined, () => {
-          const likely = cachedFrame(frame)?.lastChanged ?? [];
-          if (likely.length === 0) return;
-          const options = { timeoutMs: budget.perFrameMs, ...(input.signal ? { signal: input.signal } : {}) };
-          readEarly[i] = new Map(likely.map((id) => [id, readAxPart(frame, id, options).catch(() => undefined)]));
-        }),
+          readChanges(worlds, frame, cachedFrame(frame)?.mark, budget.perFrameMs, undefined, () => {
+            const likely = cachedFrame(frame)?.lastChanged ?? [];
+            if (likely.length === 0) return;
+            const options = { timeoutMs: budget.perFrameMs, ...(input.signal ? { signal: input.signal } : {}) };
+            readEarly[i] = new Map(likely.map((id) => [id, readAxPart(frame, id, options).catch(() => undefined)]));
+          }),
     ),
   );
   const sameFrameSet = cached !== undefined && cached.frames.size === frames.length && frames.every((frame) => cached.frames.has(frame.id));
@@ -671,7 +674,7 @@ async function watchClosedShadowRoots(options: {
           if (!(await watchClosedRoots(worlds, frame, fresh, budget.perFrameMs))) return false;
           if (monitor !== undefined) reader.markClosedRootsWatched(monitor, fresh);
           return true;
-        }),
+        })
     ),
   );
   return results.every(Boolean);
@@ -704,8 +707,7 @@ function viewportIndex(
       if (box) ownerBox.set(child, box);
     }
   }
-  const meets = (a: Box, x: number, y: number, w: number, h: number) =>
-    a[0] < x + w && a[0] + a[2] > x && a[1] < y + h && a[1] + a[3] > y;
+  const meets = (a: Box, x: number, y: number, w: number, h: number) => a[0] < x + w && a[0] + a[2] > x && a[1] < y + h && a[1] + a[3] > y;
   const memo = new Map<string, boolean>();
   const frameVisible = (frameId: string): boolean => {
     const known = memo.get(frameId);
@@ -760,4 +762,3 @@ function unreadableSnapshot(tab: Tab, root: FrameRecord, reason: string): Snapsh
     frames: [{ frameId: root.id, loaderId: root.loaderId, documentBackendNodeId: undefined, url: root.url, status: 'unavailable', reason }],
   };
 }
-

@@ -103,7 +103,9 @@ export function readSnapshot(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult, po
       if (types[i] === 3) {
         const textAt = layoutOf[i]!;
         const textBounds = textAt >= 0 ? layout.bounds[textAt] : undefined;
-        if (textBounds && textBounds.length >= 4) textBoxes.set(backendIds[i]!, [textBounds[0]!, textBounds[1]!, textBounds[2]!, textBounds[3]!]);
+        if (textBounds && textBounds.length >= 4) {
+          textBoxes.set(backendIds[i]!, [textBounds[0]!, textBounds[1]!, textBounds[2]!, textBounds[3]!]);
+        }
         continue;
       }
       // Only elements are ever given refs or boxes; the rest is skipped.

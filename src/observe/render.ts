@@ -2,7 +2,7 @@
 // the indented tree text, the `elements` list, the visible page text, and the table of which ref
 // names which DOM node. Refs go on interactive nodes in document order; values are never shown.
 // The tree's format is described in docs/tree-format.md; each rule below says why.
-import { redactSecrets, redactUrl, type KnownSecret } from '../util/redact.ts';
+import { type KnownSecret, redactSecrets, redactUrl } from '../util/redact.ts';
 import type { AxViewNode } from './ax-tree.ts';
 import type { Box, NodeFacts } from './page-facts.ts';
 
@@ -66,10 +66,34 @@ export interface Rendered {
 
 /** Roles that are interactive by themselves (links, buttons, form controls, ARIA widgets). */
 const INTERACTIVE_ROLES = new Set([
-  'button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'switch', 'combobox', 'listbox',
-  'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'slider', 'spinbutton',
-  'treeitem', 'scrollbar', 'PopUpButton', 'ToggleButton', 'DisclosureTriangle', 'gridcell', 'Date', 'DateTime', 'InputTime',
-  'columnheader', 'rowheader', 'row',
+  'button',
+  'link',
+  'textbox',
+  'searchbox',
+  'checkbox',
+  'radio',
+  'switch',
+  'combobox',
+  'listbox',
+  'option',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'tab',
+  'slider',
+  'spinbutton',
+  'treeitem',
+  'scrollbar',
+  'PopUpButton',
+  'ToggleButton',
+  'DisclosureTriangle',
+  'gridcell',
+  'Date',
+  'DateTime',
+  'InputTime',
+  'columnheader',
+  'rowheader',
+  'row',
 ]);
 /**
  * Of those, the ones that count by their role only when focusable (grids and tables are often
@@ -82,10 +106,36 @@ const INTERACTIVE_WHEN_FOCUSABLE = new Set(['gridcell', 'columnheader', 'rowhead
  * the text is shown). Layout tables are tables used for layout, not data.
  */
 const FOLDED_ROLES = new Set([
-  'generic', 'none', 'presentation', 'LabelText', 'paragraph', 'Section', 'group', 'StaticText',
-  'LineBreak', 'MenuListPopup', 'Canvas', 'Pre', 'Abbr', 'Ruby', 'emphasis', 'strong', 'Mark',
-  'superscript', 'subscript', 'time', 'code', 'deletion', 'insertion', 'RootWebArea', 'Legend',
-  'rowgroup', 'LayoutTable', 'LayoutTableRow', 'LayoutTableCell', 'LayoutTableColumn',
+  'generic',
+  'none',
+  'presentation',
+  'LabelText',
+  'paragraph',
+  'Section',
+  'group',
+  'StaticText',
+  'LineBreak',
+  'MenuListPopup',
+  'Canvas',
+  'Pre',
+  'Abbr',
+  'Ruby',
+  'emphasis',
+  'strong',
+  'Mark',
+  'superscript',
+  'subscript',
+  'time',
+  'code',
+  'deletion',
+  'insertion',
+  'RootWebArea',
+  'Legend',
+  'rowgroup',
+  'LayoutTable',
+  'LayoutTableRow',
+  'LayoutTableCell',
+  'LayoutTableColumn',
 ]);
 /**
  * Containers that only place their contents (a cell in its row, an item in its list): when one
@@ -122,15 +172,62 @@ const MAX_CODE_LINE = 120;
  * code): their text joins the text around them. Every other folded wrapper is a block, which
  * starts and ends a line.
  */
-const INLINE_ROLES = new Set(['emphasis', 'strong', 'code', 'Mark', 'superscript', 'subscript', 'time', 'deletion', 'insertion', 'Abbr', 'Ruby', 'LabelText']);
+const INLINE_ROLES = new Set([
+  'emphasis',
+  'strong',
+  'code',
+  'Mark',
+  'superscript',
+  'subscript',
+  'time',
+  'deletion',
+  'insertion',
+  'Abbr',
+  'Ruby',
+  'LabelText',
+]);
 /**
  * Elements laid out inline by default, for wrappers Chromium calls `generic` (a <span> with an id, a
  * <div>): the tag says whether it is a block. An unknown tag (a custom element) counts as a block,
  * which keeps its text on lines of its own.
  */
 const INLINE_TAGS = new Set([
-  'SPAN', 'A', 'B', 'I', 'U', 'S', 'EM', 'STRONG', 'SMALL', 'BIG', 'CODE', 'KBD', 'SAMP', 'VAR', 'TT', 'MARK', 'SUB', 'SUP',
-  'TIME', 'ABBR', 'CITE', 'DFN', 'Q', 'DATA', 'BDI', 'BDO', 'LABEL', 'FONT', 'INS', 'DEL', 'STRIKE', 'NOBR', 'RUBY', 'RT', 'RP', 'WBR',
+  'SPAN',
+  'A',
+  'B',
+  'I',
+  'U',
+  'S',
+  'EM',
+  'STRONG',
+  'SMALL',
+  'BIG',
+  'CODE',
+  'KBD',
+  'SAMP',
+  'VAR',
+  'TT',
+  'MARK',
+  'SUB',
+  'SUP',
+  'TIME',
+  'ABBR',
+  'CITE',
+  'DFN',
+  'Q',
+  'DATA',
+  'BDI',
+  'BDO',
+  'LABEL',
+  'FONT',
+  'INS',
+  'DEL',
+  'STRIKE',
+  'NOBR',
+  'RUBY',
+  'RT',
+  'RP',
+  'WBR',
 ]);
 /** One space a level: the structure reads the same, and the bytes and tokens are fewer. */
 const INDENT = ' ';
@@ -280,7 +377,11 @@ function serialize(lines: readonly Line[], depth: number, out: string[]): void {
     }
     if (joinable(line)) {
       const run = [nameAndRef(line)];
-      for (let next = lines[i + 1]; run.length < MAX_RUN && next?.kind === 'node' && next.role === line.role && joinable(next); next = lines[i + 1]) {
+      for (
+        let next = lines[i + 1];
+        run.length < MAX_RUN && next?.kind === 'node' && next.role === line.role && joinable(next);
+        next = lines[i + 1]
+      ) {
         run.push(nameAndRef(next));
         i++;
       }
@@ -388,7 +489,9 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
    */
   const refBasis = (node: StitchedNode): { role: true } | { facts: NodeFacts } | undefined => {
     if (node.backendNodeId === undefined || node.role === 'StaticText' || node.role === 'RootWebArea') return undefined;
-    if (INTERACTIVE_ROLES.has(node.role) && (!INTERACTIVE_WHEN_FOCUSABLE.has(node.role) || node.states.focusable === true)) return { role: true };
+    if (INTERACTIVE_ROLES.has(node.role) && (!INTERACTIVE_WHEN_FOCUSABLE.has(node.role) || node.states.focusable === true)) {
+      return { role: true };
+    }
     if (isEditableContainer(node)) return { role: true };
     const facts = context.facts(node.frameId, node.backendNodeId);
     if (!facts || NEVER_CLICKABLE_TAGS.has(facts.nodeName)) return undefined;
@@ -463,9 +566,19 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
 
   // Line-number gutters left out so far: a cell that held only one goes with it.
   let gutters = 0;
-  const tagOf = (node: StitchedNode) => (node.backendNodeId === undefined ? undefined : context.facts(node.frameId, node.backendNodeId)?.nodeName);
+  const tagOf = (
+    node: StitchedNode,
+  ) => (node.backendNodeId === undefined ? undefined : context.facts(node.frameId, node.backendNodeId)?.nodeName);
   const textLine = (source: string, pre: boolean, node?: StitchedNode): TextLine => {
-    const line: TextLine = { kind: 'text', source, raw: flatten(source), text: scrub(shownLines(source, pre)), pre, openStart: true, openEnd: true };
+    const line: TextLine = {
+      kind: 'text',
+      source,
+      raw: flatten(source),
+      text: scrub(shownLines(source, pre)),
+      pre,
+      openStart: true,
+      openEnd: true,
+    };
     const box = node?.backendNodeId === undefined ? undefined : context.textBox(node.frameId, node.backendNodeId);
     if (box) line.firstBox = line.lastBox = box;
     textLines.push(line);
@@ -498,8 +611,7 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     const name = node.name.trim();
     // A list bullet says nothing a list does not (numbered markers are kept).
     if (node.role === 'ListMarker' && !ref && !/[\p{L}\p{N}]/u.test(name)) return [];
-    const folded =
-      node.role === 'RootWebArea' ||
+    const folded = node.role === 'RootWebArea' ||
       (!ref && (!name || node.nameFromContents === true) && FOLDED_ROLES.has(node.role) && !node.childFrame);
 
     const tag = tagOf(node);
@@ -517,7 +629,8 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     }
     children = joinRuns(children, scrub);
     if (folded) {
-      const inline = INLINE_ROLES.has(node.role) || ((node.role === 'generic' || node.role === 'none' || node.role === 'presentation') && tag !== undefined && INLINE_TAGS.has(tag));
+      const inline = INLINE_ROLES.has(node.role) ||
+        ((node.role === 'generic' || node.role === 'none' || node.role === 'presentation') && tag !== undefined && INLINE_TAGS.has(tag));
       if (inline) return children;
       children = closeBlock(children);
       if (!pre || children.length === 0) return children;
@@ -552,7 +665,10 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     // A <select>'s options on its line: what a model needs to pick one, without a line each, and
     // a select with the same options as one above names that select (`[options @5]`) instead of
     // listing them again. Options with a state (disabled) or in groups keep lines of their own.
-    if (isSelect(node) && children.length > 0 && children.every((c) => c.kind === 'node' && c.role === 'option' && c.words.length === 0 && c.children.length === 0)) {
+    if (
+      isSelect(node) && children.length > 0 &&
+      children.every((c) => c.kind === 'node' && c.role === 'option' && c.words.length === 0 && c.children.length === 0)
+    ) {
       const options = children.map((c) => quote(clip(c.kind === 'node' ? c.name : '', MAX_NAME))).join(', ');
       const same = optionsListedAt.get(options);
       words.push(same ? `options ${same}` : `options: ${options}`);

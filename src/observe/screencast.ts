@@ -9,7 +9,7 @@
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { Tab } from '../browser/tab.ts';
 import { DisposableStack } from '../util/disposable.ts';
-import { PasswordMaskHold, imageSize } from './screenshot.ts';
+import { imageSize, PasswordMaskHold } from './screenshot.ts';
 
 export interface ScreencastSettings {
   maxFps: number;

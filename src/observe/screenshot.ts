@@ -17,7 +17,7 @@ import type { FrameRecord } from '../browser/frame-tree.ts';
 import { pageFunction } from '../browser/page-function.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
-import { SessionSlot, type CdpSession, type SendOptions } from '../cdp/session.ts';
+import { type CdpSession, type SendOptions, SessionSlot } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
 import { quadBox, type Rect } from '../browser/geometry.ts';
 import type { KnownSecret } from '../util/redact.ts';
@@ -136,7 +136,13 @@ export async function captureScreenshot(tab: Tab, options: ScreenshotOptions = {
     );
     const size = imageSize(format, data) ?? region.size;
     const scale = region.clip && region.clip.scale < 1 ? region.clip.scale : undefined;
-    return { mime: format === 'jpeg' ? 'image/jpeg' : 'image/png', data, width: size.width, height: size.height, ...(scale ? { scale } : {}) };
+    return {
+      mime: format === 'jpeg' ? 'image/jpeg' : 'image/png',
+      data,
+      width: size.width,
+      height: size.height,
+      ...(scale ? { scale } : {}),
+    };
   } finally {
     guard.dispose();
     const undone = Promise.allSettled(restores.map((restore) => restore()));
@@ -173,7 +179,14 @@ export class PasswordMaskHold {
           this.#sessions.add(frame.session);
           stateOf(frame.session).held++;
         }
-        await setMaskSheet({ session: frame.session, frameId: frame.id, key: documentKey(this.#tab, frame.id), guard: passThrough, step, text: MASK_CSS });
+        await setMaskSheet({
+          session: frame.session,
+          frameId: frame.id,
+          key: documentKey(this.#tab, frame.id),
+          guard: passThrough,
+          step,
+          text: MASK_CSS,
+        });
       }),
     );
   }
@@ -187,9 +200,14 @@ export class PasswordMaskHold {
     for (const session of this.#sessions) stateOf(session).held--;
     await Promise.allSettled(
       this.#tab.frames.list().map((frame) =>
-        stateOf(frame.session).held > 0
-          ? undefined
-          : setMaskSheet({ session: frame.session, frameId: frame.id, key: documentKey(this.#tab, frame.id), guard: passThrough, step, text: '' }),
+        stateOf(frame.session).held > 0 ? undefined : setMaskSheet({
+          session: frame.session,
+          frameId: frame.id,
+          key: documentKey(this.#tab, frame.id),
+          guard: passThrough,
+          step,
+          text: '',
+        })
       ),
     );
   }
@@ -287,12 +305,12 @@ async function elementRegion(
   const frame = tab.frames.get(target.frameId);
   if (!frame) throw new ElementClipError('frame_detached', `frame ${target.frameId} is gone`);
   let rect = await nodeBox(frame.session, target.backendNodeId, guard, step);
-  for (let local = localRoot(tab, frame); local.crossProcess; ) {
+  for (let local = localRoot(tab, frame); local.crossProcess;) {
     const parent = local.parentId ? tab.frames.get(local.parentId) : undefined;
     if (!parent) throw new ElementClipError('frame_detached', `the parent of frame ${local.id} is gone`);
     const owner = await ownerContentBox(parent.session, local.id, guard, step);
     const inParent = intersect({ ...rect, x: rect.x + owner.x, y: rect.y + owner.y }, owner);
-    if (!inParent) throw new ElementClipError('not_rendered', 'the element lies outside its iframe\'s visible area');
+    if (!inParent) throw new ElementClipError('not_rendered', "the element lies outside its iframe's visible area");
     rect = inParent;
     local = localRoot(tab, parent);
   }
@@ -355,7 +373,7 @@ async function ownerContentBox(parent: CdpSession, frameId: string, guard: Dialo
     return quadBox(model.content);
   } catch (error) {
     if (isCdpError(error) && error.kind === 'protocol') {
-      throw new ElementClipError('not_rendered', 'the element\'s iframe has no layout box', { cause: error });
+      throw new ElementClipError('not_rendered', "the element's iframe has no layout box", { cause: error });
     }
     throw error;
   }
@@ -402,7 +420,7 @@ export function readPasswordInputs(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResu
     const attributes = nodes.attributes ?? [];
     const shadowType = new Map<number, string>();
     const rare = nodes.shadowRootType;
-    if (rare) for (let k = 0; k < rare.index.length; k++) shadowType.set(rare.index[k]!, text(rare.value[k]));
+    if (rare) { for (let k = 0; k < rare.index.length; k++) shadowType.set(rare.index[k]!, text(rare.value[k])); }
     const found: DocumentPasswords = { frameId: text(document.frameId), light: [], shadow: [] };
     for (let i = 0; i < names.length; i++) {
       // nodeName is upper case in HTML documents and as written in XML ones.
@@ -433,7 +451,12 @@ interface FoundPasswords extends DocumentPasswords {
  * covers every same-process document. A snapshot that fails fails the screenshot (an unmasked
  * image is worse than none), except for an iframe target that went away: it draws nothing now.
  */
-async function findPasswordInputs(tab: Tab, guard: DialogGuard, step: SendOptions, secrets: readonly KnownSecret[]): Promise<FoundPasswords[]> {
+async function findPasswordInputs(
+  tab: Tab,
+  guard: DialogGuard,
+  step: SendOptions,
+  secrets: readonly KnownSecret[],
+): Promise<FoundPasswords[]> {
   const sessions = new Set<CdpSession>([tab.session]);
   for (const frame of tab.frames.list()) sessions.add(frame.session);
   const perSession = await Promise.all(
@@ -529,7 +552,10 @@ async function maskWithStylesheet(
   const state = stateOf(session);
   const sheetId = await setMaskSheet({ session, frameId: doc.frameId, key, guard, step, text: MASK_CSS });
   restores.push(() =>
-    session.sendWith({ timeoutMs: RESTORE_TIMEOUT_MS }, 'CSS.setStyleSheetText', { styleSheetId: sheetId, text: state.held > 0 ? MASK_CSS : '' }),
+    session.sendWith({ timeoutMs: RESTORE_TIMEOUT_MS }, 'CSS.setStyleSheetText', {
+      styleSheetId: sheetId,
+      text: state.held > 0 ? MASK_CSS : '',
+    })
   );
 }
 
@@ -544,7 +570,7 @@ async function setMaskSheet(init: {
 }): Promise<string> {
   const { session, frameId, key, guard, step, text } = init;
   const state = stateOf(session);
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     // The CSS agent needs the DOM agent (without it: "DOM agent needs to be enabled first").
     // Both stay enabled for the session: CSS.enable walks the document's style sheets (13–18 ms
     // on the login fixture), too much to pay per screenshot. (Disabling would not lose the sheet:
@@ -558,9 +584,7 @@ async function setMaskSheet(init: {
     // Without `force`, createStyleSheet returns the document's existing inspector sheet anyway;
     // the cache saves the round trip.
     const sheetId = await guard.run(
-      cached(state.sheets, key, () =>
-        session.sendWith(step, 'CSS.createStyleSheet', { frameId }).then((r) => r.styleSheetId),
-      ),
+      cached(state.sheets, key, () => session.sendWith(step, 'CSS.createStyleSheet', { frameId }).then((r) => r.styleSheetId)),
     );
     try {
       await guard.run(session.sendWith(step, 'CSS.setStyleSheetText', { styleSheetId: sheetId, text }));
@@ -592,13 +616,12 @@ async function maskInline(
   const { session } = doc;
   const state = stateOf(session);
   const objectGroup = `${OBJECT_GROUP}:${doc.frameId}`;
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     const contextId = await guard.run(
       cached(state.worlds, key, () =>
         session
           .sendWith(step, 'Page.createIsolatedWorld', { frameId: doc.frameId, worldName: WORLD_NAME, grantUniveralAccess: false })
-          .then((r) => r.executionContextId),
-      ),
+          .then((r) => r.executionContextId)),
     );
     let objects: string[];
     try {
@@ -625,7 +648,7 @@ async function maskInline(
             objectId,
             functionDeclaration: pageFunction(restoreInPage),
             arguments: [{ value: SAVED_STYLE_KEY }],
-          }),
+          })
         ),
       );
       await session.sendWith(restoreOptions, 'Runtime.releaseObjectGroup', { objectGroup });
@@ -678,7 +701,7 @@ export function imageSize(format: 'png' | 'jpeg', base64: string): { width: numb
     return { width: readU32(bytes, 16), height: readU32(bytes, 20) };
   }
   if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
-  for (let i = 2; i + 9 <= bytes.length; ) {
+  for (let i = 2; i + 9 <= bytes.length;) {
     if (bytes[i] !== 0xff) return undefined;
     const marker = bytes[i + 1]!;
     if (marker === 0xff) {

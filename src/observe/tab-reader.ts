@@ -112,7 +112,9 @@ export class TabReader {
     for (const backendNodeId of backendNodeIds) watched.add(backendNodeId);
     this.#watchedClosedRoots.delete(monitor); // re-inserted as the newest
     this.#watchedClosedRoots.set(monitor, watched);
-    if (this.#watchedClosedRoots.size > MAX_WATCHED_MONITORS) this.#watchedClosedRoots.delete(this.#watchedClosedRoots.keys().next().value!);
+    if (this.#watchedClosedRoots.size > MAX_WATCHED_MONITORS) {
+      this.#watchedClosedRoots.delete(this.#watchedClosedRoots.keys().next().value!);
+    }
   }
 
   /** What the reader holds, for tests and diagnostics. */

@@ -112,7 +112,7 @@ function hoistDefinitions(schema: JsonSchema, methodName: string, components: Re
   for (const name of Object.keys(defs)) rename.set(name, name.startsWith('__schema') ? `${methodName}.${name}` : name);
   // A named definition is shared when it equals the one already listed, compared with its $refs
   // rewritten; renaming one changes the refs of those that point at it, hence the repeat.
-  for (let moved = true; moved; ) {
+  for (let moved = true; moved;) {
     moved = false;
     for (const [name, def] of Object.entries(defs)) {
       const shared = components[name];

@@ -1,6 +1,6 @@
 // The one place where an error becomes a JSON-RPC error object and where the wire numbers
 // are looked up. Clients branch on `data.error_type`; the number is for generic tooling.
-import { ERROR_CODES, ServerError, type ErrorType } from '../errors.ts';
+import { ERROR_CODES, type ErrorType, ServerError } from '../errors.ts';
 
 export interface JsonRpcErrorData {
   readonly error_type: ErrorType;
@@ -24,7 +24,11 @@ const MAX_TEXT = 1000;
 export function toJsonRpcError(error: unknown): JsonRpcErrorObject {
   if (error instanceof ServerError) {
     // error_type goes last so a detail can never overwrite the word clients branch on.
-    return { code: codeOf(error.type), message: error.message || defaultMessage(error.type), data: { ...error.details, error_type: error.type } };
+    return {
+      code: codeOf(error.type),
+      message: error.message || defaultMessage(error.type),
+      data: { ...error.details, error_type: error.type },
+    };
   }
   return {
     code: ERROR_CODES.internal_error,

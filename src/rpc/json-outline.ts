@@ -229,7 +229,7 @@ function numberEnd(text: string, from: number): number {
   let i = from;
   if (text.charCodeAt(i) === MINUS) i++;
   if (text.charCodeAt(i) === 0x30) i++;
-  else if (isDigit(text.charCodeAt(i))) while (isDigit(text.charCodeAt(i))) i++;
+  else if (isDigit(text.charCodeAt(i))) { while (isDigit(text.charCodeAt(i))) i++; }
   else return -1;
   if (text.charCodeAt(i) === DOT) {
     i++;

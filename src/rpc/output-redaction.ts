@@ -5,7 +5,7 @@
 // the same answers. Page text is redacted earlier too, where it is read (with every beginning of a
 // typed secret); this pass is about values that arrive whole by any other way.
 import { ServerError } from '../errors.ts';
-import { redactKnown, scrubStrings, type KnownSecret } from '../util/redact.ts';
+import { type KnownSecret, redactKnown, scrubStrings } from '../util/redact.ts';
 import type { AnyMethodDef } from './define.ts';
 
 /** `known()` is asked at each call (sessions type secrets as they go). */

@@ -3,17 +3,12 @@
 // (STYLE.md A5): it answers `[]` with nothing and a one-element batch with a bare object,
 // rejects the whole batch on a `null` element, finds `toString` on Object.prototype and
 // reports unknown errors with code 0. The library still provides the wire model.
-import {
-  createJSONRPCErrorResponse,
-  createJSONRPCSuccessResponse,
-  type JSONRPCID,
-  type JSONRPCResponse,
-} from 'json-rpc-2.0';
+import { createJSONRPCErrorResponse, createJSONRPCSuccessResponse, type JSONRPCID, type JSONRPCResponse } from 'json-rpc-2.0';
 import type { z } from 'zod';
-import { silentLogger, type Logger } from '../util/log.ts';
+import { type Logger, silentLogger } from '../util/log.ts';
 import type { CallContext } from './context.ts';
 import type { AnyMethodDef } from './define.ts';
-import { isUnexpected, protocolError, toJsonRpcError, type JsonRpcErrorObject } from './errors.ts';
+import { isUnexpected, type JsonRpcErrorObject, protocolError, toJsonRpcError } from './errors.ts';
 import { nestsDeeperThan, outlineJson } from './json-outline.ts';
 
 /**
@@ -211,7 +206,11 @@ export class RpcServer {
 
     const outcome = await this.call(name, envelope.params, call);
     // `result` is required in a success response; JSON would drop an undefined one.
-    return reply(outcome.ok ? createJSONRPCSuccessResponse(id, outcome.result === undefined ? null : outcome.result) : errorResponse(id, outcome.error));
+    return reply(
+      outcome.ok
+        ? createJSONRPCSuccessResponse(id, outcome.result === undefined ? null : outcome.result)
+        : errorResponse(id, outcome.error),
+    );
   }
 
   /** The invalid_params (or method_not_found) error a call with these params would get; undefined when they are valid. */

@@ -1,7 +1,7 @@
 // Finding, launching and stopping Chromium. A launched browser talks over a pipe, gets a fresh
 // profile directory that is removed afterwards, and is killed on every exit path of ours
 // (normal close, signal, uncaught error, process exit): no orphan browser, ever.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -223,9 +223,13 @@ export async function connectBrowser(url: string, timeoutMs: number): Promise<Cd
     return await WebSocketTransport.connect(wsUrl, timeoutMs);
   } catch (error) {
     const fix = `start the browser with --remote-debugging-port and check the --connect URL (${url})`;
-    throw new ServerError('browser_unavailable', `could not reach the browser at ${url}: ${String((error as Error).message ?? error)}; ${fix}`, {
-      details: { reason: 'connect_failed', fix },
-      cause: error,
-    });
+    throw new ServerError(
+      'browser_unavailable',
+      `could not reach the browser at ${url}: ${String((error as Error).message ?? error)}; ${fix}`,
+      {
+        details: { reason: 'connect_failed', fix },
+        cause: error,
+      },
+    );
   }
 }

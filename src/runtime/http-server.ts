@@ -14,11 +14,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { clearInterval, clearTimeout, setInterval, setTimeout } from 'node:timers';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { hostForUrl, isLoopbackHost } from '../util/host.ts';
 import type { Principal } from '../rpc/context.ts';
 import type { RpcSocket } from '../rpc/socket.ts';
-import { silentLogger, type Logger } from '../util/log.ts';
+import { type Logger, silentLogger } from '../util/log.ts';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 export const DEFAULT_HEARTBEAT_MS = 30_000;
@@ -100,7 +100,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     }
     // Only a WebSocket upgrade is served; the body says how, and never echoes the URL (token).
     const body = 'pagewire: connect with a WebSocket client (ws://host:port/?token=…)\n';
-    res.writeHead(426, { 'Content-Type': 'text/plain; charset=utf-8', Upgrade: 'websocket', Connection: 'close', 'Content-Length': Buffer.byteLength(body) });
+    res.writeHead(426, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      Upgrade: 'websocket',
+      Connection: 'close',
+      'Content-Length': Buffer.byteLength(body),
+    });
     res.end(body);
     req.resume();
   });
@@ -204,10 +209,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       refuse(socket, 503, 'Service Unavailable', 'server is shutting down');
       return;
     }
-    const verdict =
-      splitUrl(req.url ?? '/').path === '/'
-        ? upgradePolicy.check(req, auth, options.noAuth)
-        : ({ status: 404, statusText: 'Not Found', why: 'not found' } as const);
+    const verdict = splitUrl(req.url ?? '/').path === '/'
+      ? upgradePolicy.check(req, auth, options.noAuth)
+      : ({ status: 404, statusText: 'Not Found', why: 'not found' } as const);
     if (verdict.status !== 101) {
       log.info('upgrade refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
       refuse(socket, verdict.status, verdict.statusText, verdict.why, verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
@@ -255,7 +259,12 @@ type Verdict = { status: 101; principal: Principal } | { status: 401 | 403 | 404
 /** A short plain-text HTTP answer to a refused or unservable request. */
 function answer(res: ServerResponse, status: number, why: string, headers: Record<string, string> = {}): void {
   const body = `${why}\n`;
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close', ...headers });
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    Connection: 'close',
+    ...headers,
+  });
   res.end(body);
 }
 

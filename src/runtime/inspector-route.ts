@@ -86,6 +86,6 @@ export function inspectorRoute(req: IncomingMessage, res: ServerResponse, _princ
   void readBuilt(script).then((text) =>
     text === undefined
       ? send(res, 503, 'text/plain', `${script} is not built: run npm run build\n`)
-      : send(res, 200, 'text/javascript', text),
+      : send(res, 200, 'text/javascript', text)
   );
 }

@@ -10,14 +10,14 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clearInterval, setInterval } from 'node:timers';
 import {
+  type AuthInfo,
   createMcpHandler,
   isInitializeRequest,
-  WebStandardStreamableHTTPServerTransport,
-  type AuthInfo,
   type McpServerFactory,
+  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../rpc/context.ts';
-import { silentLogger, type Logger } from '../util/log.ts';
+import { type Logger, silentLogger } from '../util/log.ts';
 
 /** The SDK's own default bound for a request body. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -49,7 +49,10 @@ interface LegacySession {
 
 export function createMcpHttpRoute(options: McpHttpOptions): McpHttpRoute {
   const log = options.log ?? silentLogger;
-  const modern = createMcpHandler(options.factory, { legacy: 'reject', onerror: (error) => log.debug('mcp request refused', { error: error.message }) });
+  const modern = createMcpHandler(options.factory, {
+    legacy: 'reject',
+    onerror: (error) => log.debug('mcp request refused', { error: error.message }),
+  });
   const sessions = new Map<string, LegacySession>();
   const open = new Set<ServerResponse>();
   let closing = false;

@@ -4,7 +4,7 @@
 import process from 'node:process';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { silentLogger, type Logger } from '../util/log.ts';
+import { type Logger, silentLogger } from '../util/log.ts';
 
 export interface McpStdioOptions {
   factory: McpServerFactory;

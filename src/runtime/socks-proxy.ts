@@ -8,7 +8,7 @@
 // the connection goes to an address that was checked: a name that resolves differently a moment
 // later (DNS rebinding) gains nothing.
 import { lookup } from 'node:dns/promises';
-import { createServer, connect, isIP, type Socket } from 'node:net';
+import { connect, createServer, isIP, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 export type ProxyVerdict = { allowed: true } | { allowed: false; rule: string };
@@ -30,7 +30,15 @@ export interface SocksProxy {
   close(): Promise<void>;
 }
 
-const REPLY = { succeeded: 0, failure: 1, notAllowed: 2, hostUnreachable: 4, refused: 5, commandNotSupported: 7, addressNotSupported: 8 } as const;
+const REPLY = {
+  succeeded: 0,
+  failure: 1,
+  notAllowed: 2,
+  hostUnreachable: 4,
+  refused: 5,
+  commandNotSupported: 7,
+  addressNotSupported: 8,
+} as const;
 
 function reply(socket: Socket, code: number): void {
   // BND.ADDR 0.0.0.0:0: Chromium does not read it.
@@ -114,7 +122,8 @@ function canonical(host: string): string {
 
 export async function startSocksProxy(options: SocksProxyOptions): Promise<SocksProxy> {
   const timeoutMs = options.connectTimeoutMs ?? 30_000;
-  const resolve = options.resolve ?? (async (name: string) => (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address));
+  const resolve = options.resolve ??
+    (async (name: string) => (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address));
   const open = new Set<Socket>();
   const server = createServer((client) => {
     open.add(client);

@@ -11,8 +11,9 @@ export class WebSocketTransport implements CdpTransport {
   private constructor(socket: WebSocket) {
     this.#socket = socket;
     socket.on('message', (data: WebSocket.RawData) => this.onmessage?.(data.toString()));
-    socket.on('close', (code: number, reason: Buffer) =>
-      this.#finish(`browser WebSocket closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`),
+    socket.on(
+      'close',
+      (code: number, reason: Buffer) => this.#finish(`browser WebSocket closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`),
     );
     socket.on('error', (error: Error) => this.#finish(`browser WebSocket error: ${error.message}`));
   }

@@ -4,7 +4,7 @@
 import { Browser } from '../browser/browser.ts';
 import { Connection, type ConnectionOptions } from '../cdp/connection.ts';
 import type { CdpTransport } from '../cdp/transport.ts';
-import { ServerError, isServerError } from '../errors.ts';
+import { isServerError, ServerError } from '../errors.ts';
 import { Deadline } from '../util/deadline.ts';
 import { Emitter } from '../util/emitter.ts';
 

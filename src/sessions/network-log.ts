@@ -155,7 +155,14 @@ export class NetworkLog implements NetworkSink {
         return;
       }
     }
-    const entry = this.#add(undefined, { method: 'CONNECT', url: authority, resourceType: 'Other', frameId: undefined, time: this.#now(), raw: true });
+    const entry = this.#add(undefined, {
+      method: 'CONNECT',
+      url: authority,
+      resourceType: 'Other',
+      frameId: undefined,
+      time: this.#now(),
+      raw: true,
+    });
     entry.state = 'failed';
     entry.failure = 'blocked';
     entry.blocked_by = rule;
@@ -189,7 +196,9 @@ export class NetworkLog implements NetworkSink {
   /** Entries after `since`, oldest first; a tab's only with `targetId`, otherwise every tab's and worker's. */
   list(options: { targetId?: string; since?: number } = {}): NetworkListing {
     const since = options.since ?? 0;
-    const rings = options.targetId !== undefined ? [this.#rings.get(options.targetId)].filter((r): r is Ring => r !== undefined) : [...this.#rings.values()];
+    const rings = options.targetId !== undefined
+      ? [this.#rings.get(options.targetId)].filter((r): r is Ring => r !== undefined)
+      : [...this.#rings.values()];
     const entries = rings.flatMap((ring) => ring.entries.filter((entry) => entry.seq > since)).sort((a, b) => a.seq - b.seq);
     return {
       entries: entries.map((entry) => ({ ...entry })),

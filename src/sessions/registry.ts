@@ -13,7 +13,7 @@ import type { Disposable } from '../util/disposable.ts';
 import type { SessionDownloads } from './session-downloads.ts';
 import { watchSessionEvents } from './session-events.ts';
 import { Session, type SessionOptions } from './session.ts';
-import { writeStorageState, type StorageStateInput } from './storage-state.ts';
+import { type StorageStateInput, writeStorageState } from './storage-state.ts';
 
 export const DEFAULT_SESSION_NAME = 'default';
 /** The close reason of sessions whose browser died under them. */
@@ -206,7 +206,7 @@ export class SessionRegistry {
     let creation = this.#defaultCreations.get(principalId);
     if (!creation) {
       creation = this.create(principalId, { name: DEFAULT_SESSION_NAME, dialogs: 'hold' }).finally(() =>
-        this.#defaultCreations.delete(principalId),
+        this.#defaultCreations.delete(principalId)
       );
       this.#defaultCreations.set(principalId, creation);
     }
@@ -250,7 +250,10 @@ export class SessionRegistry {
     if (reason.startsWith(BROWSER_GONE)) {
       session.events.publish({
         kind: 'crash',
-        data: { scope: 'browser', hint: 'the browser went away; this session is closed: create a new one (a fresh browser starts on demand)' },
+        data: {
+          scope: 'browser',
+          hint: 'the browser went away; this session is closed: create a new one (a fresh browser starts on demand)',
+        },
       });
     }
     // The last event of a session; subscriptions end once it is delivered.
@@ -283,4 +286,3 @@ function targetSetup(cdp: CdpSession, options: SessionOptions): Promise<unknown>
   if (options.userAgent) steps.push(cdp.send('Emulation.setUserAgentOverride', { userAgent: options.userAgent }));
   return steps;
 }
-

@@ -2,7 +2,7 @@
 // user's home), one tracker per browser turns Browser.download* events into the session's
 // `download` events and downloads.list, and a closed session's downloads are forgotten.
 import type { Browser } from '../browser/browser.ts';
-import { DownloadTracker, downloadData, type DownloadFiles, type DownloadHistory, type DownloadOwner } from '../browser/downloads.ts';
+import { downloadData, type DownloadFiles, type DownloadHistory, type DownloadOwner, DownloadTracker } from '../browser/downloads.ts';
 import type { Session } from './session.ts';
 
 export interface SessionDownloadsOptions {
@@ -75,7 +75,12 @@ export class SessionDownloads {
     tracker.events.on('download', ({ sessionKey, record }) => {
       const owner = [...this.#owners.values()].find((o) => o.session.id === sessionKey);
       if (owner && !owner.session.closed) {
-        owner.session.events.publish({ kind: 'download', target_id: record.target_id, frame_id: record.frame_id, data: downloadData(record) });
+        owner.session.events.publish({
+          kind: 'download',
+          target_id: record.target_id,
+          frame_id: record.frame_id,
+          data: downloadData(record),
+        });
       }
     });
     this.#trackers.set(browser, tracker);

@@ -3,7 +3,7 @@
 // popups, closed tabs, navigations, console messages and crashes.
 import type { Browser } from '../browser/browser.ts';
 import type { Tab } from '../browser/tab.ts';
-import { DisposableStack, type Disposable } from '../util/disposable.ts';
+import { type Disposable, DisposableStack } from '../util/disposable.ts';
 import { redactSecrets, redactUrl } from '../util/redact.ts';
 import type { Session } from './session.ts';
 
@@ -47,8 +47,7 @@ export function watchSessionEvents(session: Session, browser: Browser): Disposab
             url: redactUrl(dialog.url),
             ...(dialog.handled ? { handled: dialog.handled } : {}),
           },
-        }),
-      ),
+        })),
     );
     stack.add(
       tab.fileChooser.events.on('opened', (chooser) => {
@@ -73,12 +72,13 @@ export function watchSessionEvents(session: Session, browser: Browser): Disposab
             url: redactUrl(navigation.url),
             same_document: navigation.sameDocument,
           },
-        }),
-      ),
+        })),
     );
     stack.add(
-      tab.events.on('console', (message) =>
-        publish({ kind: 'console', target_id, data: { level: message.level, text: scrub(message.text.slice(0, MAX_CONSOLE_TEXT)) } }),
+      tab.events.on(
+        'console',
+        (message) =>
+          publish({ kind: 'console', target_id, data: { level: message.level, text: scrub(message.text.slice(0, MAX_CONSOLE_TEXT)) } }),
       ),
     );
   };
@@ -90,13 +90,19 @@ export function watchSessionEvents(session: Session, browser: Browser): Disposab
       if (!mine(tab) || session.claimInternal(tab)) return;
       watchTab(tab);
       if (tab.openerId) {
-        publish({ kind: 'popup', target_id: tab.targetId, data: { target_id: tab.targetId, opener_id: tab.openerId, url: redactUrl(tab.url) } });
+        publish({
+          kind: 'popup',
+          target_id: tab.targetId,
+          data: { target_id: tab.targetId, opener_id: tab.openerId, url: redactUrl(tab.url) },
+        });
       }
     }),
   );
   stack.add(
     browser.events.on('tabClosed', ({ tab }) => {
-      if (mine(tab) && !session.claimInternal(tab)) publish({ kind: 'tab_closed', target_id: tab.targetId, data: { target_id: tab.targetId } });
+      if (mine(tab) && !session.claimInternal(tab)) {
+        publish({ kind: 'tab_closed', target_id: tab.targetId, data: { target_id: tab.targetId } });
+      }
     }),
   );
   stack.add(
@@ -109,7 +115,7 @@ export function watchSessionEvents(session: Session, browser: Browser): Disposab
           scope: 'renderer',
           target_id: tab.targetId,
           status,
-          hint: 'the tab\'s page crashed: reload it (act reload) or close it (tabs.close); its states are no longer usable',
+          hint: "the tab's page crashed: reload it (act reload) or close it (tabs.close); its states are no longer usable",
         },
       });
     }),

@@ -5,7 +5,7 @@
 import type { Browser } from '../browser/browser.ts';
 import { serveBlankDocuments } from '../browser/blank-documents.ts';
 import { disableNetwork, enableNetwork, watchNetwork } from '../browser/network-events.ts';
-import { guardRequests, type BlockedRequest } from '../browser/request-guard.ts';
+import { type BlockedRequest, guardRequests } from '../browser/request-guard.ts';
 import { autoAttachParams, type ContextSetup, type Tab } from '../browser/tab.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import type { NetworkEntry } from '../rpc/wire/index.ts';

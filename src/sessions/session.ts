@@ -8,10 +8,10 @@ import { EventLog } from '../events/event-log.ts';
 import { RefRegistry } from '../observe/refs.ts';
 import { StateStore } from '../observe/state-store.ts';
 import type { DomainPolicyInit, PolicyChain } from '../util/domain-policy.ts';
-import { redactKnown, redactUrl, type KnownSecret } from '../util/redact.ts';
+import { type KnownSecret, redactKnown, redactUrl } from '../util/redact.ts';
 import { randomId } from '../util/ids.ts';
 import { secretForms } from '../util/secrets.ts';
-import { TabReader, type ReadCounts } from '../observe/tab-reader.ts';
+import { type ReadCounts, TabReader } from '../observe/tab-reader.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 import { SessionTraffic } from './session-traffic.ts';
 
@@ -101,7 +101,12 @@ export class Session {
       helperUrl: this.storageHelperUrl,
       completed: (entry) => {
         if (this.#networkSubscribers > 0) {
-          this.events.publish({ kind: 'network', ...(entry.target_id ? { target_id: entry.target_id } : {}), ...(entry.frame_id ? { frame_id: entry.frame_id } : {}), data: entry });
+          this.events.publish({
+            kind: 'network',
+            ...(entry.target_id ? { target_id: entry.target_id } : {}),
+            ...(entry.frame_id ? { frame_id: entry.frame_id } : {}),
+            data: entry,
+          });
         }
       },
     });

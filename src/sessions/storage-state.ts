@@ -92,7 +92,10 @@ async function evaluate<T>(tab: Tab, expression: string): Promise<T> {
 
 export async function readStorageState(session: Session, deadline: Deadline): Promise<StorageState> {
   const root = session.browser.connection.root;
-  const { cookies } = await deadline.race(root.send('Storage.getCookies', { browserContextId: session.browserContextId }), 'Storage.getCookies');
+  const { cookies } = await deadline.race(
+    root.send('Storage.getCookies', { browserContextId: session.browserContextId }),
+    'Storage.getCookies',
+  );
   const origins: StorageState['origins'] = [];
   const wanted = session.origins();
   if (wanted.length > 0) {
@@ -131,7 +134,10 @@ export async function writeStorageState(session: Session, state: StorageStateInp
         try {
           await root.send('Storage.setCookies', { browserContextId: session.browserContextId, cookies: [toCookieParam(cookie)] });
         } catch (single) {
-          issues.push({ path: `storage_state.cookies.${index}`, message: `Chromium refused cookie ${JSON.stringify(cookie.name)}: ${(single as Error).message}` });
+          issues.push({
+            path: `storage_state.cookies.${index}`,
+            message: `Chromium refused cookie ${JSON.stringify(cookie.name)}: ${(single as Error).message}`,
+          });
         }
       }
       if (issues.length === 0) throw error;

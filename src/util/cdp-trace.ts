@@ -5,7 +5,8 @@
 import { REDACTED } from './redact.ts';
 
 /** Fields of Input commands that say what is typed: texts, and key names and codes (which spell it too). */
-const TYPED_FIELD = /^(text|unmodifiedText|key|code|keyIdentifier|keyCode|windowsVirtualKeyCode|nativeVirtualKeyCode|commands|selectionStart|selectionEnd|replacementStart|replacementEnd)$/;
+const TYPED_FIELD =
+  /^(text|unmodifiedText|key|code|keyIdentifier|keyCode|windowsVirtualKeyCode|nativeVirtualKeyCode|commands|selectionStart|selectionEnd|replacementStart|replacementEnd)$/;
 const SECRET_HEADERS = /^(cookie|set-cookie|authorization|proxy-authorization)$/i;
 const HEADER_LINES = /^((?:cookie|set-cookie|authorization|proxy-authorization):)[^\r\n]*/gim;
 
@@ -60,7 +61,9 @@ function walk(value: unknown, depth: number): unknown {
 
 /** `{name, value}`, as Fetch writes headers. */
 function scrubHeaderEntry(header: unknown): unknown {
-  return isRecord(header) && typeof header['name'] === 'string' && SECRET_HEADERS.test(header['name']) ? { ...header, value: REDACTED } : header;
+  return isRecord(header) && typeof header['name'] === 'string' && SECRET_HEADERS.test(header['name'])
+    ? { ...header, value: REDACTED }
+    : header;
 }
 
 function scrubHeaders(headers: Record<string, unknown>): Record<string, unknown> {

@@ -52,7 +52,9 @@ export function parseDomainPattern(text: string): DomainPattern {
     rest = rest.slice(schemeMatch[0].length);
   }
   if (rest.endsWith('/')) rest = rest.slice(0, -1);
-  if (/[/?#@\\]/.test(rest)) throw new PatternError(`${JSON.stringify(given)}: a domain pattern names a host (and a port), not a path, query or user`);
+  if (/[/?#@\\]/.test(rest)) {
+    throw new PatternError(`${JSON.stringify(given)}: a domain pattern names a host (and a port), not a path, query or user`);
+  }
   let port: number | undefined;
   const portMatch = /:(\d{1,5}|\*)$/.exec(rest);
   if (portMatch && !(rest.startsWith('[') && !rest.includes(']:'))) {
@@ -69,7 +71,9 @@ export function parseDomainPattern(text: string): DomainPattern {
 function normalizeHostPattern(host: string, given: string): string {
   if (host === '') throw new PatternError(`${JSON.stringify(given)}: no host`);
   if (host.startsWith('[')) {
-    if (!host.endsWith(']') || host.includes('*')) throw new PatternError(`${JSON.stringify(given)}: an IPv6 address is written [like::this], without *`);
+    if (!host.endsWith(']') || host.includes('*')) {
+      throw new PatternError(`${JSON.stringify(given)}: an IPv6 address is written [like::this], without *`);
+    }
     return canonicalHost(host, given);
   }
   if (!host.includes('*')) return canonicalHost(host, given);
@@ -80,7 +84,9 @@ function normalizeHostPattern(host: string, given: string): string {
     .split('.')
     .map((label) => {
       if (label.includes('*')) {
-        if (!/^[a-z0-9_*-]+$/.test(label)) throw new PatternError(`${JSON.stringify(given)}: a label with * may hold only a-z, 0-9, - and _`);
+        if (!/^[a-z0-9_*-]+$/.test(label)) {
+          throw new PatternError(`${JSON.stringify(given)}: a label with * may hold only a-z, 0-9, - and _`);
+        }
         return label.replace(/\*+/g, '*');
       }
       return canonicalHost(label, given);
@@ -171,7 +177,9 @@ function ipv6Groups(address: string): number[] | undefined {
   }
   const halves = text.split('::');
   if (halves.length > 2) return undefined;
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => (/^[0-9a-f]{1,4}$/.test(group) ? parseInt(group, 16) : NaN)));
+  const parse = (
+    part: string,
+  ) => (part === '' ? [] : part.split(':').map((group) => (/^[0-9a-f]{1,4}$/.test(group) ? parseInt(group, 16) : NaN)));
   const head = parse(halves[0]!);
   const tail = halves.length === 2 ? parse(halves[1]!) : [];
   const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
@@ -300,7 +308,7 @@ export class PolicyChain {
     for (const level of this.levels) {
       // Unanchored: `http://user@host/` must be paused as well as `http://host/`.
       for (const pattern of level.block) patterns.add(`*${pattern.host.replace(/[\\?]/g, '\\$&')}*`);
-      if (level.blockPrivateNetwork) for (const prefix of PRIVATE_URL_PREFIXES) patterns.add(`*${prefix}*`);
+      if (level.blockPrivateNetwork) { for (const prefix of PRIVATE_URL_PREFIXES) patterns.add(`*${prefix}*`); }
     }
     return [...patterns];
   }

@@ -1,5 +1,5 @@
 // A typed event emitter whose subscriptions are Disposables.
-import { toDisposable, type Disposable } from './disposable.ts';
+import { type Disposable, toDisposable } from './disposable.ts';
 
 type Listener<T> = (payload: T) => void;
 

@@ -40,7 +40,6 @@ export interface LoggerOptions {
   now?: () => number;
 }
 
-
 const RANK: Record<LogLevel | 'silent', number> = { silent: -1, error: 0, warn: 1, info: 2, debug: 3 };
 
 // Stops at characters that end a query value in URLs, JSON strings and prose.
@@ -117,7 +116,9 @@ function makeLogger(shared: Shared, namespace: string): Logger {
           ...shared,
           sink: (line) => {
             const extra = secrets();
-            shared.sink(extra.length === 0 ? line : redactText(line, [...extra].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)));
+            shared.sink(
+              extra.length === 0 ? line : redactText(line, [...extra].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)),
+            );
           },
         },
         namespace,

@@ -50,7 +50,11 @@ export function secretForms(value: string): string[] {
   return [...forms].filter((form) => form.length > 0).sort((a, b) => b.length - a.length);
 }
 
-export type SecretCheck = { ok: true; value: string } | { ok: false; reason: 'unknown' } | { ok: false; reason: 'origin'; origins: readonly string[] };
+export type SecretCheck = { ok: true; value: string } | { ok: false; reason: 'unknown' } | {
+  ok: false;
+  reason: 'origin';
+  origins: readonly string[];
+};
 
 /** The server's secrets by name. */
 export class SecretStore {

@@ -1,13 +1,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Cdp } from '../../protocol/generated/cdp.ts';
-import { charKeyEvents, keyEventsFor, KeyError, MODIFIER_BITS, parseKeyCombo, type KeyEventParams } from '../../src/actions/keys.ts';
+import { charKeyEvents, KeyError, type KeyEventParams, keyEventsFor, MODIFIER_BITS, parseKeyCombo } from '../../src/actions/keys.ts';
 
 const { Alt, Control, Meta, Shift } = MODIFIER_BITS;
 
 /** type/key/modifiers/text of each event: the parts a page's keyboard handling depends on. */
 function brief(events: KeyEventParams[]): string[] {
-  return events.map((e) => `${e.type} ${e.key}${e.modifiers ? ` m${e.modifiers}` : ''}${e.text !== undefined ? ` text=${JSON.stringify(e.text)}` : ''}`);
+  return events.map((e) =>
+    `${e.type} ${e.key}${e.modifiers ? ` m${e.modifiers}` : ''}${e.text !== undefined ? ` text=${JSON.stringify(e.text)}` : ''}`
+  );
 }
 
 function throwsKeyError(fn: () => unknown, includes?: string): void {
@@ -187,7 +189,16 @@ s('unknown keys and malformed combos throw KeyError with examples', () => {
 s('keyEventsFor: Enter is one keyDown with text "\\r" and a keyUp', () => {
   const events = keyEventsFor('Enter');
   assert.equal(events, [
-    { type: 'keyDown', modifiers: 0, key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13, text: '\r', unmodifiedText: '\r' },
+    {
+      type: 'keyDown',
+      modifiers: 0,
+      key: 'Enter',
+      code: 'Enter',
+      windowsVirtualKeyCode: 13,
+      nativeVirtualKeyCode: 13,
+      text: '\r',
+      unmodifiedText: '\r',
+    },
     { type: 'keyUp', modifiers: 0, key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13 },
   ]);
 });
@@ -252,11 +263,29 @@ s('keyEventsFor: editing commands ride on the key down of the usual shortcuts', 
 
 s('charKeyEvents: US-layout characters, Shift implied for capitals and shifted symbols', () => {
   assert.equal(charKeyEvents('a'), [
-    { type: 'keyDown', modifiers: 0, key: 'a', code: 'KeyA', windowsVirtualKeyCode: 65, nativeVirtualKeyCode: 65, text: 'a', unmodifiedText: 'a' },
+    {
+      type: 'keyDown',
+      modifiers: 0,
+      key: 'a',
+      code: 'KeyA',
+      windowsVirtualKeyCode: 65,
+      nativeVirtualKeyCode: 65,
+      text: 'a',
+      unmodifiedText: 'a',
+    },
     { type: 'keyUp', modifiers: 0, key: 'a', code: 'KeyA', windowsVirtualKeyCode: 65, nativeVirtualKeyCode: 65 },
   ]);
   assert.equal(charKeyEvents('Q'), [
-    { type: 'keyDown', modifiers: Shift, key: 'Q', code: 'KeyQ', windowsVirtualKeyCode: 81, nativeVirtualKeyCode: 81, text: 'Q', unmodifiedText: 'Q' },
+    {
+      type: 'keyDown',
+      modifiers: Shift,
+      key: 'Q',
+      code: 'KeyQ',
+      windowsVirtualKeyCode: 81,
+      nativeVirtualKeyCode: 81,
+      text: 'Q',
+      unmodifiedText: 'Q',
+    },
     { type: 'keyUp', modifiers: Shift, key: 'Q', code: 'KeyQ', windowsVirtualKeyCode: 81, nativeVirtualKeyCode: 81 },
   ]);
   const bang = charKeyEvents('!');
@@ -281,7 +310,16 @@ s('charKeyEvents: newline types Enter, tab presses Tab', () => {
 s('charKeyEvents: anything else is a keyDown carrying the text, key code 0', () => {
   for (const char of ['é', 'ß', '漢', '😀', '👍🏽', '👨‍👩‍👧']) {
     assert.equal(charKeyEvents(char), [
-      { type: 'keyDown', modifiers: 0, key: char, code: '', windowsVirtualKeyCode: 0, nativeVirtualKeyCode: 0, text: char, unmodifiedText: char },
+      {
+        type: 'keyDown',
+        modifiers: 0,
+        key: char,
+        code: '',
+        windowsVirtualKeyCode: 0,
+        nativeVirtualKeyCode: 0,
+        text: char,
+        unmodifiedText: char,
+      },
       { type: 'keyUp', modifiers: 0, key: char, code: '', windowsVirtualKeyCode: 0, nativeVirtualKeyCode: 0 },
     ], char);
   }

@@ -19,7 +19,11 @@ s('the same node gives the same handle; the least recently used of 33 is release
   const buttons = nodes.filter((n) => n.role?.value === 'button').map((n) => n.backendDOMNodeId!).slice(0, 34);
   assert.is(buttons.length, 34);
   const alive = async (objectId: string) =>
-    frame.session.send('Runtime.callFunctionOn', { objectId, functionDeclaration: 'function () { return this.textContent; }', returnByValue: true }).then(
+    frame.session.send('Runtime.callFunctionOn', {
+      objectId,
+      functionDeclaration: 'function () { return this.textContent; }',
+      returnByValue: true,
+    }).then(
       (r) => r.result.value as string,
       () => undefined,
     );

@@ -3,13 +3,7 @@
 // renamed and cancelled ones cleaned up through DownloadFiles (an in-memory fake here).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  DownloadTracker,
-  downloadData,
-  type DownloadFiles,
-  type DownloadOwner,
-  type DownloadRecord,
-} from '../../src/browser/downloads.ts';
+import { downloadData, type DownloadFiles, type DownloadOwner, type DownloadRecord, DownloadTracker } from '../../src/browser/downloads.ts';
 import { Connection } from '../../src/cdp/connection.ts';
 import { FakeCdpPeer } from '../helpers/fake-cdp.ts';
 
@@ -29,7 +23,7 @@ class MemoryFiles implements DownloadFiles {
     const dot = suggestedFilename.lastIndexOf('.');
     const stem = dot > 0 ? suggestedFilename.slice(0, dot) : suggestedFilename;
     const ext = dot > 0 ? suggestedFilename.slice(dot) : '';
-    for (let n = 0; ; n++) {
+    for (let n = 0;; n++) {
       const target = `${folder}/${n === 0 ? stem : `${stem} (${n})`}${ext}`;
       if (this.files.has(target)) continue;
       this.files.delete(source);
@@ -66,9 +60,19 @@ function setup(options: { historyLimit?: number; onError?: (error: unknown, reco
   const seen: Array<{ sessionKey: string; record: DownloadRecord }> = [];
   tracker.events.on('download', (event) => seen.push(event));
   const willBegin = (guid: string, frameId = 'F1', suggestedFilename = 'report.txt') =>
-    peer.emit('Browser.downloadWillBegin', { frameId, guid, url: `http://127.0.0.1:1/download/${suggestedFilename}?token=abc#x`, suggestedFilename });
-  const progress = (guid: string, state: 'inProgress' | 'completed' | 'canceled', receivedBytes: number, totalBytes: number, extra: Record<string, unknown> = {}) =>
-    peer.emit('Browser.downloadProgress', { guid, state, receivedBytes, totalBytes, ...extra });
+    peer.emit('Browser.downloadWillBegin', {
+      frameId,
+      guid,
+      url: `http://127.0.0.1:1/download/${suggestedFilename}?token=abc#x`,
+      suggestedFilename,
+    });
+  const progress = (
+    guid: string,
+    state: 'inProgress' | 'completed' | 'canceled',
+    receivedBytes: number,
+    totalBytes: number,
+    extra: Record<string, unknown> = {},
+  ) => peer.emit('Browser.downloadProgress', { guid, state, receivedBytes, totalBytes, ...extra });
   /** Chromium wrote the finished file as `<folder>/<guid>` (the progress event then says completed). */
   const complete = (guid: string, folder = '/dl/s1', bytes = 12) => {
     files.files.add(`${folder}/${guid}`);
@@ -90,7 +94,7 @@ const states = (seen: Array<{ record: DownloadRecord }>) => seen.map((e) => `${e
 
 const s = suite('DownloadTracker');
 
-s('downloadWillBegin → a started record of the frame\'s session and tab, and one event', async () => {
+s("downloadWillBegin → a started record of the frame's session and tab, and one event", async () => {
   const { connection, tracker, seen, willBegin } = setup();
   willBegin('g1', 'F1child');
   await settle(connection);
@@ -163,7 +167,9 @@ s('the completed event waits for the rename: until then the record says in_progr
 
 s('a rename that fails still reports completed, with the path Chromium left the file at, and tells onError', async () => {
   const errors: string[] = [];
-  const { connection, tracker, files, seen, willBegin, complete } = setup({ onError: (error, record) => errors.push(`${record.guid}: ${(error as Error).message}`) });
+  const { connection, tracker, files, seen, willBegin, complete } = setup({
+    onError: (error, record) => errors.push(`${record.guid}: ${(error as Error).message}`),
+  });
   files.failFinish = true;
   willBegin('g1');
   complete('g1');
@@ -173,7 +179,7 @@ s('a rename that fails still reports completed, with the path Chromium left the 
   assert.equal(errors, ['g1: disk full']);
 });
 
-s('canceled → reported at once, and <guid> and <guid>.crdownload of the owner\'s folder are removed', async () => {
+s("canceled → reported at once, and <guid> and <guid>.crdownload of the owner's folder are removed", async () => {
   const { connection, tracker, files, seen, willBegin, progress } = setup();
   willBegin('g1', 'F2', 'big.bin');
   progress('g1', 'inProgress', 20_000, 100_000);
@@ -246,7 +252,7 @@ s('historyLimit is configurable', async () => {
   assert.equal(tracker.list('s1').map((r) => r.guid), ['g2', 'g3']);
 });
 
-s('cancel(guid) sends Browser.cancelDownload with the owner\'s browserContextId; unknown or finished guids are refused', async () => {
+s("cancel(guid) sends Browser.cancelDownload with the owner's browserContextId; unknown or finished guids are refused", async () => {
   const { connection, peer, tracker, willBegin, complete } = setup();
   willBegin('g1', 'F2');
   willBegin('g2');

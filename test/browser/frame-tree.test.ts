@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FrameTree } from '../../src/browser/frame-tree.ts';
 import { Connection } from '../../src/cdp/connection.ts';
-import { FakeCdpPeer, attachEvent, until } from '../helpers/fake-cdp.ts';
+import { attachEvent, FakeCdpPeer, until } from '../helpers/fake-cdp.ts';
 
 const s = suite('FrameTree');
 
@@ -69,7 +69,9 @@ s("a frame's new document drops the old document's iframes (Chromium may send no
   const tree = new FrameTree();
   tree.loadTree(page, {
     frame: frame('MAIN', undefined, 'http://a/'),
-    childFrames: [{ frame: frame('F1', 'MAIN', 'http://a/1'), childFrames: [{ frame: frame('F1a', 'F1', 'http://a/1a') }] }, { frame: frame('F2', 'MAIN', 'http://a/2') }],
+    childFrames: [{ frame: frame('F1', 'MAIN', 'http://a/1'), childFrames: [{ frame: frame('F1a', 'F1', 'http://a/1a') }] }, {
+      frame: frame('F2', 'MAIN', 'http://a/2'),
+    }],
   }, false);
   tree.onFrameNavigated(page, frame('F1', 'MAIN', 'http://a/1-next', 'L2'));
   assert.equal(tree.list().map((f) => f.id), ['MAIN', 'F1', 'F2'], "F1's old child is gone, its siblings stay");

@@ -68,7 +68,11 @@ s('calls on a node of the world run with the node as this', async () => {
   const { result: input } = await frame.session.send('Runtime.evaluate', { expression: 'document.querySelector("input")', contextId });
   const fn = marked(`node-${Date.now()}`);
   for (let i = 0; i < 2; i++) {
-    const { result } = await callInWorld(frame.session, contextId, fn, { objectId: input.objectId!, arguments: [{ value: 5 }], returnByValue: true });
+    const { result } = await callInWorld(frame.session, contextId, fn, {
+      objectId: input.objectId!,
+      arguments: [{ value: 5 }],
+      returnByValue: true,
+    });
     assert.match(String(result.value), /:10:INPUT$/);
   }
 });

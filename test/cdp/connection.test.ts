@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { Connection } from '../../src/cdp/connection.ts';
 import { CdpError } from '../../src/cdp/errors.ts';
 import { Deadline } from '../../src/util/deadline.ts';
-import { FakeCdpPeer, attachEvent, until } from '../helpers/fake-cdp.ts';
+import { attachEvent, FakeCdpPeer, until } from '../helpers/fake-cdp.ts';
 
 const s = suite('cdp Connection');
 
@@ -89,13 +89,19 @@ s('hundreds of calls on one signal: answered ones are done with it, one abort en
   const onWarning = (warning: Error) => warnings.push(warning.name);
   process.on('warning', onWarning);
   try {
-    const calls = Array.from({ length: 300 }, () => connection.root.sendWith({ signal: controller.signal }, 'Browser.getVersion').catch((e: unknown) => e));
+    const calls = Array.from(
+      { length: 300 },
+      () => connection.root.sendWith({ signal: controller.signal }, 'Browser.getVersion').catch((e: unknown) => e),
+    );
     // Answer the first hundred, and let them be routed before the abort.
     peer.sent.slice(0, 100).forEach((message, i) => peer.reply(message.id, { product: `answer ${i + 1}` }));
     await until(() => connection.pendingCount === 200);
     controller.abort();
     const outcomes = await Promise.all(calls);
-    assert.equal(outcomes.slice(0, 100).map((o) => (o as { product: string }).product), Array.from({ length: 100 }, (_, i) => `answer ${i + 1}`));
+    assert.equal(
+      outcomes.slice(0, 100).map((o) => (o as { product: string }).product),
+      Array.from({ length: 100 }, (_, i) => `answer ${i + 1}`),
+    );
     assert.ok(outcomes.slice(100).every((o) => o instanceof CdpError && o.kind === 'closed'));
     assert.is(connection.pendingCount, 0);
     await new Promise((resolve) => setImmediate(resolve));
@@ -132,7 +138,7 @@ s('attachedToTarget creates the child session before its messages are routed; ev
   await call;
 });
 
-s('detachedFromTarget fails the session\'s pending calls and leaves others alone', async () => {
+s("detachedFromTarget fails the session's pending calls and leaves others alone", async () => {
   const peer = new FakeCdpPeer();
   const connection = new Connection(peer);
   peer.emit('Target.attachedToTarget', attachEvent('S1', 'T1'));

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
-import { runCli, type CliRun } from '../helpers/cli-process.ts';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { type CliRun, runCli } from '../helpers/cli-process.ts';
+import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, type TestServer } from '../helpers/pagewire.ts';
 import { IS_DENO, ROOT, startServerProcess } from '../helpers/server-process.ts';
 import { onTeardown } from '../helpers/teardown.ts';
@@ -52,48 +52,51 @@ function refIn(output: string, pattern: RegExp): string {
   return ref;
 }
 
-s('open prints the tree; click acts on it; a page that moved on is refused with the fresh tree and acted on after; the state file keeps no secret', async () => {
-  const session = await newSession('cli-flow');
-  const opened = await cli(session, 'open', fixtures.url('/sdk/checkout.html?delay=50'));
-  assert.is(opened.code, 0, opened.stderr);
-  assert.match(opened.stdout, /^page: "Checkout · Acme Store" http:\/\/127\.0\.0\.1:\d+\/sdk\/checkout\.html/);
-  assert.match(opened.stdout, /button "Place order" @\d+/);
-  const place = refIn(opened.stdout, /button "Place order"/);
+s(
+  'open prints the tree; click acts on it; a page that moved on is refused with the fresh tree and acted on after; the state file keeps no secret',
+  async () => {
+    const session = await newSession('cli-flow');
+    const opened = await cli(session, 'open', fixtures.url('/sdk/checkout.html?delay=50'));
+    assert.is(opened.code, 0, opened.stderr);
+    assert.match(opened.stdout, /^page: "Checkout · Acme Store" http:\/\/127\.0\.0\.1:\d+\/sdk\/checkout\.html/);
+    assert.match(opened.stdout, /button "Place order" @\d+/);
+    const place = refIn(opened.stdout, /button "Place order"/);
 
-  const clicked = await cli(session, 'click', place, '--wait-text', 'Order confirmed (1)');
-  assert.is(clicked.code, 0, clicked.stdout + clicked.stderr);
-  assert.match(clicked.stdout, new RegExp(`^verified: click ${place} → "Checkout · Acme Store" http://`));
-  assert.is(clicked.stdout.trim().split('\n').length, 1, 'one status line');
+    const clicked = await cli(session, 'click', place, '--wait-text', 'Order confirmed (1)');
+    assert.is(clicked.code, 0, clicked.stdout + clicked.stderr);
+    assert.match(clicked.stdout, new RegExp(`^verified: click ${place} → "Checkout · Acme Store" http://`));
+    assert.is(clicked.stdout.trim().split('\n').length, 1, 'one status line');
 
-  // Someone else observes: the CLI's saved observation is superseded.
-  await direct.call('observe', { session_id: session });
-  const refused = await cli(session, 'click', place);
-  assert.is(refused.code, 1);
-  assert.match(refused.stdout, /^stale_observation \(stale_state\): click @\d+: /);
-  assert.match(refused.stdout, /the page moved on; this is it now:\npage: "Checkout · Acme Store"/);
-  assert.match(refused.stdout, /"Orders placed: 1"/, 'nothing ran');
-  const again = await cli(session, 'click', place, '--wait-text', 'Order confirmed (2)');
-  assert.is(again.code, 0, again.stdout);
+    // Someone else observes: the CLI's saved observation is superseded.
+    await direct.call('observe', { session_id: session });
+    const refused = await cli(session, 'click', place);
+    assert.is(refused.code, 1);
+    assert.match(refused.stdout, /^stale_observation \(stale_state\): click @\d+: /);
+    assert.match(refused.stdout, /the page moved on; this is it now:\npage: "Checkout · Acme Store"/);
+    assert.match(refused.stdout, /"Orders placed: 1"/, 'nothing ran');
+    const again = await cli(session, 'click', place, '--wait-text', 'Order confirmed (2)');
+    assert.is(again.code, 0, again.stdout);
 
-  const note = refIn(opened.stdout, /textbox "Note"/);
-  const typed = await cli(session, 'type', note, 'ring twice please', '--json');
-  assert.is(typed.code, 0, typed.stderr);
-  const wire = JSON.parse(typed.stdout) as { status: string; fresh_state: { state_id: string } };
-  assert.is(wire.status, 'completed');
+    const note = refIn(opened.stdout, /textbox "Note"/);
+    const typed = await cli(session, 'type', note, 'ring twice please', '--json');
+    assert.is(typed.code, 0, typed.stderr);
+    const wire = JSON.parse(typed.stdout) as { status: string; fresh_state: { state_id: string } };
+    assert.is(wire.status, 'completed');
 
-  const files = readdirSync(join(stateHome, 'pagewire'));
-  assert.is(files.filter((f) => f.endsWith('.json')).length >= 1, true);
-  for (const file of files) {
-    const path = join(stateHome, 'pagewire', file);
-    assert.is(statSync(path).mode & 0o777, 0o600, `${file} is the owner's only`);
-    const text = readFileSync(path, 'utf8');
-    assert.not.match(text, server.token, 'no token');
-    assert.not.match(text, 'ring twice', 'nothing typed');
-  }
-  assert.is(statSync(join(stateHome, 'pagewire')).mode & 0o777, 0o700);
-  const saved = files.map((f) => readFileSync(join(stateHome, 'pagewire', f), 'utf8')).find((t) => t.includes(`#${session}"`));
-  assert.ok(saved?.includes(wire.fresh_state.state_id), 'the fresh state of the last act is what the next command acts on');
-});
+    const files = readdirSync(join(stateHome, 'pagewire'));
+    assert.is(files.filter((f) => f.endsWith('.json')).length >= 1, true);
+    for (const file of files) {
+      const path = join(stateHome, 'pagewire', file);
+      assert.is(statSync(path).mode & 0o777, 0o600, `${file} is the owner's only`);
+      const text = readFileSync(path, 'utf8');
+      assert.not.match(text, server.token, 'no token');
+      assert.not.match(text, 'ring twice', 'nothing typed');
+    }
+    assert.is(statSync(join(stateHome, 'pagewire')).mode & 0o777, 0o700);
+    const saved = files.map((f) => readFileSync(join(stateHome, 'pagewire', f), 'utf8')).find((t) => t.includes(`#${session}"`));
+    assert.ok(saved?.includes(wire.fresh_state.state_id), 'the fresh state of the last act is what the next command acts on');
+  },
+);
 
 s('exit codes: 1 for an act that fell short (with the fresh tree), 2 for usage, 3 for transport and server errors', async () => {
   const session = await newSession('cli-codes');
@@ -104,7 +107,9 @@ s('exit codes: 1 for an act that fell short (with the fresh tree), 2 for usage, 
   assert.match(missing.stdout, /^stale_reference \(ref_not_found\): click @999/);
   assert.match(missing.stdout, /button "Place order" @\d+/);
 
-  for (const args of [['click'], ['click', 'Place'], ['scroll', 'sideways'], ['observe', '--bogus'], ['frobnicate'], ['check', '@1', 'maybe']]) {
+  for (
+    const args of [['click'], ['click', 'Place'], ['scroll', 'sideways'], ['observe', '--bogus'], ['frobnicate'], ['check', '@1', 'maybe']]
+  ) {
     const run = await cli(session, ...args);
     assert.is(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
     assert.match(run.stderr, /pagewire/);
@@ -132,7 +137,9 @@ s('events prints what happened since the last look, once; a dialog is answered w
   assert.is((await cli(session, 'events')).stdout, '', 'nothing new');
   assert.is((await cli(session, 'click', tick)).code, 0);
   const second = await cli(session, 'events', '--kinds', 'console');
-  assert.equal(second.stdout.trim().split('\n').map((l) => l.replace(/^#\d+ /, '')), [`console [${second.stdout.match(/\[([^\]]+)\]/)![1]}] log "tick 2"`]);
+  assert.equal(second.stdout.trim().split('\n').map((l) => l.replace(/^#\d+ /, '')), [
+    `console [${second.stdout.match(/\[([^\]]+)\]/)![1]}] log "tick 2"`,
+  ]);
 
   const alertPage = await cli(session, 'open', fixtures.url('/alert.html'));
   const alertButton = refIn(alertPage.stdout, /button "Alert me"/);
@@ -159,7 +166,25 @@ s('events prints what happened since the last look, once; a dialog is answered w
 s('the command table: no command or only flags is serve; mcp prints its help on stderr; help lists every command', async () => {
   const help = await runCli(['help'], {});
   assert.is(help.code, 0);
-  for (const name of ['serve', 'mcp', 'open', 'observe', 'click', 'type', 'fill', 'select', 'check', 'press', 'scroll', 'screenshot', 'tabs', 'dialog', 'events']) {
+  for (
+    const name of [
+      'serve',
+      'mcp',
+      'open',
+      'observe',
+      'click',
+      'type',
+      'fill',
+      'select',
+      'check',
+      'press',
+      'scroll',
+      'screenshot',
+      'tabs',
+      'dialog',
+      'events',
+    ]
+  ) {
     assert.match(help.stdout, new RegExp(`^  pagewire ${name}\\b`, 'm'));
   }
   const flags = await runCli(['--help'], {});

@@ -9,7 +9,14 @@ const s = suite('client backoff');
 s('caps double up to maxDelayMs; the delay is the cap times the random draw; reset starts over', () => {
   const draws = [0.999, 0.5, 0, 0.999, 0.999, 0.999, 0.999, 0.999];
   const backoff = new Backoff({ initialDelayMs: 100, maxDelayMs: 1000, random: () => draws.shift()! });
-  assert.equal([backoff.next(), backoff.next(), backoff.next(), backoff.next(), backoff.next(), backoff.next()], [99, 100, 0, 799, 999, 999]);
+  assert.equal([backoff.next(), backoff.next(), backoff.next(), backoff.next(), backoff.next(), backoff.next()], [
+    99,
+    100,
+    0,
+    799,
+    999,
+    999,
+  ]);
   backoff.reset();
   assert.is(backoff.next(), 99);
 });

@@ -45,7 +45,18 @@ s('a TypeScript program compiles against the built declarations, importing by na
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', type: 'module', private: true }));
   writeFileSync(
     join(dir, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2023', 'DOM'], types: [] }, files: ['app.ts'] }),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        target: 'ES2022',
+        lib: ['ES2023', 'DOM'],
+        types: [],
+      },
+      files: ['app.ts'],
+    }),
   );
   writeFileSync(
     join(dir, 'app.ts'),
@@ -60,7 +71,7 @@ s('a TypeScript program compiles against the built declarations, importing by na
       '  try { await session.tabs.close(seen.target_id); } catch (e) { if (e instanceof RpcError && e.error_type === "last_tab") return "last"; }',
       '  return result.status;',
       '}',
-      "// @ts-expect-error: the status words are fixed",
+      '// @ts-expect-error: the status words are fixed',
       "export const wrong: ActResult['status'] = 'done';",
     ].join('\n'),
   );

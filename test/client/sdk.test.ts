@@ -5,9 +5,18 @@
 // Connections are broken by a loopback TCP proxy between the SDK and the server.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connect, ConnectionError, isPagewireError, RpcError, type Client, type Observation, type SessionEvent, type WebSocketLike } from '../../src/client/index.ts';
+import {
+  type Client,
+  connect,
+  ConnectionError,
+  isPagewireError,
+  type Observation,
+  RpcError,
+  type SessionEvent,
+  type WebSocketLike,
+} from '../../src/client/index.ts';
 import type { TestClient } from '../helpers/client.ts';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, type TestServer } from '../helpers/pagewire.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
@@ -35,8 +44,7 @@ function portOf(url: string): number {
 async function viaProxy(options: { reconnect?: { initialDelayMs?: number; maxDelayMs?: number; giveUpAfterMs?: number } } = {}) {
   const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: portOf(server.server.url) });
   const written: string[] = [];
-  const Base =
-    (globalThis as { WebSocket?: new (url: string) => WebSocketLike }).WebSocket ??
+  const Base = (globalThis as { WebSocket?: new (url: string) => WebSocketLike }).WebSocket ??
     ((await import('ws')).WebSocket as unknown as new (url: string) => WebSocketLike);
   const client = await connect(`ws://127.0.0.1:${proxy.port}/`, {
     token: server.token,
@@ -70,7 +78,11 @@ function refOf(observation: Observation, name: string): string {
 
 /** The watcher's view of the session's console lines (the page's own record of what happened). */
 async function consoleOf(sessionId: string) {
-  const { subscription_id } = await watcher.call<{ subscription_id: string }>('events.subscribe', { session_id: sessionId, kinds: ['console'], after_seq: 0 });
+  const { subscription_id } = await watcher.call<{ subscription_id: string }>('events.subscribe', {
+    session_id: sessionId,
+    kinds: ['console'],
+    after_seq: 0,
+  });
   const texts = () =>
     watcher.notifications
       .filter((n) => (n.params as { subscription_id: string }).subscription_id === subscription_id)
@@ -85,39 +97,42 @@ async function consoleOf(sessionId: string) {
   };
 }
 
-s('act outcomes come back as results; server errors throw RpcError with error_type; a refused socket throws connection_failed', async () => {
-  const client = await connect(server.url);
-  try {
-    const { session, observation } = await checkoutSession(client, 'sdk-basic');
-    const place = refOf(observation, 'Place order');
-    const done = await session.act({ action: 'click', ref: place }, { state: observation, wait_for: { text: 'Order confirmed (1)' } });
-    assert.is(done.status, 'verified');
-    assert.ok(done.fresh_state?.tree.includes('Orders placed: 1'));
-    assert.is(session.lastObservation?.state_id, done.fresh_state?.state_id);
-    // The same state again: an outcome, not an exception.
-    const stale = await session.act({ action: 'click', ref: place }, { state: observation });
-    assert.is(stale.status, 'stale_observation');
-    assert.is(stale.error_type, 'stale_state');
-    // Without { state }: the handle's last observation (the fresh one of the first act).
-    const again = await session.act({ action: 'click', ref: place }, { wait_for: { text: 'Order confirmed (2)' } });
-    assert.is(again.status, 'verified');
+s(
+  'act outcomes come back as results; server errors throw RpcError with error_type; a refused socket throws connection_failed',
+  async () => {
+    const client = await connect(server.url);
+    try {
+      const { session, observation } = await checkoutSession(client, 'sdk-basic');
+      const place = refOf(observation, 'Place order');
+      const done = await session.act({ action: 'click', ref: place }, { state: observation, wait_for: { text: 'Order confirmed (1)' } });
+      assert.is(done.status, 'verified');
+      assert.ok(done.fresh_state?.tree.includes('Orders placed: 1'));
+      assert.is(session.lastObservation?.state_id, done.fresh_state?.state_id);
+      // The same state again: an outcome, not an exception.
+      const stale = await session.act({ action: 'click', ref: place }, { state: observation });
+      assert.is(stale.status, 'stale_observation');
+      assert.is(stale.error_type, 'stale_state');
+      // Without { state }: the handle's last observation (the fresh one of the first act).
+      const again = await session.act({ action: 'click', ref: place }, { wait_for: { text: 'Order confirmed (2)' } });
+      assert.is(again.status, 'verified');
 
-    const missing = await client.session('s_not_there').observe().catch((e: unknown) => e);
-    assert.instance(missing, RpcError);
-    assert.is((missing as RpcError).error_type, 'session_not_found');
-    assert.is((missing as RpcError).code, -32004);
-    assert.ok(isPagewireError(missing, 'session_not_found'));
-    const invalid = await session.act({ action: 'click', ref: 'button' }, {}).catch((e: unknown) => e);
-    assert.is((invalid as RpcError).error_type, 'invalid_params');
-    assert.ok(Array.isArray((invalid as RpcError).data['issues']));
-  } finally {
-    client.close();
-  }
-  const refused = await connect(server.server.url, { token: 'wrong-token' }).catch((e: unknown) => e);
-  assert.instance(refused, ConnectionError);
-  assert.is((refused as ConnectionError).error_type, 'connection_failed');
-  assert.not.match((refused as Error).message, /wrong-token/);
-});
+      const missing = await client.session('s_not_there').observe().catch((e: unknown) => e);
+      assert.instance(missing, RpcError);
+      assert.is((missing as RpcError).error_type, 'session_not_found');
+      assert.is((missing as RpcError).code, -32004);
+      assert.ok(isPagewireError(missing, 'session_not_found'));
+      const invalid = await session.act({ action: 'click', ref: 'button' }, {}).catch((e: unknown) => e);
+      assert.is((invalid as RpcError).error_type, 'invalid_params');
+      assert.ok(Array.isArray((invalid as RpcError).data['issues']));
+    } finally {
+      client.close();
+    }
+    const refused = await connect(server.server.url, { token: 'wrong-token' }).catch((e: unknown) => e);
+    assert.instance(refused, ConnectionError);
+    assert.is((refused as ConnectionError).error_type, 'connection_failed');
+    assert.not.match((refused as Error).message, /wrong-token/);
+  },
+);
 
 s('the network log and storage state through the SDK: a signed-in state moves to a new session', async () => {
   const client = await connect(server.url);
@@ -140,28 +155,34 @@ s('the network log and storage state through the SDK: a signed-in state moves to
   }
 });
 
-s('a socket killed mid-act: the SDK reconnects, re-sends the act with the same request_id, the page saw one click, and the caller gets the real result', async () => {
-  const { proxy, client, frames } = await viaProxy();
-  try {
-    const { session, observation } = await checkoutSession(client, 'sdk-kill', 1200);
-    const log = await consoleOf(session.id!);
-    const acting = session.act({ action: 'click', ref: refOf(observation, 'Place order') }, { state: observation, wait_for: { text: 'Order confirmed (1)' } });
-    await log.seen('order clicked 1');
-    proxy.cut();
-    const result = await acting;
-    assert.is(result.status, 'verified', JSON.stringify(result).slice(0, 400));
-    assert.ok(result.fresh_state?.tree.includes('Orders placed: 1'));
-    assert.is(client.reconnects, 1);
-    const acts = frames('act');
-    assert.is(acts.length, 2, 'sent once, then once more on the new socket');
-    assert.is(acts[0].params.request_id, acts[1].params.request_id);
-    assert.match(acts[0].params.request_id, /^sdk_[0-9a-f]{32}$/);
-    await log.seen('order confirmed 1');
-    assert.equal(log.texts().filter((t) => t.startsWith('order clicked')), ['order clicked 1']);
-  } finally {
-    client.close();
-  }
-});
+s(
+  'a socket killed mid-act: the SDK reconnects, re-sends the act with the same request_id, the page saw one click, and the caller gets the real result',
+  async () => {
+    const { proxy, client, frames } = await viaProxy();
+    try {
+      const { session, observation } = await checkoutSession(client, 'sdk-kill', 1200);
+      const log = await consoleOf(session.id!);
+      const acting = session.act({ action: 'click', ref: refOf(observation, 'Place order') }, {
+        state: observation,
+        wait_for: { text: 'Order confirmed (1)' },
+      });
+      await log.seen('order clicked 1');
+      proxy.cut();
+      const result = await acting;
+      assert.is(result.status, 'verified', JSON.stringify(result).slice(0, 400));
+      assert.ok(result.fresh_state?.tree.includes('Orders placed: 1'));
+      assert.is(client.reconnects, 1);
+      const acts = frames('act');
+      assert.is(acts.length, 2, 'sent once, then once more on the new socket');
+      assert.is(acts[0].params.request_id, acts[1].params.request_id);
+      assert.match(acts[0].params.request_id, /^sdk_[0-9a-f]{32}$/);
+      await log.seen('order confirmed 1');
+      assert.equal(log.texts().filter((t) => t.startsWith('order clicked')), ['order clicked 1']);
+    } finally {
+      client.close();
+    }
+  },
+);
 
 s("an act's answer lost on the way: the re-sent act is answered from the request_id record (replayed), nothing runs twice", async () => {
   const { proxy, client, frames } = await viaProxy();
@@ -169,7 +190,10 @@ s("an act's answer lost on the way: the re-sent act is answered from the request
     const { session, observation } = await checkoutSession(client, 'sdk-lost-reply', 100);
     const log = await consoleOf(session.id!);
     const lost = proxy.swallowReplies();
-    const acting = session.act({ action: 'click', ref: refOf(observation, 'Place order') }, { state: observation, wait_for: { text: 'Order confirmed (1)' } });
+    const acting = session.act({ action: 'click', ref: refOf(observation, 'Place order') }, {
+      state: observation,
+      wait_for: { text: 'Order confirmed (1)' },
+    });
     await lost; // the server answered; the answer never reached the SDK
     proxy.cut();
     const result = await acting;
@@ -189,7 +213,10 @@ s('reads in flight are re-sent after a drop; a call that must not run twice fail
   try {
     const { session, observation } = await checkoutSession(client, 'sdk-reads', 1200);
     const log = await consoleOf(session.id!);
-    const acting = session.act({ action: 'click', ref: refOf(observation, 'Place order') }, { state: observation, wait_for: { text: 'Order confirmed (1)' } });
+    const acting = session.act({ action: 'click', ref: refOf(observation, 'Place order') }, {
+      state: observation,
+      wait_for: { text: 'Order confirmed (1)' },
+    });
     await log.seen('order clicked 1');
     const opened = frames('tabs.new').length;
     // Both wait behind the act in the session's queue on the server.
@@ -217,112 +244,121 @@ s('reads in flight are re-sent after a drop; a call that must not run twice fail
   }
 });
 
-s('abort: an act aborted mid-flight sends cancel and returns outcome_unknown at once; aborted reads reject with the reason; client budgets', async () => {
-  const client = await connect(server.url, { graceMs: 3000 });
-  try {
-    const { session, observation } = await checkoutSession(client, 'sdk-abort', 100);
-    const log = await consoleOf(session.id!);
-    const controller = new AbortController();
-    const started = Date.now();
-    const acting = session.act(
-      { action: 'click', ref: refOf(observation, 'Place order') },
-      { state: observation, wait_for: { text: 'This never appears' }, timeout_ms: 20_000, signal: controller.signal },
-    );
-    await log.seen('order clicked 1');
-    controller.abort();
-    const result = await acting;
-    assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
-    assert.is(result.status, 'outcome_unknown');
-    assert.is(result.error_type, 'operation_cancelled');
-    // The session is free again: the cancel reached the server.
-    const next = await session.observe({ timeoutMs: 5_000 });
-    assert.ok(next.tree.includes('Orders placed: 1'));
+s(
+  'abort: an act aborted mid-flight sends cancel and returns outcome_unknown at once; aborted reads reject with the reason; client budgets',
+  async () => {
+    const client = await connect(server.url, { graceMs: 3000 });
+    try {
+      const { session, observation } = await checkoutSession(client, 'sdk-abort', 100);
+      const log = await consoleOf(session.id!);
+      const controller = new AbortController();
+      const started = Date.now();
+      const acting = session.act(
+        { action: 'click', ref: refOf(observation, 'Place order') },
+        { state: observation, wait_for: { text: 'This never appears' }, timeout_ms: 20_000, signal: controller.signal },
+      );
+      await log.seen('order clicked 1');
+      controller.abort();
+      const result = await acting;
+      assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
+      assert.is(result.status, 'outcome_unknown');
+      assert.is(result.error_type, 'operation_cancelled');
+      // The session is free again: the cancel reached the server.
+      const next = await session.observe({ timeoutMs: 5_000 });
+      assert.ok(next.tree.includes('Orders placed: 1'));
 
-    const early = new AbortController();
-    early.abort(new Error('not now'));
-    const notSent = await session.act({ action: 'click', ref: refOf(next, 'Place order') }, { signal: early.signal });
-    assert.is(notSent.status, 'outcome_unknown');
-    assert.is(notSent.execution, 'not_dispatched');
-    const readAborted = await session.observe({ signal: early.signal }).catch((e: unknown) => e);
-    assert.is((readAborted as Error).message, 'not now');
+      const early = new AbortController();
+      early.abort(new Error('not now'));
+      const notSent = await session.act({ action: 'click', ref: refOf(next, 'Place order') }, { signal: early.signal });
+      assert.is(notSent.status, 'outcome_unknown');
+      assert.is(notSent.execution, 'not_dispatched');
+      const readAborted = await session.observe({ signal: early.signal }).catch((e: unknown) => e);
+      assert.is((readAborted as Error).message, 'not now');
 
-    // A read queued behind a long act on the server runs out of its client-side budget.
-    const slow = session.act({ action: 'click', ref: refOf(next, 'Place order') }, { wait_for: { text: 'Order confirmed (2)' }, timeout_ms: 20_000 });
-    await log.seen('order clicked 2');
-    await session.cancel();
-    const slowResult = await slow;
-    assert.is(slowResult.status, 'outcome_unknown');
-    const blocker = session.act(
-      { action: 'click', ref: refOf(await session.observe(), 'Place order') },
-      { wait_for: { text: 'This never appears' }, timeout_ms: 20_000 },
-    );
-    await log.seen('order clicked 3');
-    const timedOut = await session.tabs.list({ timeoutMs: 300 }).catch((e: unknown) => e);
-    assert.is((timedOut as ConnectionError).error_type, 'client_timeout');
-    await session.cancel();
-    assert.is((await blocker).status, 'outcome_unknown');
-  } finally {
-    client.close();
-  }
-});
-
-s('events across a reconnect: every event once, in order, for a stream with afterSeq and for a live-only one that had seen none yet', async () => {
-  const { proxy, client } = await viaProxy();
-  try {
-    const { session, observation } = await checkoutSession(client, 'sdk-events');
-    const tick = refOf(observation, 'Log tick');
-    // The page is driven by another client on its own socket, which the proxy does not touch.
-    let state = observation.state_id;
-    const clickTick = async () => {
-      const result = await watcher.call<{ status: string; fresh_state: { state_id: string } }>('act', {
-        session_id: session.id,
-        state_id: state,
-        action: 'click',
-        ref: tick,
+      // A read queued behind a long act on the server runs out of its client-side budget.
+      const slow = session.act({ action: 'click', ref: refOf(next, 'Place order') }, {
+        wait_for: { text: 'Order confirmed (2)' },
+        timeout_ms: 20_000,
       });
-      assert.is(result.status, 'completed');
-      state = result.fresh_state.state_id;
-    };
-    const all = session.events({ kinds: ['console'], afterSeq: 0 });
-    await all.ready;
-    const received: SessionEvent[] = [];
-    const take = async (n: number, stream = all, into = received) => {
-      for (let i = 0; i < n; i++) {
-        const next = await stream.next();
-        assert.not.ok(next.done);
-        into.push(next.value as SessionEvent);
-      }
-    };
-    for (let i = 0; i < 3; i++) await clickTick();
-    await take(3);
-    const liveOnly = session.events({ kinds: ['console'] });
-    await liveOnly.ready;
-    proxy.refuse(true);
-    proxy.cut();
-    for (let i = 0; i < 3; i++) await clickTick(); // published while the SDK is away
-    proxy.refuse(false);
-    await take(3);
-    for (let i = 0; i < 2; i++) await clickTick();
-    await take(2);
-    const texts = received.map((e) => (e.kind === 'console' ? e.data.text : e.kind));
-    assert.equal(texts, ['tick 1', 'tick 2', 'tick 3', 'tick 4', 'tick 5', 'tick 6', 'tick 7', 'tick 8']);
-    const seqs = received.map((e) => e.seq);
-    assert.equal([...seqs].sort((a, b) => a - b), seqs);
-    assert.is(new Set(seqs).size, seqs.length);
-    assert.ok(client.reconnects >= 1);
-    const live: SessionEvent[] = [];
-    await take(5, liveOnly, live);
-    assert.equal(
-      live.map((e) => (e.kind === 'console' ? e.data.text : e.kind)),
-      ['tick 4', 'tick 5', 'tick 6', 'tick 7', 'tick 8'],
-    );
-    await all.return();
-    await liveOnly.return();
-    assert.is((await all.next()).done, true);
-  } finally {
-    client.close();
-  }
-});
+      await log.seen('order clicked 2');
+      await session.cancel();
+      const slowResult = await slow;
+      assert.is(slowResult.status, 'outcome_unknown');
+      const blocker = session.act(
+        { action: 'click', ref: refOf(await session.observe(), 'Place order') },
+        { wait_for: { text: 'This never appears' }, timeout_ms: 20_000 },
+      );
+      await log.seen('order clicked 3');
+      const timedOut = await session.tabs.list({ timeoutMs: 300 }).catch((e: unknown) => e);
+      assert.is((timedOut as ConnectionError).error_type, 'client_timeout');
+      await session.cancel();
+      assert.is((await blocker).status, 'outcome_unknown');
+    } finally {
+      client.close();
+    }
+  },
+);
+
+s(
+  'events across a reconnect: every event once, in order, for a stream with afterSeq and for a live-only one that had seen none yet',
+  async () => {
+    const { proxy, client } = await viaProxy();
+    try {
+      const { session, observation } = await checkoutSession(client, 'sdk-events');
+      const tick = refOf(observation, 'Log tick');
+      // The page is driven by another client on its own socket, which the proxy does not touch.
+      let state = observation.state_id;
+      const clickTick = async () => {
+        const result = await watcher.call<{ status: string; fresh_state: { state_id: string } }>('act', {
+          session_id: session.id,
+          state_id: state,
+          action: 'click',
+          ref: tick,
+        });
+        assert.is(result.status, 'completed');
+        state = result.fresh_state.state_id;
+      };
+      const all = session.events({ kinds: ['console'], afterSeq: 0 });
+      await all.ready;
+      const received: SessionEvent[] = [];
+      const take = async (n: number, stream = all, into = received) => {
+        for (let i = 0; i < n; i++) {
+          const next = await stream.next();
+          assert.not.ok(next.done);
+          into.push(next.value as SessionEvent);
+        }
+      };
+      for (let i = 0; i < 3; i++) await clickTick();
+      await take(3);
+      const liveOnly = session.events({ kinds: ['console'] });
+      await liveOnly.ready;
+      proxy.refuse(true);
+      proxy.cut();
+      for (let i = 0; i < 3; i++) await clickTick(); // published while the SDK is away
+      proxy.refuse(false);
+      await take(3);
+      for (let i = 0; i < 2; i++) await clickTick();
+      await take(2);
+      const texts = received.map((e) => (e.kind === 'console' ? e.data.text : e.kind));
+      assert.equal(texts, ['tick 1', 'tick 2', 'tick 3', 'tick 4', 'tick 5', 'tick 6', 'tick 7', 'tick 8']);
+      const seqs = received.map((e) => e.seq);
+      assert.equal([...seqs].sort((a, b) => a - b), seqs);
+      assert.is(new Set(seqs).size, seqs.length);
+      assert.ok(client.reconnects >= 1);
+      const live: SessionEvent[] = [];
+      await take(5, liveOnly, live);
+      assert.equal(
+        live.map((e) => (e.kind === 'console' ? e.data.text : e.kind)),
+        ['tick 4', 'tick 5', 'tick 6', 'tick 7', 'tick 8'],
+      );
+      await all.return();
+      await liveOnly.return();
+      assert.is((await all.next()).done, true);
+    } finally {
+      client.close();
+    }
+  },
+);
 
 s('a server that stays away: after giveUpAfterMs, calls waiting for the socket and event streams fail with connection_closed', async () => {
   const { proxy, client } = await viaProxy({ reconnect: { giveUpAfterMs: 400 } });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { README_END, README_START } from '../../bench/peers/report.ts';
-import { README, generatedBlocks, staleBlocks, withBlocks } from '../../scripts/readme-tables.ts';
+import { generatedBlocks, README, staleBlocks, withBlocks } from '../../scripts/readme-tables.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = [

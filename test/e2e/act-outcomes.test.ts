@@ -6,10 +6,10 @@ import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import { sharedServer, startTestServer, type TestServer } from '../helpers/pagewire.ts';
-import type { ActResult, Observation } from '../helpers/wire.ts';
+import { type ActResult, type Observation, ref } from '../helpers/wire.ts';
 
 /** The five words a row pins; `error_type` absent means the result must carry none. */
 interface Outcome {
@@ -40,9 +40,14 @@ class Stage {
 
   /** The cart in a fresh tab, the session's only one, observed with its deals frame. */
   async cart(): Promise<Observation> {
-    const { target_id } = await this.client.call<{ target_id: string }>('tabs.new', { session_id: this.sessionId, url: fixtures.url('/cart.html') });
+    const { target_id } = await this.client.call<{ target_id: string }>('tabs.new', {
+      session_id: this.sessionId,
+      url: fixtures.url('/cart.html'),
+    });
     const { tabs } = await this.client.call<{ tabs: Array<{ target_id: string }> }>('tabs.list', { session_id: this.sessionId });
-    for (const tab of tabs) if (tab.target_id !== target_id) await this.client.call('tabs.close', { session_id: this.sessionId, target_id: tab.target_id });
+    for (const tab of tabs) {
+      if (tab.target_id !== target_id) await this.client.call('tabs.close', { session_id: this.sessionId, target_id: tab.target_id });
+    }
     let o = await this.observe();
     for (let i = 0; i < 100 && !o.elements.some((e) => e.name === 'Frame button 1'); i++) o = await this.observe();
     return o;
@@ -71,7 +76,14 @@ class Stage {
     sent: (params: Record<string, unknown>) => void = () => {},
   ): Promise<ActResult> {
     const o = await this.cart();
-    const params = { state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), wait_for: { text: 'Order shipped' }, timeout_ms: 30_000, ...extra };
+    const params = {
+      state_id: o.state_id,
+      action: 'click',
+      ref: ref(o, 'Add to cart'),
+      wait_for: { text: 'Order shipped' },
+      timeout_ms: 30_000,
+      ...extra,
+    };
     sent(params);
     const running = this.act(params);
     await this.statusReads(o.target_id, 'Added 1');
@@ -83,14 +95,19 @@ class Stage {
   }
 }
 
-function ref(o: Observation, name: string): string {
-  const element = o.elements.find((e) => e.name === name);
-  if (!element) throw new Error(`no element named ${name} in\n${o.tree}`);
-  return element.ref;
-}
-
-const ran = (postcondition = 'not_requested'): Outcome => ({ status: postcondition === 'met' ? 'verified' : postcondition === 'unmet' ? 'condition_not_met' : 'completed', execution: 'completed', observation: 'captured', postcondition });
-const refused = (status: string, error_type: string, postcondition = 'not_requested'): Outcome => ({ status, execution: 'not_dispatched', observation: 'unavailable', postcondition, error_type });
+const ran = (postcondition = 'not_requested'): Outcome => ({
+  status: postcondition === 'met' ? 'verified' : postcondition === 'unmet' ? 'condition_not_met' : 'completed',
+  execution: 'completed',
+  observation: 'captured',
+  postcondition,
+});
+const refused = (status: string, error_type: string, postcondition = 'not_requested'): Outcome => ({
+  status,
+  execution: 'not_dispatched',
+  observation: 'unavailable',
+  postcondition,
+  error_type,
+});
 
 interface Row {
   scenario: string;
@@ -110,7 +127,13 @@ const ROWS: Row[] = [
   {
     scenario: 'unknown state_id, with expect',
     expected: refused('stale_observation', 'unknown_state', 'unknown'),
-    run: async (st) => st.act({ state_id: 'st_00000000_1', action: 'click', ref: ref(await st.cart(), 'Add to cart'), expect: { selector: '#status', text: 'Added 1' } }),
+    run: async (st) =>
+      st.act({
+        state_id: 'st_00000000_1',
+        action: 'click',
+        ref: ref(await st.cart(), 'Add to cart'),
+        expect: { selector: '#status', text: 'Added 1' },
+      }),
   },
   {
     scenario: 'a state already consumed',
@@ -153,7 +176,11 @@ const ROWS: Row[] = [
     expected: refused('stale_reference', 'node_detached'),
     run: async (st) => {
       const o = await st.cart();
-      await evaluate(st.server, o.target_id, `(() => { const b = document.querySelector('[data-action=add]'); b.replaceWith(b.cloneNode(true)); })()`);
+      await evaluate(
+        st.server,
+        o.target_id,
+        `(() => { const b = document.querySelector('[data-action=add]'); b.replaceWith(b.cloneNode(true)); })()`,
+      );
       return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart') });
     },
   },
@@ -195,7 +222,13 @@ const ROWS: Row[] = [
   // ---- dispatched, and stopped by a check or a failure ----
   {
     scenario: 'click_intercepted: a consent banner over the button',
-    expected: { status: 'action_failed', execution: 'dispatched_unknown', observation: 'captured', postcondition: 'not_requested', error_type: 'click_intercepted' },
+    expected: {
+      status: 'action_failed',
+      execution: 'dispatched_unknown',
+      observation: 'captured',
+      postcondition: 'not_requested',
+      error_type: 'click_intercepted',
+    },
     run: async (st) => {
       const o = await st.cart();
       return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Apply coupon') });
@@ -203,7 +236,13 @@ const ROWS: Row[] = [
   },
   {
     scenario: 'focus_mismatch: an editor takes the focus from the field',
-    expected: { status: 'action_failed', execution: 'dispatched_unknown', observation: 'captured', postcondition: 'not_requested', error_type: 'focus_mismatch' },
+    expected: {
+      status: 'action_failed',
+      execution: 'dispatched_unknown',
+      observation: 'captured',
+      postcondition: 'not_requested',
+      error_type: 'focus_mismatch',
+    },
     run: async (st) => {
       const o = await st.cart();
       return st.act({ state_id: o.state_id, action: 'type', ref: ref(o, 'Gift message'), text: 'Happy birthday' });
@@ -211,7 +250,13 @@ const ROWS: Row[] = [
   },
   {
     scenario: 'not_visible: the button was hidden after the observation',
-    expected: { status: 'action_failed', execution: 'dispatched_unknown', observation: 'captured', postcondition: 'not_requested', error_type: 'not_visible' },
+    expected: {
+      status: 'action_failed',
+      execution: 'dispatched_unknown',
+      observation: 'captured',
+      postcondition: 'not_requested',
+      error_type: 'not_visible',
+    },
     run: async (st) => {
       const o = await st.cart();
       await evaluate(st.server, o.target_id, `document.getElementById('undo').classList.add('d-none')`);
@@ -220,28 +265,58 @@ const ROWS: Row[] = [
   },
   {
     scenario: "a later action's node removed by an earlier one",
-    expected: { status: 'stale_reference', execution: 'dispatched_unknown', observation: 'captured', postcondition: 'not_requested', error_type: 'node_detached' },
+    expected: {
+      status: 'stale_reference',
+      execution: 'dispatched_unknown',
+      observation: 'captured',
+      postcondition: 'not_requested',
+      error_type: 'node_detached',
+    },
     run: async (st) => {
       const o = await st.cart();
-      return st.act({ state_id: o.state_id, actions: [{ action: 'click', ref: ref(o, 'Clear saved items') }, { action: 'click', ref: ref(o, 'Move Green cup to cart') }] });
+      return st.act({
+        state_id: o.state_id,
+        actions: [{ action: 'click', ref: ref(o, 'Clear saved items') }, { action: 'click', ref: ref(o, 'Move Green cup to cart') }],
+      });
     },
   },
   {
     scenario: "a later action's frame removed by an earlier one",
-    expected: { status: 'action_failed', execution: 'dispatched_unknown', observation: 'captured', postcondition: 'not_requested', error_type: 'frame_detached' },
+    expected: {
+      status: 'action_failed',
+      execution: 'dispatched_unknown',
+      observation: 'captured',
+      postcondition: 'not_requested',
+      error_type: 'frame_detached',
+    },
     run: async (st) => {
       const o = await st.cart();
-      return st.act({ state_id: o.state_id, actions: [{ action: 'click', ref: ref(o, 'Close deals') }, { action: 'click', ref: ref(o, 'Frame button 1') }] });
+      return st.act({
+        state_id: o.state_id,
+        actions: [{ action: 'click', ref: ref(o, 'Close deals') }, { action: 'click', ref: ref(o, 'Frame button 1') }],
+      });
     },
   },
   {
     scenario: 'a navigation error (connection refused)',
-    expected: { status: 'action_failed', execution: 'dispatched_unknown', observation: 'captured', postcondition: 'not_requested', error_type: 'action_failed' },
+    expected: {
+      status: 'action_failed',
+      execution: 'dispatched_unknown',
+      observation: 'captured',
+      postcondition: 'not_requested',
+      error_type: 'action_failed',
+    },
     run: async (st) => st.act({ state_id: (await st.cart()).state_id, action: 'navigate', url: 'http://127.0.0.1:9/unreachable' }),
   },
   {
     scenario: 'a navigation that outlasts the budget',
-    expected: { status: 'action_failed', execution: 'dispatched_unknown', observation: 'captured', postcondition: 'not_requested', error_type: 'timeout' },
+    expected: {
+      status: 'action_failed',
+      execution: 'dispatched_unknown',
+      observation: 'captured',
+      postcondition: 'not_requested',
+      error_type: 'timeout',
+    },
     run: async (st) => {
       const o = await st.cart();
       return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Express checkout'), timeout_ms: 1_500 });
@@ -267,7 +342,10 @@ const ROWS: Row[] = [
     run: async (st) => {
       const o = await st.cart();
       try {
-        const actions = [{ action: 'click', ref: ref(o, 'Add to cart') }, { action: 'click', ref: ref(o, 'Empty cart') }, { action: 'click', ref: ref(o, 'Add to cart') }];
+        const actions = [{ action: 'click', ref: ref(o, 'Add to cart') }, { action: 'click', ref: ref(o, 'Empty cart') }, {
+          action: 'click',
+          ref: ref(o, 'Add to cart'),
+        }];
         const r = await st.act({ state_id: o.state_id, actions });
         assert.equal(r.completed, [0]);
         return r;
@@ -281,7 +359,10 @@ const ROWS: Row[] = [
     expected: { status: 'interrupted', execution: 'completed', observation: 'captured', postcondition: 'not_requested' },
     run: async (st) => {
       const o = await st.cart();
-      const r = await st.act({ state_id: o.state_id, actions: [{ action: 'click', ref: ref(o, 'View receipt') }, { action: 'click', ref: ref(o, 'Add to cart') }] });
+      const r = await st.act({
+        state_id: o.state_id,
+        actions: [{ action: 'click', ref: ref(o, 'View receipt') }, { action: 'click', ref: ref(o, 'Add to cart') }],
+      });
       assert.equal(r.completed, [0]);
       return r;
     },
@@ -291,7 +372,10 @@ const ROWS: Row[] = [
     expected: { status: 'interrupted', execution: 'completed', observation: 'captured', postcondition: 'not_requested' },
     run: async (st) => {
       const o = await st.cart();
-      const actions = [{ action: 'click', ref: ref(o, 'Add to cart') }, { action: 'click', ref: ref(o, 'Continue to payment') }, { action: 'click', ref: ref(o, 'Add to cart') }];
+      const actions = [{ action: 'click', ref: ref(o, 'Add to cart') }, { action: 'click', ref: ref(o, 'Continue to payment') }, {
+        action: 'click',
+        ref: ref(o, 'Add to cart'),
+      }];
       const r = await st.act({ state_id: o.state_id, actions });
       assert.equal(r.completed, [0, 1]);
       return r;
@@ -302,7 +386,10 @@ const ROWS: Row[] = [
     expected: { status: 'interrupted', execution: 'completed', observation: 'captured', postcondition: 'unknown' },
     run: async (st) => {
       const o = await st.cart();
-      const actions = [{ action: 'click', ref: ref(o, 'Add to cart') }, { action: 'click', ref: ref(o, 'Continue to payment') }, { action: 'click', ref: ref(o, 'Add to cart') }];
+      const actions = [{ action: 'click', ref: ref(o, 'Add to cart') }, { action: 'click', ref: ref(o, 'Continue to payment') }, {
+        action: 'click',
+        ref: ref(o, 'Add to cart'),
+      }];
       return st.act({ state_id: o.state_id, actions, expect: { selector: '#status', text: 'Added 2' } });
     },
   },
@@ -334,7 +421,12 @@ const ROWS: Row[] = [
     expected: ran('met'),
     run: async (st) => {
       const o = await st.cart();
-      return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), expect: { selector: '#status', text: 'Added 1' } });
+      return st.act({
+        state_id: o.state_id,
+        action: 'click',
+        ref: ref(o, 'Add to cart'),
+        expect: { selector: '#status', text: 'Added 1' },
+      });
     },
   },
   {
@@ -342,7 +434,12 @@ const ROWS: Row[] = [
     expected: ran('unmet'),
     run: async (st) => {
       const o = await st.cart();
-      return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), expect: { selector: '#status', text: 'Added 9' } });
+      return st.act({
+        state_id: o.state_id,
+        action: 'click',
+        ref: ref(o, 'Add to cart'),
+        expect: { selector: '#status', text: 'Added 9' },
+      });
     },
   },
   {
@@ -350,15 +447,31 @@ const ROWS: Row[] = [
     expected: ran('unmet'),
     run: async (st) => {
       const o = await st.cart();
-      return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), expect: { selector: '#no-such-thing', text: 'Added 1' } });
+      return st.act({
+        state_id: o.state_id,
+        action: 'click',
+        ref: ref(o, 'Add to cart'),
+        expect: { selector: '#no-such-thing', text: 'Added 1' },
+      });
     },
   },
   {
     scenario: 'expect whose selector is not CSS',
-    expected: { status: 'action_failed', execution: 'completed', observation: 'captured', postcondition: 'unknown', error_type: 'invalid_params' },
+    expected: {
+      status: 'action_failed',
+      execution: 'completed',
+      observation: 'captured',
+      postcondition: 'unknown',
+      error_type: 'invalid_params',
+    },
     run: async (st) => {
       const o = await st.cart();
-      return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), expect: { selector: '#status[', text: 'Added 1' } });
+      return st.act({
+        state_id: o.state_id,
+        action: 'click',
+        ref: ref(o, 'Add to cart'),
+        expect: { selector: '#status[', text: 'Added 1' },
+      });
     },
   },
   {
@@ -374,7 +487,12 @@ const ROWS: Row[] = [
     expected: ran('met'),
     run: async (st) => {
       const o = await st.cart();
-      return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Continue to payment'), wait_for: { url: `${fixtures.origin}/child.html` } });
+      return st.act({
+        state_id: o.state_id,
+        action: 'click',
+        ref: ref(o, 'Continue to payment'),
+        wait_for: { url: `${fixtures.origin}/child.html` },
+      });
     },
   },
   {
@@ -382,7 +500,13 @@ const ROWS: Row[] = [
     expected: ran('unmet'),
     run: async (st) => {
       const o = await st.cart();
-      return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), wait_for: { text: 'Order shipped' }, timeout_ms: 1_500 });
+      return st.act({
+        state_id: o.state_id,
+        action: 'click',
+        ref: ref(o, 'Add to cart'),
+        wait_for: { text: 'Order shipped' },
+        timeout_ms: 1_500,
+      });
     },
   },
   {
@@ -390,12 +514,24 @@ const ROWS: Row[] = [
     expected: ran('unmet'),
     run: async (st) => {
       const o = await st.cart();
-      return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), wait_for: { url: '*/shipped' }, timeout_ms: 1_500 });
+      return st.act({
+        state_id: o.state_id,
+        action: 'click',
+        ref: ref(o, 'Add to cart'),
+        wait_for: { url: '*/shipped' },
+        timeout_ms: 1_500,
+      });
     },
   },
   {
     scenario: 'wait_for whose selector is not CSS',
-    expected: { status: 'action_failed', execution: 'completed', observation: 'captured', postcondition: 'unknown', error_type: 'invalid_params' },
+    expected: {
+      status: 'action_failed',
+      execution: 'completed',
+      observation: 'captured',
+      postcondition: 'unknown',
+      error_type: 'invalid_params',
+    },
     run: async (st) => {
       const o = await st.cart();
       return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), wait_for: { selector: '.toast[' } });
@@ -403,12 +539,24 @@ const ROWS: Row[] = [
   },
   {
     scenario: 'a click that closes its own tab (a receipt window)',
-    expected: { status: 'completed', execution: 'completed', observation: 'unavailable', postcondition: 'not_requested', error_type: 'target_not_found' },
+    expected: {
+      status: 'completed',
+      execution: 'completed',
+      observation: 'unavailable',
+      postcondition: 'not_requested',
+      error_type: 'target_not_found',
+    },
     run: async (st) => receiptClosed(st, {}),
   },
   {
     scenario: 'a click that closes its own tab, with expect',
-    expected: { status: 'action_failed', execution: 'completed', observation: 'unavailable', postcondition: 'unknown', error_type: 'target_not_found' },
+    expected: {
+      status: 'action_failed',
+      execution: 'completed',
+      observation: 'unavailable',
+      postcondition: 'unknown',
+      error_type: 'target_not_found',
+    },
     run: async (st) => receiptClosed(st, { expect: { selector: '#total', text: '$12.00' } }),
   },
 
@@ -440,22 +588,42 @@ const ROWS: Row[] = [
     run: async (st) => {
       const o = await st.cart();
       await st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), request_id: `conflict-x-${o.state_id}` });
-      return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), request_id: `conflict-x-${o.state_id}`, expect: { selector: '#status', text: 'Added 1' } });
+      return st.act({
+        state_id: o.state_id,
+        action: 'click',
+        ref: ref(o, 'Add to cart'),
+        request_id: `conflict-x-${o.state_id}`,
+        expect: { selector: '#status', text: 'Added 1' },
+      });
     },
   },
 
   // ---- cancelled, or the page, the tab or the browser lost mid-act ----
   {
     scenario: 'cancel mid wait_for',
-    expected: { status: 'outcome_unknown', execution: 'completed', observation: 'unavailable', postcondition: 'unknown', error_type: 'operation_cancelled' },
+    expected: {
+      status: 'outcome_unknown',
+      execution: 'completed',
+      observation: 'unavailable',
+      postcondition: 'unknown',
+      error_type: 'operation_cancelled',
+    },
     run: (st) => st.interruptedWait(() => st.client.call('cancel', { session_id: st.sessionId })),
   },
   {
     scenario: 'a cancelled request replayed',
-    expected: { status: 'outcome_unknown', execution: 'completed', observation: 'unavailable', postcondition: 'unknown', error_type: 'operation_cancelled' },
+    expected: {
+      status: 'outcome_unknown',
+      execution: 'completed',
+      observation: 'unavailable',
+      postcondition: 'unknown',
+      error_type: 'operation_cancelled',
+    },
     run: async (st) => {
       let sent: Record<string, unknown> = {};
-      await st.interruptedWait(() => st.client.call('cancel', { session_id: st.sessionId }), { request_id: `cancelled-${crypto.randomUUID()}` }, (params) => (sent = params));
+      await st.interruptedWait(() => st.client.call('cancel', { session_id: st.sessionId }), {
+        request_id: `cancelled-${crypto.randomUUID()}`,
+      }, (params) => (sent = params));
       const replay = await st.act(sent);
       assert.is(replay.replayed, true);
       return replay;
@@ -463,12 +631,23 @@ const ROWS: Row[] = [
   },
   {
     scenario: 'the session closed under an act queued behind another',
-    expected: { status: 'outcome_unknown', execution: 'not_dispatched', observation: 'unavailable', postcondition: 'unknown', error_type: 'operation_cancelled' },
+    expected: {
+      status: 'outcome_unknown',
+      execution: 'not_dispatched',
+      observation: 'unavailable',
+      postcondition: 'unknown',
+      error_type: 'operation_cancelled',
+    },
     run: async (st) => {
       const own = await Stage.open(st.server, 'closing');
       const o = await own.cart();
       const running = own.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), wait_for: { text: 'Order shipped' } });
-      const queued = own.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), expect: { selector: '#status', text: 'Added 2' } });
+      const queued = own.act({
+        state_id: o.state_id,
+        action: 'click',
+        ref: ref(o, 'Add to cart'),
+        expect: { selector: '#status', text: 'Added 2' },
+      });
       await own.statusReads(o.target_id, 'Added 1');
       await own.client.call('session.close', { session_id: own.sessionId });
       const closedMidWait = await running;
@@ -484,7 +663,13 @@ const ROWS: Row[] = [
   {
     scenario: 'the tab closed mid wait_for',
     private: true,
-    expected: { status: 'action_failed', execution: 'completed', observation: 'unavailable', postcondition: 'unknown', error_type: 'target_not_found' },
+    expected: {
+      status: 'action_failed',
+      execution: 'completed',
+      observation: 'unavailable',
+      postcondition: 'unknown',
+      error_type: 'target_not_found',
+    },
     run: (st) =>
       st.interruptedWait(async (o) => {
         await st.server.server.host.current!.connection.root.send('Target.closeTarget', { targetId: o.target_id });
@@ -493,7 +678,13 @@ const ROWS: Row[] = [
   {
     scenario: 'the renderer crashed mid wait_for',
     private: true,
-    expected: { status: 'action_failed', execution: 'completed', observation: 'captured', postcondition: 'unknown', error_type: 'document_changed' },
+    expected: {
+      status: 'action_failed',
+      execution: 'completed',
+      observation: 'captured',
+      postcondition: 'unknown',
+      error_type: 'document_changed',
+    },
     run: (st) =>
       st.interruptedWait(async (o) => {
         tabOf(st.server, o.target_id).session.send('Page.crash').catch(() => {});
@@ -502,7 +693,13 @@ const ROWS: Row[] = [
   {
     scenario: 'the browser killed mid wait_for',
     private: true,
-    expected: { status: 'action_failed', execution: 'completed', observation: 'unavailable', postcondition: 'unknown', error_type: 'browser_unavailable' },
+    expected: {
+      status: 'action_failed',
+      execution: 'completed',
+      observation: 'unavailable',
+      postcondition: 'unknown',
+      error_type: 'browser_unavailable',
+    },
     run: (st) =>
       st.interruptedWait(async () => {
         process.kill(st.server.server.host.pid!, 'SIGKILL');
@@ -552,12 +749,18 @@ s('every outcome act can produce, one scenario a row, against PROTOCOL.md §7', 
         actual = pinned(r);
         detail = r.error_text ?? '';
         // §7: fresh_state is present exactly when observation is captured.
-        if ((r.fresh_state !== undefined) !== (r.observation === 'captured')) actual = `${JSON.stringify(actual)} but fresh_state ${r.fresh_state ? 'present' : 'absent'}`;
+        if ((r.fresh_state !== undefined) !== (r.observation === 'captured')) {
+          actual = `${JSON.stringify(actual)} but fresh_state ${r.fresh_state ? 'present' : 'absent'}`;
+        }
       } catch (error) {
         actual = `threw ${(error as Error).stack ?? String(error)}`;
       }
       if (typeof actual === 'string' || JSON.stringify(actual) !== JSON.stringify(pinned(row.expected))) {
-        wrong.push(`${row.scenario}\n    expected ${JSON.stringify(pinned(row.expected))}\n    actual   ${typeof actual === 'string' ? actual : JSON.stringify(actual)}${detail ? `\n    (${detail})` : ''}`);
+        wrong.push(
+          `${row.scenario}\n    expected ${JSON.stringify(pinned(row.expected))}\n    actual   ${
+            typeof actual === 'string' ? actual : JSON.stringify(actual)
+          }${detail ? `\n    (${detail})` : ''}`,
+        );
       }
     }
   } finally {

@@ -7,7 +7,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
-import { ref, type ActResult, type Observation } from '../helpers/wire.ts';
+import { type ActResult, type Observation, ref } from '../helpers/wire.ts';
 
 const s = suite('act');
 let server: TestServer;
@@ -35,7 +35,9 @@ function act(params: Record<string, unknown>): Promise<ActResult> {
   return client.call('act', { session_id: sessionId, ...params });
 }
 // A text line of the tree is a quoted string alone on its line.
-const statusOf = (o: Observation | undefined) => /^ *"(clicked[^"]*|idle|agree[^"]*|fruit[^"]*|submitted[^"]*|far[^"]*|confirm[^"]*|dropped[^"]*|covered[^"]*|typed[^"]*|nothing yet)"$/m.exec(o?.tree ?? '')?.[1];
+const statusOf = (o: Observation | undefined) =>
+  /^ *"(clicked[^"]*|idle|agree[^"]*|fruit[^"]*|submitted[^"]*|far[^"]*|confirm[^"]*|dropped[^"]*|covered[^"]*|typed[^"]*|nothing yet)"$/m
+    .exec(o?.tree ?? '')?.[1];
 
 s('click: completed, executed once, with a fresh observation that is the new current state', async () => {
   const o = await open('/act.html');
@@ -112,7 +114,10 @@ s('a field replaced by an identical twin is node_detached for fill: nothing focu
   assert.is(r.status, 'stale_reference');
   assert.is(r.error_type, 'node_detached');
   assert.is(r.execution, 'not_dispatched');
-  assert.equal(await evaluate(server, o.target_id, `[document.getElementById('name').value, document.activeElement === document.body]`), ['', true]);
+  assert.equal(await evaluate(server, o.target_id, `[document.getElementById('name').value, document.activeElement === document.body]`), [
+    '',
+    true,
+  ]);
 });
 
 s('a field acted on before, then replaced by a twin, is node_detached: the kept handle is still checked', async () => {
@@ -120,12 +125,19 @@ s('a field acted on before, then replaced by a twin, is node_detached: the kept 
   const first = await act({ state_id: o.state_id, action: 'fill', ref: ref(o, 'Name'), text: 'first' });
   assert.is(first.status, 'completed');
   const fresh = first.fresh_state!;
-  await evaluate(server, o.target_id, `const old = document.getElementById('name'); const twin = old.cloneNode(); twin.id = 'twin'; old.replaceWith(twin); document.activeElement.blur()`);
+  await evaluate(
+    server,
+    o.target_id,
+    `const old = document.getElementById('name'); const twin = old.cloneNode(); twin.id = 'twin'; old.replaceWith(twin); document.activeElement.blur()`,
+  );
   const r = await act({ state_id: fresh.state_id, action: 'fill', ref: ref(fresh, 'Name'), text: 'never' });
   assert.is(r.error_type, 'node_detached');
   assert.is(r.execution, 'not_dispatched');
   // The clone copied the value the first fill typed; the second typed nothing anywhere.
-  assert.equal(await evaluate(server, o.target_id, `[document.getElementById('twin').value, document.activeElement === document.body]`), ['first', true]);
+  assert.equal(await evaluate(server, o.target_id, `[document.getElementById('twin').value, document.activeElement === document.body]`), [
+    'first',
+    true,
+  ]);
 });
 
 s('a second act on the same element needs no node lookup', async () => {
@@ -160,8 +172,17 @@ s('fill reaches fields in a same-origin and a cross-site iframe', async () => {
   const valueIn = async (frameId: string) => {
     const session = tab.frames.get(frameId)!.session;
     // The same-origin frame shares the page's process and session: read it through its iframe.
-    if (session === tab.session) return evaluate<string>(server, o.target_id, `document.getElementById('frame').contentDocument.getElementById('frame-password').value`);
-    const { result } = await session.send('Runtime.evaluate', { expression: `document.getElementById('frame-password').value`, returnByValue: true });
+    if (session === tab.session) {
+      return evaluate<string>(
+        server,
+        o.target_id,
+        `document.getElementById('frame').contentDocument.getElementById('frame-password').value`,
+      );
+    }
+    const { result } = await session.send('Runtime.evaluate', {
+      expression: `document.getElementById('frame-password').value`,
+      returnByValue: true,
+    });
     return result.value as string;
   };
   for (const [index, field] of fields.entries()) {
@@ -188,7 +209,11 @@ s('a closed tab is target_changed; a removed iframe is frame_detached', async ()
   const closed = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Count') });
   assert.is(closed.error_type, 'target_changed');
   const framed = await open('/shadow-iframe.html');
-  const frameObservation = await observe({ frame_id: (await client.call('frames.list', { session_id: sessionId })).frames.find((f) => f.url.endsWith('/frame-buttons.html') && f.url.includes('127.0.0.1'))!.frame_id });
+  const frameObservation = await observe({
+    frame_id: (await client.call('frames.list', { session_id: sessionId })).frames.find((f) =>
+      f.url.endsWith('/frame-buttons.html') && f.url.includes('127.0.0.1')
+    )!.frame_id,
+  });
   await evaluate(server, framed.target_id, `document.getElementById('same-origin').remove()`);
   const detached = await act({ state_id: frameObservation.state_id, action: 'click', ref: ref(frameObservation, 'Frame button 1') });
   assert.is(detached.error_type, 'frame_detached');
@@ -248,7 +273,10 @@ s('fill, check, select, press Enter to submit, hover menu, drag and drop, scroll
   assert.is(r.status, 'action_failed');
   assert.match(r.error_text!, /disabled/);
   o = await observe();
-  r = await act({ state_id: o.state_id, actions: [{ action: 'type', ref: ref(o, 'Query'), text: 'cats' }, { action: 'press', key: 'Enter' }] });
+  r = await act({
+    state_id: o.state_id,
+    actions: [{ action: 'type', ref: ref(o, 'Query'), text: 'cats' }, { action: 'press', key: 'Enter' }],
+  });
   assert.equal(r.completed, [0, 1]);
   assert.is(statusOf(r.fresh_state), 'submitted cats');
   o = r.fresh_state!;
@@ -366,7 +394,10 @@ s('a confirm opened by a click: interrupted with the dialog, well before the tim
 
 s('a _blank link opens a popup: reported, and later actions of the batch do not run', async () => {
   const o = await open('/act.html');
-  const r = await act({ state_id: o.state_id, actions: [{ action: 'click', ref: ref(o, 'Open in new tab') }, { action: 'click', ref: ref(o, 'Count') }] });
+  const r = await act({
+    state_id: o.state_id,
+    actions: [{ action: 'click', ref: ref(o, 'Open in new tab') }, { action: 'click', ref: ref(o, 'Count') }],
+  });
   assert.is(r.status, 'interrupted');
   assert.equal(r.completed, [0]);
   const popup = r.events.find((e) => e.kind === 'popup');
@@ -381,7 +412,13 @@ s('a _blank link opens a popup: reported, and later actions of the batch do not 
 
 s('a batch interrupted by navigation stops after it', async () => {
   const o = await open('/act.html');
-  const r = await act({ state_id: o.state_id, actions: [{ action: 'click', ref: ref(o, 'Count') }, { action: 'click', ref: ref(o, 'Next page') }, { action: 'click', ref: ref(o, 'Count') }] });
+  const r = await act({
+    state_id: o.state_id,
+    actions: [{ action: 'click', ref: ref(o, 'Count') }, { action: 'click', ref: ref(o, 'Next page') }, {
+      action: 'click',
+      ref: ref(o, 'Count'),
+    }],
+  });
   assert.is(r.status, 'interrupted');
   assert.equal(r.completed, [0, 1]);
   assert.is(r.fresh_state!.url, fixtures.url('/child.html'));
@@ -426,7 +463,13 @@ s('request_id: replay executes nothing; other params conflict', async () => {
 s('cancel during a long wait_for: outcome_unknown with operation_cancelled; idle when nothing runs', async () => {
   const o = await open('/act.html');
   assert.equal(await client.call('cancel', { session_id: sessionId }), { status: 'idle' });
-  const running = act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Count'), wait_for: { text: 'never appears' }, request_id: `cancel-${o.state_id}` });
+  const running = act({
+    state_id: o.state_id,
+    action: 'click',
+    ref: ref(o, 'Count'),
+    wait_for: { text: 'never appears' },
+    request_id: `cancel-${o.state_id}`,
+  });
   // The act is running (waiting) once its click has landed; the page is read behind the
   // session's queue, which the running act holds.
   const status = () => evaluate<string>(server, o.target_id, `document.getElementById('status').textContent`);
@@ -436,14 +479,26 @@ s('cancel during a long wait_for: outcome_unknown with operation_cancelled; idle
   const r = await running;
   assert.is(r.status, 'outcome_unknown');
   assert.is(r.error_type, 'operation_cancelled');
-  const replay = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Count'), wait_for: { text: 'never appears' }, request_id: `cancel-${o.state_id}` });
+  const replay = await act({
+    state_id: o.state_id,
+    action: 'click',
+    ref: ref(o, 'Count'),
+    wait_for: { text: 'never appears' },
+    request_id: `cancel-${o.state_id}`,
+  });
   assert.is(replay.status, 'outcome_unknown', 'a cancelled request is never replayed as if it had run');
 });
 
 s('timeout_ms 0 means the default; 60001 and -1 are invalid params that touch no state', async () => {
   const o = await open('/act.html');
   for (const timeout of [60_001, -1, 1.5]) {
-    const error = await client.callError('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Count'), timeout_ms: timeout });
+    const error = await client.callError('act', {
+      session_id: sessionId,
+      state_id: o.state_id,
+      action: 'click',
+      ref: ref(o, 'Count'),
+      timeout_ms: timeout,
+    });
     assert.is(error.data?.error_type, 'invalid_params');
   }
   const missing = await client.callError('act', { session_id: sessionId, state_id: o.state_id, action: 'type', ref: ref(o, 'Name') });
@@ -457,14 +512,32 @@ s('timeout_ms 0 means the default; 60001 and -1 are invalid params that touch no
 
 s('screenshot: always attaches one; on_error only on failure', async () => {
   let o = await open('/act.html');
-  const always = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Count'), screenshot: 'always' });
+  const always = await client.call('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'click',
+    ref: ref(o, 'Count'),
+    screenshot: 'always',
+  });
   assert.is(always.screenshot?.mime, 'image/png');
   assert.ok((always.screenshot?.data.length ?? 0) > 1000);
   o = always.fresh_state!;
-  const quiet = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Count'), screenshot: 'on_error' });
+  const quiet = await client.call('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'click',
+    ref: ref(o, 'Count'),
+    screenshot: 'on_error',
+  });
   assert.is(quiet.screenshot, undefined);
   o = quiet.fresh_state!;
-  const failed = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Covered'), screenshot: 'on_error' });
+  const failed = await client.call('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'click',
+    ref: ref(o, 'Covered'),
+    screenshot: 'on_error',
+  });
   assert.is(failed.error_type, 'click_intercepted');
   assert.is(failed.screenshot?.mime, 'image/png');
 });

@@ -14,7 +14,10 @@ const ctx = withSession(s, 'ax-part');
 
 s('an accessibility read of a node whose document was replaced fails; the renderer lives on', async () => {
   const { client, sessionId, fixtures, server } = ctx;
-  const { target_id: targetId } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url('/counter.html') });
+  const { target_id: targetId } = await client.call<{ target_id: string }>('tabs.new', {
+    session_id: sessionId,
+    url: fixtures.url('/counter.html'),
+  });
   const tab = tabOf(server, targetId);
   const frame = tab.frames.get(tab.mainFrameId)!;
   const { result } = await tab.session.send('Runtime.evaluate', { expression: 'window.kept = document.getElementById("count")' });
@@ -39,18 +42,22 @@ s('an accessibility read of a node whose document was replaced fails; the render
   );
   assert.is.not(stale, 'answered');
   // A round trip later, the renderer still answers and never crashed.
-  const title = await tab.session.sendWith({ timeoutMs: 5_000 }, 'Runtime.evaluate', { expression: 'document.title', returnByValue: true }).then(
-    (r) => r.result.value as string,
-    (error: Error) => `no answer: ${error.message}`,
-  );
+  const title = await tab.session.sendWith({ timeoutMs: 5_000 }, 'Runtime.evaluate', { expression: 'document.title', returnByValue: true })
+    .then(
+      (r) => r.result.value as string,
+      (error: Error) => `no answer: ${error.message}`,
+    );
   assert.is(title, 'Create your account · Acme');
   assert.not.ok(tab.crashed, 'the renderer crashed');
   await client.call('tabs.close', { session_id: sessionId, target_id: targetId });
 });
 
-s('a part is the element\'s subtree as the full tree has it, inline text boxes aside', async () => {
+s("a part is the element's subtree as the full tree has it, inline text boxes aside", async () => {
   const { client, sessionId, fixtures, server } = ctx;
-  const { target_id: targetId } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url('/counter.html') });
+  const { target_id: targetId } = await client.call<{ target_id: string }>('tabs.new', {
+    session_id: sessionId,
+    url: fixtures.url('/counter.html'),
+  });
   const tab = tabOf(server, targetId);
   const frame = tab.frames.get(tab.mainFrameId)!;
   // Three levels of controls below one element, an ignored wrapper, an element not in the tree.

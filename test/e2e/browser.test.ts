@@ -41,8 +41,16 @@ s('--connect http://127.0.0.1:PORT attaches to a running browser and leaves it r
   const profile = mkdtempSync(join(tmpdir(), 'pagewire-connect-test-'));
   const browser = spawn(
     '/usr/bin/chromium',
-    ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'],
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--remote-debugging-port=0',
+      `--user-data-dir=${profile}`,
+      'about:blank',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
   onTeardown(() => {
@@ -91,4 +99,3 @@ s('a browser that dies is replaced on the next call; its sessions are gone', asy
 });
 
 s.run();
-

@@ -11,11 +11,11 @@ import { parseConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { TestClient } from '../helpers/client.ts';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
 import { onTeardown } from '../helpers/teardown.ts';
-import { nextEvent, receivedEvents, ref, type NetworkEntry, type Observation } from '../helpers/wire.ts';
+import { type NetworkEntry, nextEvent, type Observation, receivedEvents, ref } from '../helpers/wire.ts';
 
 const s = suite('domain policy');
 
@@ -40,54 +40,73 @@ async function observe(sessionId: string): Promise<Observation> {
   return client.call('observe', { session_id: sessionId });
 }
 
-s('every way out of a page to a blocked host fails in the page and never reaches the host: image, iframe, WebSocket, worker fetch, redirect chain', async () => {
-  const { session_id } = await client.call('session.create', { name: 'dashboard' });
-  const t = tag();
-  const { target_id } = await client.call('tabs.new', { session_id, url: fixtures.url(`/net-dashboard.html?tag=${t}`) });
-  await evaluate(guarded, target_id, 'window.dashboardReady');
-  const shown = await evaluate<Record<string, string>>(
-    guarded,
-    target_id,
-    `Object.fromEntries(['avatar-state', 'ws-state', 'worker-state', 'redirect-state'].map((id) => [id, document.getElementById(id).textContent]))`,
-  );
-  assert.equal(shown, { 'avatar-state': 'failed', 'ws-state': 'offline', 'worker-state': 'worker fetch failed', 'redirect-state': 'failed' });
-  // The allowed part ran: the page and the redirect's first two hops on 127.0.0.1.
-  assert.ok(fixtures.seen.some((r) => r.host.startsWith('127.0.0.1:') && r.path.startsWith(`/net-dashboard.html?tag=${t}`)));
-  assert.is(fixtures.seen.filter((r) => r.host.startsWith('127.0.0.1:') && r.path.startsWith('/redirect') && decodeURIComponent(r.path).includes(`redirect-${t}`)).length, 2);
-  // Nothing reached the blocked name, the iframe's document included.
-  assert.equal(reachedOther(t), []);
-  const frames = await client.call('frames.list', { session_id, target_id });
-  assert.not.ok(frames.frames.some((f) => f.url.includes('widget')), JSON.stringify(frames.frames));
+s(
+  'every way out of a page to a blocked host fails in the page and never reaches the host: image, iframe, WebSocket, worker fetch, redirect chain',
+  async () => {
+    const { session_id } = await client.call('session.create', { name: 'dashboard' });
+    const t = tag();
+    const { target_id } = await client.call('tabs.new', { session_id, url: fixtures.url(`/net-dashboard.html?tag=${t}`) });
+    await evaluate(guarded, target_id, 'window.dashboardReady');
+    const shown = await evaluate<Record<string, string>>(
+      guarded,
+      target_id,
+      `Object.fromEntries(['avatar-state', 'ws-state', 'worker-state', 'redirect-state'].map((id) => [id, document.getElementById(id).textContent]))`,
+    );
+    assert.equal(shown, {
+      'avatar-state': 'failed',
+      'ws-state': 'offline',
+      'worker-state': 'worker fetch failed',
+      'redirect-state': 'failed',
+    });
+    // The allowed part ran: the page and the redirect's first two hops on 127.0.0.1.
+    assert.ok(fixtures.seen.some((r) => r.host.startsWith('127.0.0.1:') && r.path.startsWith(`/net-dashboard.html?tag=${t}`)));
+    assert.is(
+      fixtures.seen.filter((r) =>
+        r.host.startsWith('127.0.0.1:') && r.path.startsWith('/redirect') && decodeURIComponent(r.path).includes(`redirect-${t}`)
+      ).length,
+      2,
+    );
+    // Nothing reached the blocked name, the iframe's document included.
+    assert.equal(reachedOther(t), []);
+    const frames = await client.call('frames.list', { session_id, target_id });
+    assert.not.ok(frames.frames.some((f) => f.url.includes('widget')), JSON.stringify(frames.frames));
 
-  const { entries } = await client.call('network.list', { session_id, target_id });
-  const blocked = (predicate: (e: NetworkEntry) => boolean) => entries.filter((e) => e.blocked_by !== undefined && predicate(e));
-  const rule = '--block-domain localhost';
-  for (const [what, predicate] of [
-    ['the image', (e: NetworkEntry) => e.url.includes(`/api/pixel/${t}`) && e.resource_type === 'image'],
-    ['the iframe', (e: NetworkEntry) => e.url.includes('/child.html') && e.resource_type === 'document'],
-    ['the worker fetch', (e: NetworkEntry) => e.url.includes(`/api/ping/worker-${t}`)],
-    ['the last redirect hop', (e: NetworkEntry) => e.url.includes(`/api/ping/redirect-${t}`)],
-  ] as const) {
-    const found = blocked(predicate);
-    assert.is(found.length, 1, `${what} is one blocked entry: ${JSON.stringify(entries)}`);
-    assert.is(found[0]!.blocked_by, rule);
-    assert.is(found[0]!.state, 'failed');
-    assert.is(found[0]!.failure, 'blocked');
-  }
-  // The WebSocket was refused by the context's proxy, which sees a host and a port.
-  const all = await client.call('network.list', { session_id });
-  const socket = all.entries.find((e) => e.method === 'CONNECT' && e.url === `localhost:${fixtures.port}`);
-  assert.ok(socket, JSON.stringify(all.entries));
-  assert.is(socket!.blocked_by, rule);
-  await client.call('session.close', { session_id });
-});
+    const { entries } = await client.call('network.list', { session_id, target_id });
+    const blocked = (predicate: (e: NetworkEntry) => boolean) => entries.filter((e) => e.blocked_by !== undefined && predicate(e));
+    const rule = '--block-domain localhost';
+    for (
+      const [what, predicate] of [
+        ['the image', (e: NetworkEntry) => e.url.includes(`/api/pixel/${t}`) && e.resource_type === 'image'],
+        ['the iframe', (e: NetworkEntry) => e.url.includes('/child.html') && e.resource_type === 'document'],
+        ['the worker fetch', (e: NetworkEntry) => e.url.includes(`/api/ping/worker-${t}`)],
+        ['the last redirect hop', (e: NetworkEntry) => e.url.includes(`/api/ping/redirect-${t}`)],
+      ] as const
+    ) {
+      const found = blocked(predicate);
+      assert.is(found.length, 1, `${what} is one blocked entry: ${JSON.stringify(entries)}`);
+      assert.is(found[0]!.blocked_by, rule);
+      assert.is(found[0]!.state, 'failed');
+      assert.is(found[0]!.failure, 'blocked');
+    }
+    // The WebSocket was refused by the context's proxy, which sees a host and a port.
+    const all = await client.call('network.list', { session_id });
+    const socket = all.entries.find((e) => e.method === 'CONNECT' && e.url === `localhost:${fixtures.port}`);
+    assert.ok(socket, JSON.stringify(all.entries));
+    assert.is(socket!.blocked_by, rule);
+    await client.call('session.close', { session_id });
+  },
+);
 
 s('a service worker and a shared worker cannot reach a blocked host either', async () => {
   const { session_id } = await client.call('session.create', { name: 'offline-app' });
   const t = tag();
   const { target_id } = await client.call('tabs.new', { session_id, url: fixtures.url(`/offline-app.html?tag=${t}`) });
   await evaluate(guarded, target_id, 'window.workersReady');
-  const shown = await evaluate(guarded, target_id, `[document.getElementById('sw-state').textContent, document.getElementById('shared-state').textContent]`);
+  const shown = await evaluate(
+    guarded,
+    target_id,
+    `[document.getElementById('sw-state').textContent, document.getElementById('shared-state').textContent]`,
+  );
   assert.equal(shown, ['sync failed', 'sync failed']);
   assert.equal(reachedOther(t), []);
   const { entries } = await client.call('network.list', { session_id });
@@ -119,7 +138,9 @@ s('a popup and a form post to a blocked host: the popup opens on an error page, 
   const post = entries.find((e) => e.method === 'POST' && e.url.includes(`/api/submit/${t}`));
   assert.ok(post, JSON.stringify(entries));
   assert.is(post!.blocked_by, '--block-domain localhost');
-  const popupDocument = entries.find((e) => e.url.includes(`/child.html`) && e.target_id === popup.data.target_id && e.resource_type === 'document');
+  const popupDocument = entries.find((e) =>
+    e.url.includes(`/child.html`) && e.target_id === popup.data.target_id && e.resource_type === 'document'
+  );
   assert.ok(popupDocument?.blocked_by, `the popup's document is refused in its own tab: ${JSON.stringify(entries)}`);
   await client.call('session.close', { session_id });
 });
@@ -134,7 +155,12 @@ s('navigate and tabs.new to a blocked host are refused before anything happens, 
   assert.is((await client.call('tabs.list', { session_id })).tabs.length, 1, 'no tab was opened');
   await client.call('tabs.new', { session_id, url: fixtures.url('/child.html') });
   const o = await observe(session_id);
-  const moved = await client.call('act', { session_id, state_id: o.state_id, action: 'navigate', url: fixtures.otherUrl(`/child.html?nav=${t}`) });
+  const moved = await client.call('act', {
+    session_id,
+    state_id: o.state_id,
+    action: 'navigate',
+    url: fixtures.otherUrl(`/child.html?nav=${t}`),
+  });
   assert.is(moved.status, 'action_failed');
   assert.is(moved.error_type, 'forbidden');
   assert.is(moved.execution, 'not_dispatched');
@@ -155,7 +181,11 @@ s('navigate and tabs.new to a blocked host are refused before anything happens, 
 
 s('a session narrows the server policy and cannot widen it', async () => {
   // allow_domains cannot let in what the server blocks…
-  const { session_id } = await client.call('session.create', { name: 'narrow', allow_domains: ['localhost', '127.0.0.1'], block_domains: ['*.ads.example'] });
+  const { session_id } = await client.call('session.create', {
+    name: 'narrow',
+    allow_domains: ['localhost', '127.0.0.1'],
+    block_domains: ['*.ads.example'],
+  });
   const widened = await client.callError('tabs.new', { session_id, url: fixtures.otherUrl('/child.html') });
   assert.is(widened.data['rule'], '--block-domain localhost');
   // …and blocks more of its own.
@@ -168,13 +198,19 @@ s('a session narrows the server policy and cannot widen it', async () => {
   onTeardown(() => other.close());
   const only = await other.call('session.create', { name: 'only-localhost', allow_domains: [`localhost:${fixtures.port}`] });
   const t = tag();
-  const { target_id } = await other.call('tabs.new', { session_id: only.session_id, url: fixtures.otherUrl(`/net-dashboard.html?tag=${t}`) });
+  const { target_id } = await other.call('tabs.new', {
+    session_id: only.session_id,
+    url: fixtures.otherUrl(`/net-dashboard.html?tag=${t}`),
+  });
   await evaluate(shared, target_id, 'window.dashboardReady');
   // Everything it reaches for on 127.0.0.1 (its third parties now) is refused.
   assert.is(await evaluate(shared, target_id, `document.getElementById('worker-state').textContent`), 'worker fetch failed');
   assert.not.ok(fixtures.seen.some((r) => r.host.startsWith('127.0.0.1:') && r.path.includes(t)));
   const { entries } = await other.call('network.list', { session_id: only.session_id });
-  assert.ok(entries.some((e) => e.url.includes(`/api/ping/worker-${t}`) && e.blocked_by === 'no allow_domains pattern matches'), JSON.stringify(entries));
+  assert.ok(
+    entries.some((e) => e.url.includes(`/api/ping/worker-${t}`) && e.blocked_by === 'no allow_domains pattern matches'),
+    JSON.stringify(entries),
+  );
   const refused = await other.callError('tabs.new', { session_id: only.session_id, url: fixtures.url('/child.html') });
   assert.is(refused.data['rule'], 'no allow_domains pattern matches');
   // Another session of that server is not affected.
@@ -185,30 +221,35 @@ s('a session narrows the server policy and cannot widen it', async () => {
   assert.equal(bad.data.issues?.[0]?.path, 'allow_domains.0');
 });
 
-s('--block-private-network: loopback is refused for navigations and for a page\'s own requests; a host an allow rule names exactly is not', async () => {
-  const strict = await startTestServer(['--block-private-network']);
-  const c = await strict.connect();
-  onTeardown(() => c.close());
-  const { session_id } = await c.call('session.create', { name: 'private' });
-  const refused = await c.callError('tabs.new', { session_id, url: fixtures.url('/child.html') });
-  assert.is(refused.data['rule'], '--block-private-network');
-  // A public-looking page (data:) that reaches for loopback: its fetch fails, the server never sees it.
-  const t = tag();
-  const page = `data:text/html,<title>probe</title><script>window.probe = fetch('${fixtures.url(`/api/ping/probe-${t}`)}').then(() => 'reached', () => 'refused')</script>`;
-  const { target_id } = await c.call('tabs.new', { session_id, url: page });
-  assert.is(await evaluate(strict, target_id, 'window.probe'), 'refused');
-  assert.not.ok(fixtures.seen.some((r) => r.path.includes(`probe-${t}`)));
-  // An exact allow rule is a local app meant to be reached; a wildcard does not name a host.
-  const local = await startTestServer(['--block-private-network', '--allow-domain', '127.0.0.1', '--allow-domain', '*host']);
-  const l = await local.connect();
-  onTeardown(() => l.close());
-  const open = await l.call('session.create', { name: 'local-app' });
-  const ok = await l.call('tabs.new', { session_id: open.session_id, url: fixtures.url(`/child.html?local=${t}`) });
-  assert.is(ok.error_text, undefined);
-  assert.ok(fixtures.seen.some((r) => r.path.includes(`local=${t}`)));
-  const wildcard = await l.callError('tabs.new', { session_id: open.session_id, url: fixtures.otherUrl('/child.html') });
-  assert.is(wildcard.data['rule'], '--block-private-network');
-});
+s(
+  "--block-private-network: loopback is refused for navigations and for a page's own requests; a host an allow rule names exactly is not",
+  async () => {
+    const strict = await startTestServer(['--block-private-network']);
+    const c = await strict.connect();
+    onTeardown(() => c.close());
+    const { session_id } = await c.call('session.create', { name: 'private' });
+    const refused = await c.callError('tabs.new', { session_id, url: fixtures.url('/child.html') });
+    assert.is(refused.data['rule'], '--block-private-network');
+    // A public-looking page (data:) that reaches for loopback: its fetch fails, the server never sees it.
+    const t = tag();
+    const page = `data:text/html,<title>probe</title><script>window.probe = fetch('${
+      fixtures.url(`/api/ping/probe-${t}`)
+    }').then(() => 'reached', () => 'refused')</script>`;
+    const { target_id } = await c.call('tabs.new', { session_id, url: page });
+    assert.is(await evaluate(strict, target_id, 'window.probe'), 'refused');
+    assert.not.ok(fixtures.seen.some((r) => r.path.includes(`probe-${t}`)));
+    // An exact allow rule is a local app meant to be reached; a wildcard does not name a host.
+    const local = await startTestServer(['--block-private-network', '--allow-domain', '127.0.0.1', '--allow-domain', '*host']);
+    const l = await local.connect();
+    onTeardown(() => l.close());
+    const open = await l.call('session.create', { name: 'local-app' });
+    const ok = await l.call('tabs.new', { session_id: open.session_id, url: fixtures.url(`/child.html?local=${t}`) });
+    assert.is(ok.error_text, undefined);
+    assert.ok(fixtures.seen.some((r) => r.path.includes(`local=${t}`)));
+    const wildcard = await l.callError('tabs.new', { session_id: open.session_id, url: fixtures.otherUrl('/child.html') });
+    assert.is(wildcard.data['rule'], '--block-private-network');
+  },
+);
 
 s('server.info names the policy; without one no request is intercepted (no Fetch.enable in the CDP trace)', async () => {
   const info = await client.call('server.info');

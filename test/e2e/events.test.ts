@@ -6,11 +6,11 @@ import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TestClient } from '../helpers/client.ts';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
 import { onTeardown } from '../helpers/teardown.ts';
-import { freshState, nextEvent as next, receivedEvents, ref, type Download, type EventKind, type Observation } from '../helpers/wire.ts';
+import { type Download, type EventKind, freshState, nextEvent as next, type Observation, receivedEvents, ref } from '../helpers/wire.ts';
 
 const s = suite('events and modals');
 let server: TestServer;
@@ -53,16 +53,20 @@ s('hold: a dialog opened by an act returns interrupted; the event streams; dialo
   const client = await server.connect();
   const sessionId = await sessionWith(client, 'hold');
   await client.call('events.subscribe', { session_id: sessionId, kinds: ['dialog'] });
-  for (const [button, type, accept, status] of [
-    ['Alert', 'alert', true, 'idle'],
-    ['Confirm', 'confirm', false, 'confirm false'],
-    ['Prompt', 'prompt', true, 'prompt my answer'],
-  ] as const) {
+  for (
+    const [button, type, accept, status] of [
+      ['Alert', 'alert', true, 'idle'],
+      ['Confirm', 'confirm', false, 'confirm false'],
+      ['Prompt', 'prompt', true, 'prompt my answer'],
+    ] as const
+  ) {
     const o = await openEvents(client, sessionId);
     const before = events(client, 'dialog').length;
     const r = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, button) });
     assert.is(r.status, 'interrupted');
-    const event = await client.waitForNotification(() => events(client, 'dialog').length > before).then(() => events(client, 'dialog').at(-1)!);
+    const event = await client.waitForNotification(() => events(client, 'dialog').length > before).then(() =>
+      events(client, 'dialog').at(-1)!
+    );
     assert.is(event.data.type, type);
     assert.is(event.data.message, `${type} text`);
     if (type === 'prompt') assert.is(event.data.default_prompt, 'default answer');
@@ -89,7 +93,13 @@ s('every act that answers is an act event for whoever watches the session, anoth
   const sessionId = await sessionWith(agent, 'accept');
   await watcher.call('events.subscribe', { session_id: sessionId, kinds: ['act'] });
   const o = await openEvents(agent, sessionId);
-  const r = await agent.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Warn'), request_id: 'watched-1' });
+  const r = await agent.call('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'click',
+    ref: ref(o, 'Warn'),
+    request_id: 'watched-1',
+  });
   const seen = await nextEvent(watcher, 'act', 0, sessionId);
   assert.equal(seen.data, {
     actions: ['click'],
@@ -109,7 +119,13 @@ s('every act that answers is an act event for whoever watches the session, anoth
   const stale = await nextEvent(watcher, 'act', seen.seq, sessionId);
   assert.is(stale.data.error_type, 'stale_state');
   assert.is(stale.data.status, 'stale_observation');
-  const replayed = await agent.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: ref(o, 'Warn'), request_id: 'watched-1' });
+  const replayed = await agent.call('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'click',
+    ref: ref(o, 'Warn'),
+    request_id: 'watched-1',
+  });
   assert.is(replayed.replayed, true);
   const after = await agent.call('observe', { session_id: sessionId });
   await agent.call('act', { session_id: sessionId, state_id: after.state_id, action: 'click', ref: ref(after, 'Warn') });

@@ -5,7 +5,7 @@
 import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import { descendants, isAlive, waitUntilGone } from '../helpers/processes.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
@@ -28,7 +28,6 @@ async function setup(server: TestServer, path: string): Promise<{ client: TestCl
   return { client, sessionId: session_id, o };
 }
 
-
 s('a renderer crash: a crash event, acts on the dead page end at once, the tab can be reloaded', async () => {
   const server = await startTestServer();
   const { client, sessionId, o } = await setup(server, '/act.html');
@@ -37,7 +36,13 @@ s('a renderer crash: a crash event, acts on the dead page end at once, the tab c
   tabOf(server, o.target_id).session.send('Page.crash').catch(() => {});
   assert.is((await crash).data.scope, 'renderer');
   const started = Date.now();
-  const r = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: o.elements[0]!.ref, timeout_ms: 20_000 });
+  const r = await client.call('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'click',
+    ref: o.elements[0]!.ref,
+    timeout_ms: 20_000,
+  });
   assert.is.not(r.status, 'completed');
   assert.ok(Date.now() - started < 10_000, `ended in ${Date.now() - started} ms`);
   const reloaded = await client.call('act', {
@@ -74,46 +79,59 @@ s('a killed renderer process is a crash too', async () => {
   await server.server.close();
 });
 
-s('the browser process killed: pending calls end promptly, crash and session_closed reach subscribers, the next call gets a fresh browser, nothing is left', async () => {
-  const server = await startTestServer();
-  const { client, sessionId, o } = await setup(server, '/act.html');
-  await client.call('events.subscribe', { session_id: sessionId, kinds: ['crash', 'session_closed'] });
-  const browserPid = server.server.host.pid!;
-  const family = [browserPid, ...descendants(browserPid).map((p) => p.pid)];
-  const pending = client.call('act', {
-    session_id: sessionId,
-    state_id: o.state_id,
-    action: 'click',
-    ref: o.elements[0]!.ref,
-    wait_for: { text: 'never shows up' },
-    timeout_ms: 30_000,
-  });
-  const crash = nextEvent(client, 'crash');
-  const closed = nextEvent(client, 'session_closed');
-  // Let the act reach its wait, then kill the browser under it.
-  for (let i = 0; i < 500 && (await evaluate<string>(server, o.target_id, `document.getElementById('status').textContent`)) !== 'clicked 1'; i++);
-  const started = Date.now();
-  process.kill(browserPid, 'SIGKILL');
-  const r = await pending;
-  assert.ok(Date.now() - started < 5_000, `the act ended ${Date.now() - started} ms after the kill`);
-  assert.is.not(r.status, 'completed');
-  assert.is((await crash).data.scope, 'browser');
-  assert.match(String((await closed).data.reason), /browser_gone/);
-  assert.equal(await waitUntilGone(family, 10_000), [], 'the dead browser left nothing behind');
-  const gone = await client.callError('observe', { session_id: sessionId });
-  assert.is(gone.data?.error_type, 'session_not_found');
-  const fresh = await client.call('session.create');
-  assert.ok(fresh.session_id);
-  assert.ok(server.server.host.pid !== browserPid && isAlive(server.server.host.pid!));
-  client.close();
-  await server.server.close();
-});
+s(
+  'the browser process killed: pending calls end promptly, crash and session_closed reach subscribers, the next call gets a fresh browser, nothing is left',
+  async () => {
+    const server = await startTestServer();
+    const { client, sessionId, o } = await setup(server, '/act.html');
+    await client.call('events.subscribe', { session_id: sessionId, kinds: ['crash', 'session_closed'] });
+    const browserPid = server.server.host.pid!;
+    const family = [browserPid, ...descendants(browserPid).map((p) => p.pid)];
+    const pending = client.call('act', {
+      session_id: sessionId,
+      state_id: o.state_id,
+      action: 'click',
+      ref: o.elements[0]!.ref,
+      wait_for: { text: 'never shows up' },
+      timeout_ms: 30_000,
+    });
+    const crash = nextEvent(client, 'crash');
+    const closed = nextEvent(client, 'session_closed');
+    // Let the act reach its wait, then kill the browser under it.
+    for (
+      let i = 0;
+      i < 500 && (await evaluate<string>(server, o.target_id, `document.getElementById('status').textContent`)) !== 'clicked 1';
+      i++
+    );
+    const started = Date.now();
+    process.kill(browserPid, 'SIGKILL');
+    const r = await pending;
+    assert.ok(Date.now() - started < 5_000, `the act ended ${Date.now() - started} ms after the kill`);
+    assert.is.not(r.status, 'completed');
+    assert.is((await crash).data.scope, 'browser');
+    assert.match(String((await closed).data.reason), /browser_gone/);
+    assert.equal(await waitUntilGone(family, 10_000), [], 'the dead browser left nothing behind');
+    const gone = await client.callError('observe', { session_id: sessionId });
+    assert.is(gone.data?.error_type, 'session_not_found');
+    const fresh = await client.call('session.create');
+    assert.ok(fresh.session_id);
+    assert.ok(server.server.host.pid !== browserPid && isAlive(server.server.host.pid!));
+    client.close();
+    await server.server.close();
+  },
+);
 
 s('a page in an endless loop: observe answers within its budget, act times out, cancel and tabs.close work', async () => {
   const server = await startTestServer();
   const { client, sessionId, o } = await setup(server, '/busy.html');
   await evaluate(server, o.target_id, 'hangSoon()');
-  const act = await client.call('act', { session_id: sessionId, state_id: o.state_id, action: 'click', ref: o.elements[0]!.ref, timeout_ms: 2_000 });
+  const act = await client.call('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'click',
+    ref: o.elements[0]!.ref,
+    timeout_ms: 2_000,
+  });
   assert.is(act.status, 'action_failed');
   assert.is(act.error_type, 'timeout');
   const started = Date.now();
@@ -134,8 +152,26 @@ s('a page in an endless loop: observe answers within its budget, act times out, 
 s('the socket closed in the middle of an act: the act ends by itself, the session lives on for the next client', async () => {
   const server = await startTestServer();
   const { client, sessionId, o } = await setup(server, '/act.html');
-  client.socket.send(JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'act', params: { session_id: sessionId, state_id: o.state_id, action: 'click', ref: o.elements[0]!.ref, wait_for: { text: 'never' }, timeout_ms: 1_500 } }));
-  for (let i = 0; i < 500 && (await evaluate<string>(server, o.target_id, `document.getElementById('status').textContent`)) !== 'clicked 1'; i++);
+  client.socket.send(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 99,
+      method: 'act',
+      params: {
+        session_id: sessionId,
+        state_id: o.state_id,
+        action: 'click',
+        ref: o.elements[0]!.ref,
+        wait_for: { text: 'never' },
+        timeout_ms: 1_500,
+      },
+    }),
+  );
+  for (
+    let i = 0;
+    i < 500 && (await evaluate<string>(server, o.target_id, `document.getElementById('status').textContent`)) !== 'clicked 1';
+    i++
+  );
   client.close();
   await client.closed();
   const again = await server.connect();

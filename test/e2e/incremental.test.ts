@@ -71,7 +71,11 @@ async function changeAndCompare(script: string): Promise<{ patched: number; full
   assert.is(patched.tree, full.tree, `tree after: ${script}`);
   assert.is(patched.text, full.text, `text after: ${script}`);
   assert.equal(patched.elements, full.elements, `elements after: ${script}`);
-  return { patched: after.frame_reads_patched - before.frame_reads_patched, full: after.frame_reads_full - before.frame_reads_full, observation: patched };
+  return {
+    patched: after.frame_reads_patched - before.frame_reads_patched,
+    full: after.frame_reads_full - before.frame_reads_full,
+    observation: patched,
+  };
 }
 
 s('small changes are patched in, and the result equals a full read', async () => {
@@ -82,17 +86,32 @@ s('small changes are patched in, and the result equals a full read', async () =>
     ["document.querySelector('#counter b').textContent = '7'", (o) => o.tree.includes('button "Count: 7"')],
     ["document.querySelector('#query-label').textContent = 'Find orders'", (o) => o.tree.includes('searchbox "Find orders"')],
     ["document.querySelector('#hint').textContent = 'Customer name'", (o) => o.elements.some((e) => e.name === 'Customer name')],
-    ["const r = document.querySelector('#r2').cloneNode(true); r.id = 'r4'; r.querySelector('button').textContent = 'Open 4'; document.querySelector('#orders tbody').append(r)", (o) => o.tree.includes('button "Open 4"')],
+    [
+      "const r = document.querySelector('#r2').cloneNode(true); r.id = 'r4'; r.querySelector('button').textContent = 'Open 4'; document.querySelector('#orders tbody').append(r)",
+      (o) => o.tree.includes('button "Open 4"'),
+    ],
     ["document.querySelector('#r1').remove()", (o) => !o.tree.includes('Open 1')],
     ["document.querySelector('#r3 input').click()", (o) => o.elements.some((e) => e.name === 'Paid 3' && e.checked === true)],
     ["document.querySelector('#more').classList.remove('hidden')", (o) => o.tree.includes('Hidden until shown')],
     ["document.querySelector('#card').classList.add('pointer')", (o) => o.elements.some((e) => e.role === 'generic')],
-    ["document.querySelector('#list').insertAdjacentHTML('beforeend', '<li>Third <a href=\"#x\">link</a></li>')", (o) => o.tree.includes('link "link"')],
+    [
+      "document.querySelector('#list').insertAdjacentHTML('beforeend', '<li>Third <a href=\"#x\">link</a></li>')",
+      (o) => o.tree.includes('link "link"'),
+    ],
     ["document.querySelector('#r2 button').setAttribute('aria-label', 'Open order two')", (o) => o.tree.includes('Open order two')],
     ["document.body.append(Object.assign(document.createElement('p'), { textContent: 'Toast one' }))", (o) => o.tree.includes('Toast one')],
-    ["document.body.append(Object.assign(document.createElement('div'), { textContent: 'Plain toast' }))", (o) => o.tree.includes('Plain toast')],
-    ["document.body.insertAdjacentHTML('beforeend', '<div role=\"status\"><button>Undo</button></div>')", (o) => o.tree.includes('button "Undo"')],
-    ["document.querySelector('#orders tbody').append(Object.assign(document.createElement('tr'), { innerHTML: '<td>Order 9</td>' }))", (o) => o.tree.includes('Order 9')],
+    [
+      "document.body.append(Object.assign(document.createElement('div'), { textContent: 'Plain toast' }))",
+      (o) => o.tree.includes('Plain toast'),
+    ],
+    [
+      "document.body.insertAdjacentHTML('beforeend', '<div role=\"status\"><button>Undo</button></div>')",
+      (o) => o.tree.includes('button "Undo"'),
+    ],
+    [
+      "document.querySelector('#orders tbody').append(Object.assign(document.createElement('tr'), { innerHTML: '<td>Order 9</td>' }))",
+      (o) => o.tree.includes('Order 9'),
+    ],
   ];
   for (const [script, shows] of cases) {
     const { patched, full, observation } = await changeAndCompare(script);
@@ -108,8 +127,14 @@ s('a change below a listener decides whether it delegates the same way in a patc
   // Each case changes what an element with a listener holds, or its cursor, not the element itself.
   const cases: Array<[string, (o: Observation) => boolean]> = [
     ["document.querySelector('#member-ana td:last-child').textContent = 'no actions'", (o) => /\n *row @\d+\n *"Ana Lima"/.test(o.tree)],
-    ["document.querySelector('#member-ana td:last-child').innerHTML = '<button type=\"button\">Edit Ana</button>'", (o) => /\n *row\n *"Ana Lima"/.test(o.tree)],
-    ["document.querySelector('#open-card').insertAdjacentHTML('beforeend', '<button type=\"button\">Refresh</button>')", (o) => o.tree.includes('button "Refresh"') && !/generic @\d+\n *"12"/.test(o.tree)],
+    [
+      "document.querySelector('#member-ana td:last-child').innerHTML = '<button type=\"button\">Edit Ana</button>'",
+      (o) => /\n *row\n *"Ana Lima"/.test(o.tree),
+    ],
+    [
+      "document.querySelector('#open-card').insertAdjacentHTML('beforeend', '<button type=\"button\">Refresh</button>')",
+      (o) => o.tree.includes('button "Refresh"') && !/generic @\d+\n *"12"/.test(o.tree),
+    ],
     ["document.querySelector('#member-ben').classList.add('row-link')", (o) => /\n *row @\d+\n *"Ben Okafor"/.test(o.tree)],
     ["document.querySelector('#tasks').classList.add('nav-item')", (o) => /\n *list @\d+\n *"Write the release notes Mon"/.test(o.tree)],
   ];
@@ -124,12 +149,21 @@ s('a change below a listener decides whether it delegates the same way in a patc
 s('text runs read the same patched as in full: a count in a sentence, a token in code, a line added to a code block', async () => {
   const chat: Array<[string, (o: Observation) => boolean]> = [
     ["document.querySelector('#banner .count').textContent = '2'", (o) => o.tree.includes('"You have 2 new messages today."')],
-    ["document.querySelector('#synced').textContent = 'a minute ago'", (o) => o.tree.includes('"Last synced a minute ago · 4 people online"')],
-    ["document.querySelector('.conversation .preview em').insertAdjacentHTML('afterend', '<b>!</b>')", (o) => o.tree.includes('"Ana Lima replied to @you in #design! 9:12"')],
+    [
+      "document.querySelector('#synced').textContent = 'a minute ago'",
+      (o) => o.tree.includes('"Last synced a minute ago · 4 people online"'),
+    ],
+    [
+      "document.querySelector('.conversation .preview em').insertAdjacentHTML('afterend', '<b>!</b>')",
+      (o) => o.tree.includes('"Ana Lima replied to @you in #design! 9:12"'),
+    ],
   ];
   const docs: Array<[string, (o: Observation) => boolean]> = [
-    ["document.querySelector('#panel-js .token.number').textContent = '5'", (o) => o.tree.includes("retries: 5 });")],
-    ["document.querySelector('#panel-js code').insertAdjacentHTML('beforeend', '\\n<span class=\"token keyword\">export</span> <span class=\"token keyword\">default</span> client<span class=\"token punctuation\">;</span>')", (o) => /\n +"export default client;"\n/.test(o.tree)],
+    ["document.querySelector('#panel-js .token.number').textContent = '5'", (o) => o.tree.includes('retries: 5 });')],
+    [
+      'document.querySelector(\'#panel-js code\').insertAdjacentHTML(\'beforeend\', \'\\n<span class="token keyword">export</span> <span class="token keyword">default</span> client<span class="token punctuation">;</span>\')',
+      (o) => /\n +"export default client;"\n/.test(o.tree),
+    ],
     ["document.querySelector('[aria-controls=panel-py]').click()", (o) => o.tree.includes('"    async with client.session() as session:"')],
   ];
   for (const [page, cases] of [['/notifications.html', chat], ['/docs-code.html', docs]] as const) {
@@ -144,7 +178,9 @@ s('text runs read the same patched as in full: a count in a sentence, a token in
 
 s('values and checked states set by script, without an event, are seen', async () => {
   await open('/incremental.html');
-  const { patched, observation } = await changeAndCompare("document.querySelector('#r2 input').checked = true; document.querySelector('#query').value = 'secret words'");
+  const { patched, observation } = await changeAndCompare(
+    "document.querySelector('#r2 input').checked = true; document.querySelector('#query').value = 'secret words'",
+  );
   assert.is(patched, 1);
   assert.ok(observation.elements.some((e) => e.name === 'Paid 2' && e.checked === true));
   assert.ok(observation.elements.some((e) => e.name === 'Search orders' && e.has_value === true));
@@ -193,7 +229,9 @@ s('scrolling the document moves no box in it: the snapshot is kept and in_viewpo
   await quiet();
   const first = (o: Observation) => o.elements.find((e) => e.role === 'link');
   const before = await counts();
-  const scrolled = await changeAndCompare("new Promise((resolve) => { addEventListener('scroll', () => resolve(true), { once: true }); scrollTo(0, 3000); })");
+  const scrolled = await changeAndCompare(
+    "new Promise((resolve) => { addEventListener('scroll', () => resolve(true), { once: true }); scrollTo(0, 3000); })",
+  );
   const after = await counts();
   assert.is(scrolled.full, 0);
   assert.is(after.snapshots_light - before.snapshots_light, 0, 'no snapshot for a scroll');
@@ -210,7 +248,11 @@ s('what changed last time is read right behind the question, and used when it ch
     const before = await counts();
     const observation = await observe();
     const after = await counts();
-    return { observation, early: after.ax_parts_prefetched - before.ax_parts_prefetched, patched: after.frame_reads_patched - before.frame_reads_patched };
+    return {
+      observation,
+      early: after.ax_parts_prefetched - before.ax_parts_prefetched,
+      patched: after.frame_reads_patched - before.frame_reads_patched,
+    };
   };
   await change("document.querySelector('#status').textContent = 'saving'");
   const again = await change("document.querySelector('#status').textContent = 'saved'");
@@ -240,7 +282,10 @@ s('changes inside open and closed shadow roots and inside iframes are patched to
   // Wait for both frames.
   for (let i = 0; i < 100; i++) {
     const o = await observe();
-    if (o.frames.length === 3 && o.frames.every((f) => f.status === 'observed') && o.elements.filter((e) => /^Frame button/.test(String(e.name))).length === 20) break;
+    if (
+      o.frames.length === 3 && o.frames.every((f) => f.status === 'observed') &&
+      o.elements.filter((e) => /^Frame button/.test(String(e.name))).length === 20
+    ) break;
   }
   // The cross-site frame's owner element was asked for once: the same parent document keeps it.
   const page = tabOf(ctx.server, targetId).session;
@@ -250,13 +295,17 @@ s('changes inside open and closed shadow roots and inside iframes are patched to
     if (method === 'DOM.getFrameOwner') ownerQuestions.push(params);
     return original.call(this, method, params, options);
   };
-  const deep = await changeAndCompare("document.querySelector('#outer').shadowRoot.querySelector('inner-box').shadowRoot.querySelector('button').textContent = 'Deeper button'");
+  const deep = await changeAndCompare(
+    "document.querySelector('#outer').shadowRoot.querySelector('inner-box').shadowRoot.querySelector('button').textContent = 'Deeper button'",
+  );
   assert.ok(deep.observation.tree.includes('Deeper button'));
   assert.is(deep.full, 0);
   const closed = await changeAndCompare("window.renameClosedButton('Renamed closed')");
   assert.ok(closed.observation.tree.includes('Renamed closed'));
   assert.is(closed.full, 0);
-  const framed = await changeAndCompare("document.querySelector('#same-origin').contentDocument.querySelector('button').textContent = 'Framed change'");
+  const framed = await changeAndCompare(
+    "document.querySelector('#same-origin').contentDocument.querySelector('button').textContent = 'Framed change'",
+  );
   assert.ok(framed.observation.tree.includes('Framed change'));
   assert.is(framed.full, 0);
   assert.is(framed.patched, 1);
@@ -294,7 +343,9 @@ s('rules that show or hide other elements on a state, a sibling or focus within 
   assert.ok(checked.observation.tree.includes('button "Panel action"'), `:checked + .panel\n${checked.observation.tree}`);
   const expanded = await changeAndCompare("document.querySelector('#opener').setAttribute('aria-expanded', 'true')");
   assert.ok(expanded.observation.tree.includes('link "Menu one"'), `[aria-expanded] + .menu\n${expanded.observation.tree}`);
-  const invalid = await changeAndCompare("const f = document.querySelector('#code'); f.value = 'abc'; f.dispatchEvent(new Event('input', { bubbles: true }))");
+  const invalid = await changeAndCompare(
+    "const f = document.querySelector('#code'); f.value = 'abc'; f.dispatchEvent(new Event('input', { bubbles: true }))",
+  );
   assert.ok(invalid.observation.tree.includes('Digits only'), `:invalid ~ .error\n${invalid.observation.tree}`);
   const focused = await changeAndCompare("document.querySelector('#inside').focus()");
   assert.ok(focused.observation.tree.includes('Press enter to search'), `:focus-within\n${focused.observation.tree}`);
@@ -353,7 +404,9 @@ s("an act's fresh observation takes the changes as the page settles, and equals 
 
   // A batch takes the changes with its last input only; wait_for runs after it, so then none are.
   state = full;
-  const batch = await act({ actions: [{ action: 'check', ref: ref('Paid 1'), checked: true }, { action: 'check', ref: ref('Paid 2'), checked: true }] });
+  const batch = await act({
+    actions: [{ action: 'check', ref: ref('Paid 1'), checked: true }, { action: 'check', ref: ref('Paid 2'), checked: true }],
+  });
   assert.is(batch.prefetched, 1);
   assert.equal(freshState(batch.answer).elements.filter((e) => e.checked === true).map((e) => e.name), ['Paid 1', 'Paid 2']);
   state = freshState(batch.answer);

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
 import { until } from '../helpers/fake-cdp.ts';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
 import { decodeBase64 } from '../helpers/png.ts';
@@ -72,7 +72,7 @@ s('a wrong or missing token gets no data: 401 for the page and its scripts, and 
   await viewer.call('tabs.close', { session_id: viewerSession, target_id });
 });
 
-s('the page with the token shows the agent\'s tab live within 2 s', async () => {
+s("the page with the token shows the agent's tab live within 2 s", async () => {
   const response = await fetch(`${server.server.inspectorUrl}?token=${server.token}`);
   assert.is(response.status, 200);
   assert.match(response.headers.get('content-security-policy') ?? '', "default-src 'none'");
@@ -85,28 +85,41 @@ s('the page with the token shows the agent\'s tab live within 2 s', async () => 
   assert.ok(Date.now() - opened < 2_000, `first live frame after ${Date.now() - opened} ms`);
   assert.ok(await inPage<boolean>(`document.getElementById('live').naturalWidth > 100`), 'the frame is an image that decoded');
   const sessions = await inPage<string[]>(`[...document.querySelectorAll('[data-session]')].map((b) => b.textContent)`);
-  assert.ok(sessions.some((name) => name.startsWith('agent')) && sessions.some((name) => name.startsWith('viewer')), `sessions: ${sessions}`);
+  assert.ok(
+    sessions.some((name) => name.startsWith('agent')) && sessions.some((name) => name.startsWith('viewer')),
+    `sessions: ${sessions}`,
+  );
   await pageUntil(`document.querySelector('[data-target].selected')?.textContent.includes('events')`);
   // The observation is shown with its refs.
   await pageUntil(`document.querySelector('.elements [data-ref]')`);
   assert.ok(server.server.screencasts.captures >= 1);
 });
 
-s('observe include_boxes: each visible element\'s box in CSS px of the viewport, also after scrolling', async () => {
+s("observe include_boxes: each visible element's box in CSS px of the viewport, also after scrolling", async () => {
   const rectOf = (name: string) =>
     evaluate<[number, number, number, number]>(
       server,
       agentTab,
-      `(() => { const r = [...document.querySelectorAll('button')].find((b) => b.textContent === ${JSON.stringify(name)}).getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()`,
+      `(() => { const r = [...document.querySelectorAll('button')].find((b) => b.textContent === ${
+        JSON.stringify(name)
+      }).getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()`,
     );
   const plain = await agent.call('observe', { session_id: agentSession });
   assert.is(plain.boxes, undefined, 'only when asked');
-  await evaluate(server, agentTab, `document.body.style.minHeight = '3000px'; scrollTo(0, 40); new Promise((d) => requestAnimationFrame(() => d(true)))`);
+  await evaluate(
+    server,
+    agentTab,
+    `document.body.style.minHeight = '3000px'; scrollTo(0, 40); new Promise((d) => requestAnimationFrame(() => d(true)))`,
+  );
   const observation = await agent.call('observe', { session_id: agentSession, include_boxes: true });
   const box = observation.boxes![ref(observation, 'Warn', 'button')]!;
   const rect = await rectOf('Warn');
   assert.ok(box.every((v, i) => Math.abs(v - rect[i]!) <= 0.5), `box ${box} is the element's viewport rect ${rect}`);
-  await evaluate(server, agentTab, `scrollTo(0, 0); document.body.style.minHeight = ''; new Promise((d) => requestAnimationFrame(() => d(true)))`);
+  await evaluate(
+    server,
+    agentTab,
+    `scrollTo(0, 0); document.body.style.minHeight = ''; new Promise((d) => requestAnimationFrame(() => d(true)))`,
+  );
 });
 
 s('hovering a ref lights up its box over the live view, and hovering the box lights up the ref', async () => {
@@ -114,7 +127,9 @@ s('hovering a ref lights up its box over the live view, and hovering the box lig
   await inPage(`document.getElementById('observe').click()`);
   // The new observation is drawn (boxes and list are replaced together when it arrives).
   await pageUntil(`document.getElementById('state').textContent !== ${JSON.stringify(before)} && document.querySelector('#boxes .box')`);
-  const warn = await inPage<string>(`[...document.querySelectorAll('.elements [data-ref]')].find((li) => li.textContent.includes('Warn')).dataset.ref`);
+  const warn = await inPage<string>(
+    `[...document.querySelectorAll('.elements [data-ref]')].find((li) => li.textContent.includes('Warn')).dataset.ref`,
+  );
   await inPage(`document.querySelector('.elements [data-ref="${warn}"]').dispatchEvent(new MouseEvent('mouseenter'))`);
   assert.ok(await inPage<boolean>(`document.querySelector('#boxes [data-ref="${warn}"]').classList.contains('lit')`), 'its box is lit');
   await inPage(`document.querySelector('.elements [data-ref="${warn}"]').dispatchEvent(new MouseEvent('mouseleave'))`);
@@ -122,10 +137,19 @@ s('hovering a ref lights up its box over the live view, and hovering the box lig
   assert.ok(await inPage<boolean>(`document.querySelector('.elements [data-ref="${warn}"]').classList.contains('lit')`), 'and back');
   // The box sits where the button is drawn in the live view.
   const [drawn, page] = await Promise.all([
-    inPage<{ x: number; w: number }>(`(() => { const b = document.querySelector('#boxes [data-ref="${warn}"]').getBoundingClientRect(); const i = document.getElementById('live').getBoundingClientRect(); return { x: (b.x - i.x) / i.width, w: b.width / i.width }; })()`),
-    evaluate<{ x: number; w: number }>(server, agentTab, `(() => { const r = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Warn').getBoundingClientRect(); return { x: r.x / innerWidth, w: r.width / innerWidth }; })()`),
+    inPage<{ x: number; w: number }>(
+      `(() => { const b = document.querySelector('#boxes [data-ref="${warn}"]').getBoundingClientRect(); const i = document.getElementById('live').getBoundingClientRect(); return { x: (b.x - i.x) / i.width, w: b.width / i.width }; })()`,
+    ),
+    evaluate<{ x: number; w: number }>(
+      server,
+      agentTab,
+      `(() => { const r = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Warn').getBoundingClientRect(); return { x: r.x / innerWidth, w: r.width / innerWidth }; })()`,
+    ),
   ]);
-  assert.ok(Math.abs(drawn.x - page.x) < 0.01 && Math.abs(drawn.w - page.w) < 0.01, `drawn ${JSON.stringify(drawn)} vs page ${JSON.stringify(page)}`);
+  assert.ok(
+    Math.abs(drawn.x - page.x) < 0.01 && Math.abs(drawn.w - page.w) < 0.01,
+    `drawn ${JSON.stringify(drawn)} vs page ${JSON.stringify(page)}`,
+  );
   await screenshot('inspector-hover.png');
 });
 
@@ -172,14 +196,27 @@ s('a click on the live view is an act at that point: its result and its event sh
 
 s("the agent's own acts show in the act log, with how each one ended", async () => {
   const observation = await agent.call('observe', { session_id: agentSession });
-  const done = await agent.call('act', { session_id: agentSession, state_id: observation.state_id, action: 'click', ref: ref(observation, 'Warn', 'button') });
+  const done = await agent.call('act', {
+    session_id: agentSession,
+    state_id: observation.state_id,
+    action: 'click',
+    ref: ref(observation, 'Warn', 'button'),
+  });
   assert.is(done.status, 'completed');
   // The same state again: refused as stale, and the log says so.
-  const stale = await agent.call('act', { session_id: agentSession, state_id: observation.state_id, action: 'click', ref: ref(observation, 'Warn', 'button') });
+  const stale = await agent.call('act', {
+    session_id: agentSession,
+    state_id: observation.state_id,
+    action: 'click',
+    ref: ref(observation, 'Warn', 'button'),
+  });
   assert.is(stale.error_type, 'stale_state');
   await pageUntil(`document.querySelector('#acts .act[data-source=session][data-status=stale_observation]')`);
   const rows = await inPage<string[]>(`[...document.querySelectorAll('#acts .act[data-source=session]')].map((li) => li.textContent)`);
-  assert.match(rows[0]!, /^click → stale_observation execution not_dispatched · observation unavailable · postcondition not_requested · stale_state/);
+  assert.match(
+    rows[0]!,
+    /^click → stale_observation execution not_dispatched · observation unavailable · postcondition not_requested · stale_state/,
+  );
   assert.match(rows[1]!, /^click → completed execution completed · observation captured/);
   // Both are session events too, for any client that watches.
   await pageUntil(`document.querySelectorAll('#events tr[data-kind=act]').length >= 2`);

@@ -5,10 +5,10 @@
 // server.info exposes for watching a long-running server.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseConfig, helpText } from '../../src/config.ts';
-import { StateStore, type NewState } from '../../src/observe/state-store.ts';
+import { helpText, parseConfig } from '../../src/config.ts';
+import { type NewState, StateStore } from '../../src/observe/state-store.ts';
 import type { RpcErrorShape, TestClient } from '../helpers/client.ts';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, startTestServer, type TestServer } from '../helpers/pagewire.ts';
 import { ref, type ServerInfoResult as Info } from '../helpers/wire.ts';
 
@@ -22,10 +22,14 @@ let client: TestClient;
 s.before(async () => {
   fixtures = await fixtureServer();
   server = await startTestServer([
-    '--max-sessions', String(MAX.sessions),
-    '--max-tabs-per-session', String(MAX.tabs),
-    '--max-pending-per-connection', String(MAX.pending),
-    '--max-subscriptions-per-connection', String(MAX.subscriptions),
+    '--max-sessions',
+    String(MAX.sessions),
+    '--max-tabs-per-session',
+    String(MAX.tabs),
+    '--max-pending-per-connection',
+    String(MAX.pending),
+    '--max-subscriptions-per-connection',
+    String(MAX.subscriptions),
   ]);
   client = await server.connect();
 });
@@ -62,13 +66,20 @@ s('defaults: flags, environment, --help, and server.info limits', async () => {
   assert.is(c.maxTabsPerSession, 20);
   assert.is(c.maxPendingPerConnection, 32);
   assert.is(c.maxSubscriptionsPerConnection, 32);
-  const flagged = parseConfig(['--max-tabs-per-session', '5', '--max-pending-per-connection=7'], { PAGEWIRE_MAX_SUBSCRIPTIONS_PER_CONNECTION: '9' });
+  const flagged = parseConfig(['--max-tabs-per-session', '5', '--max-pending-per-connection=7'], {
+    PAGEWIRE_MAX_SUBSCRIPTIONS_PER_CONNECTION: '9',
+  });
   assert.is(flagged.maxTabsPerSession, 5);
   assert.is(flagged.maxPendingPerConnection, 7);
   assert.is(flagged.maxSubscriptionsPerConnection, 9);
   assert.throws(() => parseConfig(['--max-tabs-per-session', '0'], {}), /--max-tabs-per-session: must be a whole number from 1/);
-  assert.throws(() => parseConfig([], { PAGEWIRE_MAX_PENDING_PER_CONNECTION: 'lots' }), /PAGEWIRE_MAX_PENDING_PER_CONNECTION: must be a whole number/);
-  for (const flag of ['--max-sessions N', '--max-tabs-per-session N', '--max-pending-per-connection N', '--max-subscriptions-per-connection N']) {
+  assert.throws(
+    () => parseConfig([], { PAGEWIRE_MAX_PENDING_PER_CONNECTION: 'lots' }),
+    /PAGEWIRE_MAX_PENDING_PER_CONNECTION: must be a whole number/,
+  );
+  for (
+    const flag of ['--max-sessions N', '--max-tabs-per-session N', '--max-pending-per-connection N', '--max-subscriptions-per-connection N']
+  ) {
     assert.ok(helpText().includes(flag), flag);
   }
 
@@ -137,7 +148,9 @@ s('requests in flight: each batch element counts; the one past the limit is refu
   assert.is(ok.length, MAX.pending);
   assert.is(refused.length, 2);
   assert.equal(refused.map((r) => r.id), [MAX.pending + 1, MAX.pending + 2], 'admitted in batch order');
-  for (const r of refused) assertLimitError(r.error!, 'pending_requests_per_connection', MAX.pending, /wait for their replies.*--max-pending-per-connection/);
+  for (const r of refused) {
+    assertLimitError(r.error!, 'pending_requests_per_connection', MAX.pending, /wait for their replies.*--max-pending-per-connection/);
+  }
   // Exactly the limit in one batch is fine.
   const exact = JSON.parse(await client.sendRaw(JSON.stringify(batch.slice(0, MAX.pending)))) as Array<{ result?: unknown }>;
   assert.ok(exact.every((r) => r.result), 'a batch of exactly the limit runs whole');
@@ -242,7 +255,18 @@ s('server.info counts: CDP listeners, states, requests in flight and memory; lis
   await client.call('tabs.new', { session_id, url: fixtures.url('/act.html') });
   await client.call('observe', { session_id });
   const busy = await client.call('server.info');
-  for (const key of ['cdp_listeners', 'cdp_sessions', 'tabs', 'states', 'pending_requests', 'rss_bytes', 'heap_used_bytes', 'subscriptions'] as const) {
+  for (
+    const key of [
+      'cdp_listeners',
+      'cdp_sessions',
+      'tabs',
+      'states',
+      'pending_requests',
+      'rss_bytes',
+      'heap_used_bytes',
+      'subscriptions',
+    ] as const
+  ) {
     assert.type(busy.counts[key], 'number', key);
   }
   assert.ok(busy.counts['rss_bytes']! > busy.counts['heap_used_bytes']! && busy.counts['heap_used_bytes']! > 0);

@@ -12,7 +12,7 @@ import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixtureServer } from '../helpers/fixture-server.ts';
-import { refIn, textOf, v1Http, v2Http, v2Stdio, type McpDoor, type ToolResult } from '../helpers/mcp.ts';
+import { type McpDoor, refIn, textOf, type ToolResult, v1Http, v2Http, v2Stdio } from '../helpers/mcp.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
 import { descendants, waitUntilGone } from '../helpers/processes.ts';
 import { IS_DENO, ROOT } from '../helpers/server-process.ts';
@@ -107,9 +107,19 @@ function flows(name: string, open: () => Promise<McpDoor>): void {
     const observed = await openApp(door);
     const stateId = observed.structuredContent!['state_id'];
     const t = tree(observed);
-    const first = await door.call('browser_act', { state_id: stateId, action: 'fill', ref: refIn(t, 'Email address'), text: 'bob@example.com' });
+    const first = await door.call('browser_act', {
+      state_id: stateId,
+      action: 'fill',
+      ref: refIn(t, 'Email address'),
+      text: 'bob@example.com',
+    });
     assert.is(first.isError, false, textOf(first));
-    const again = await door.call('browser_act', { state_id: stateId, action: 'fill', ref: refIn(t, 'Email address'), text: 'eve@example.com' });
+    const again = await door.call('browser_act', {
+      state_id: stateId,
+      action: 'fill',
+      ref: refIn(t, 'Email address'),
+      text: 'eve@example.com',
+    });
     assert.is(again.isError, true);
     assert.is(again.structuredContent!['status'], 'stale_observation');
     assert.is(again.structuredContent!['error_type'], 'stale_state');
@@ -148,7 +158,11 @@ function flows(name: string, open: () => Promise<McpDoor>): void {
 
   s('a confirm() opened by a click: the act is interrupted, the event is reported, browser_handle_dialog answers it', async () => {
     const signedIn = await signIn(door);
-    const act = await door.call('browser_act', { state_id: (signedIn.structuredContent!['fresh_state'] as Record<string, unknown>)['state_id'], action: 'click', ref: refIn(tree(signedIn), 'Delete account') });
+    const act = await door.call('browser_act', {
+      state_id: (signedIn.structuredContent!['fresh_state'] as Record<string, unknown>)['state_id'],
+      action: 'click',
+      ref: refIn(tree(signedIn), 'Delete account'),
+    });
     const text = textOf(act);
     assert.is(act.isError, true);
     assert.is(act.structuredContent!['status'], 'interrupted');
@@ -209,8 +223,9 @@ function flows(name: string, open: () => Promise<McpDoor>): void {
 
 flows('mcp: SDK v2 over Streamable HTTP (2026-07-28)', async () => v2Http(`${(await httpServer()).server.mcpUrl}?token=${TOKEN_V2}`));
 // The 2025 client presents the token as a Bearer header instead of ?token=.
-flows('mcp: SDK v1 over Streamable HTTP (2025)', async () =>
-  v1Http((await httpServer()).server.mcpUrl, { headers: { Authorization: `Bearer ${TOKEN_V1}` } }),
+flows(
+  'mcp: SDK v1 over Streamable HTTP (2025)',
+  async () => v1Http((await httpServer()).server.mcpUrl, { headers: { Authorization: `Bearer ${TOKEN_V1}` } }),
 );
 flows('mcp: SDK v2 over stdio (pagewire mcp)', () => v2Stdio(['--uploads', uploads]));
 
@@ -227,105 +242,136 @@ async function withDoor(test: (door: McpDoor, server: TestServer) => Promise<voi
   }
 }
 
-http('an act without state_id takes the last observation MCP gave this principal, and is stale once any door observed the tab since', () =>
-  withDoor(async (door, server) => {
-    const observed = await openApp(door);
-    const email = refIn(tree(observed), 'Email address');
-    const first = await door.call('browser_act', { action: 'fill', ref: email, text: 'carol@example.com' });
-    assert.is(first.isError, false, textOf(first));
-    assert.is(first.structuredContent!['status'], 'completed');
-    // The same principal observes the tab over the WebSocket: that observation was not handed
-    // over MCP, so an act without state_id must not switch to it.
-    const ws = await server.connect();
-    const fresh = first.structuredContent!['fresh_state'] as Record<string, unknown>;
-    await ws.call('observe', { session_id: fresh['session_id'], target_id: fresh['target_id'] });
-    ws.close();
-    const stale = await door.call('browser_act', { action: 'fill', ref: email, text: 'dave@example.com' });
-    assert.is(stale.isError, true);
-    assert.is(stale.structuredContent!['error_type'], 'stale_state');
-  }),
+http(
+  'an act without state_id takes the last observation MCP gave this principal, and is stale once any door observed the tab since',
+  () =>
+    withDoor(async (door, server) => {
+      const observed = await openApp(door);
+      const email = refIn(tree(observed), 'Email address');
+      const first = await door.call('browser_act', { action: 'fill', ref: email, text: 'carol@example.com' });
+      assert.is(first.isError, false, textOf(first));
+      assert.is(first.structuredContent!['status'], 'completed');
+      // The same principal observes the tab over the WebSocket: that observation was not handed
+      // over MCP, so an act without state_id must not switch to it.
+      const ws = await server.connect();
+      const fresh = first.structuredContent!['fresh_state'] as Record<string, unknown>;
+      await ws.call('observe', { session_id: fresh['session_id'], target_id: fresh['target_id'] });
+      ws.close();
+      const stale = await door.call('browser_act', { action: 'fill', ref: email, text: 'dave@example.com' });
+      assert.is(stale.isError, true);
+      assert.is(stale.structuredContent!['error_type'], 'stale_state');
+    }),
 );
 
-http('a screenshot larger than host image limits is scaled down in the browser, and the text gives the scale', () =>
-  withDoor(async (door) => {
-    const created = await door.call('browser_session', { action: 'create', name: 'wide', viewport: { width: 2400, height: 1600 } });
-    const sessionId = created.structuredContent!['session_id'];
-    const fixtures = await fixtureServer();
-    await door.call('browser_tabs', { session_id: sessionId, action: 'new', url: fixtures.url('/mcp-app.html') });
-    const shot = await door.call('browser_screenshot', { session_id: sessionId });
-    const s = shot.structuredContent!;
-    const png = Buffer.from(String(s['data']), 'base64');
-    const width = png.readUInt32BE(16);
-    const height = png.readUInt32BE(20);
-    assert.ok(width <= 1568 && height <= 1568, `${width}×${height}`);
-    assert.ok(width * height <= 1_150_000, `${width * height} px`);
-    assert.ok(Math.abs(width / height - 1.5) < 0.01, `the aspect ratio stays (${width}×${height})`);
-    assert.is(s['scale'], Math.floor(Math.sqrt(1_150_000 / (2400 * 1600)) * 1000) / 1000);
-    assert.match(textOf(shot), new RegExp(`scaled down by ${String(s['scale'])}`));
-    await door.call('browser_session', { action: 'close', session_id: sessionId });
-  }),
+http(
+  'a screenshot larger than host image limits is scaled down in the browser, and the text gives the scale',
+  () =>
+    withDoor(async (door) => {
+      const created = await door.call('browser_session', { action: 'create', name: 'wide', viewport: { width: 2400, height: 1600 } });
+      const sessionId = created.structuredContent!['session_id'];
+      const fixtures = await fixtureServer();
+      await door.call('browser_tabs', { session_id: sessionId, action: 'new', url: fixtures.url('/mcp-app.html') });
+      const shot = await door.call('browser_screenshot', { session_id: sessionId });
+      const s = shot.structuredContent!;
+      const png = Buffer.from(String(s['data']), 'base64');
+      const width = png.readUInt32BE(16);
+      const height = png.readUInt32BE(20);
+      assert.ok(width <= 1568 && height <= 1568, `${width}×${height}`);
+      assert.ok(width * height <= 1_150_000, `${width * height} px`);
+      assert.ok(Math.abs(width / height - 1.5) < 0.01, `the aspect ratio stays (${width}×${height})`);
+      assert.is(s['scale'], Math.floor(Math.sqrt(1_150_000 / (2400 * 1600)) * 1000) / 1000);
+      assert.match(textOf(shot), new RegExp(`scaled down by ${String(s['scale'])}`));
+      await door.call('browser_session', { action: 'close', session_id: sessionId });
+    }),
 );
 
-http('tools/list: nine tools, honest annotations, and names + descriptions + input schemas under 8.8 KB (half of Playwright MCP\'s)', () =>
-  withDoor(async (door) => {
-    const tools = await door.listTools();
-    assert.equal(
-      tools.map((tool) => tool['name']),
-      ['browser_observe', 'browser_act', 'browser_tabs', 'browser_screenshot', 'browser_handle_dialog', 'browser_file_upload', 'browser_cancel', 'browser_session', 'browser_events'],
-    );
-    const listed = JSON.stringify(tools.map((tool) => ({ name: tool['name'], description: tool['description'], inputSchema: tool['inputSchema'] })));
-    const bytes = Buffer.byteLength(listed);
-    console.log(`  tools/list names + descriptions + input schemas: ${bytes} bytes for ${tools.length} tools`);
-    assert.ok(bytes < 8800, `${bytes} bytes`);
-    const hints = Object.fromEntries(tools.map((tool) => [tool['name'], tool['annotations'] as Record<string, boolean>]));
-    assert.is(hints['browser_observe']!['readOnlyHint'], true);
-    assert.is(hints['browser_screenshot']!['readOnlyHint'], true);
-    assert.is(hints['browser_act']!['readOnlyHint'], false);
-    assert.is(hints['browser_act']!['destructiveHint'], true);
-    assert.is(hints['browser_events']!['openWorldHint'], false);
-    for (const tool of tools) {
-      const a = tool['annotations'] as Record<string, unknown>;
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) assert.type(a[hint], 'boolean', `${String(tool['name'])} ${hint}`);
-    }
-  }),
+http(
+  "tools/list: nine tools, honest annotations, and names + descriptions + input schemas under 8.8 KB (half of Playwright MCP's)",
+  () =>
+    withDoor(async (door) => {
+      const tools = await door.listTools();
+      assert.equal(
+        tools.map((tool) => tool['name']),
+        [
+          'browser_observe',
+          'browser_act',
+          'browser_tabs',
+          'browser_screenshot',
+          'browser_handle_dialog',
+          'browser_file_upload',
+          'browser_cancel',
+          'browser_session',
+          'browser_events',
+        ],
+      );
+      const listed = JSON.stringify(
+        tools.map((tool) => ({ name: tool['name'], description: tool['description'], inputSchema: tool['inputSchema'] })),
+      );
+      const bytes = Buffer.byteLength(listed);
+      console.log(`  tools/list names + descriptions + input schemas: ${bytes} bytes for ${tools.length} tools`);
+      assert.ok(bytes < 8800, `${bytes} bytes`);
+      const hints = Object.fromEntries(tools.map((tool) => [tool['name'], tool['annotations'] as Record<string, boolean>]));
+      assert.is(hints['browser_observe']!['readOnlyHint'], true);
+      assert.is(hints['browser_screenshot']!['readOnlyHint'], true);
+      assert.is(hints['browser_act']!['readOnlyHint'], false);
+      assert.is(hints['browser_act']!['destructiveHint'], true);
+      assert.is(hints['browser_events']!['openWorldHint'], false);
+      for (const tool of tools) {
+        const a = tool['annotations'] as Record<string, unknown>;
+        for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
+          assert.type(a[hint], 'boolean', `${String(tool['name'])} ${hint}`);
+        }
+      }
+    }),
 );
 
-
-http('browser_events lists the session\'s events after a seq (every kind, or the kinds asked for) and its downloads', () =>
-  withDoor(async (door) => {
-    const signedIn = await signIn(door);
-    await door.call('browser_act', { action: 'click', ref: refIn(tree(signedIn), 'Delete account') });
-    await door.call('browser_handle_dialog', { accept: false });
-    const all = await door.call('browser_events');
-    assert.is(all.isError, false, textOf(all));
-    const s = all.structuredContent!;
-    const events = s['events'] as Array<{ seq: number; kind: string; data: Record<string, unknown> }>;
-    assert.ok(events.some((e) => e.kind === 'navigation'), 'navigations are listed here (not in the per-call news)');
-    const dialogs = events.filter((e) => e.kind === 'dialog');
-    assert.ok(dialogs.some((e) => e.data['message'] === 'Delete the account of alice?'), JSON.stringify(dialogs));
-    assert.is(s['last_seq'], events.at(-1)!.seq);
-    assert.equal(s['downloads'], []);
-    assert.match(textOf(all), new RegExp(`#${dialogs[0]!.seq} dialog`));
-    const after = await door.call('browser_events', { after_seq: s['last_seq'] });
-    assert.equal(after.structuredContent!['events'], []);
-    const onlyDialogs = await door.call('browser_events', { kinds: ['dialog'] });
-    assert.ok((onlyDialogs.structuredContent!['events'] as Array<{ kind: string }>).every((e) => e.kind === 'dialog'));
-    const invalid = await door.call('browser_events', { kinds: ['nope'] });
-    assert.is(invalid.isError, true);
-    assert.is((invalid.structuredContent!['data'] as Record<string, unknown>)['error_type'], 'invalid_params');
-  }),
+http(
+  "browser_events lists the session's events after a seq (every kind, or the kinds asked for) and its downloads",
+  () =>
+    withDoor(async (door) => {
+      const signedIn = await signIn(door);
+      await door.call('browser_act', { action: 'click', ref: refIn(tree(signedIn), 'Delete account') });
+      await door.call('browser_handle_dialog', { accept: false });
+      const all = await door.call('browser_events');
+      assert.is(all.isError, false, textOf(all));
+      const s = all.structuredContent!;
+      const events = s['events'] as Array<{ seq: number; kind: string; data: Record<string, unknown> }>;
+      assert.ok(events.some((e) => e.kind === 'navigation'), 'navigations are listed here (not in the per-call news)');
+      const dialogs = events.filter((e) => e.kind === 'dialog');
+      assert.ok(dialogs.some((e) => e.data['message'] === 'Delete the account of alice?'), JSON.stringify(dialogs));
+      assert.is(s['last_seq'], events.at(-1)!.seq);
+      assert.equal(s['downloads'], []);
+      assert.match(textOf(all), new RegExp(`#${dialogs[0]!.seq} dialog`));
+      const after = await door.call('browser_events', { after_seq: s['last_seq'] });
+      assert.equal(after.structuredContent!['events'], []);
+      const onlyDialogs = await door.call('browser_events', { kinds: ['dialog'] });
+      assert.ok((onlyDialogs.structuredContent!['events'] as Array<{ kind: string }>).every((e) => e.kind === 'dialog'));
+      const invalid = await door.call('browser_events', { kinds: ['nope'] });
+      assert.is(invalid.isError, true);
+      assert.is((invalid.structuredContent!['data'] as Record<string, unknown>)['error_type'], 'invalid_params');
+    }),
 );
 
 /** A raw HTTP exchange, so the Host header can be anything. */
 function post(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject);
-    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
+    req.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    );
   });
 }
 

@@ -1,12 +1,12 @@
 // The network log (PROTOCOL.md §15) against real Chromium: an app whose Save button POSTs and gets
 // a 500 it never shows; redirect hops; a refused connection; `network` events; and the per-tab
 // bound (the oldest dropped, and counted).
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evaluate } from '../helpers/page.ts';
 import { withSession } from '../helpers/session-suite.ts';
-import { nextEvent, ref, type NetworkEntry, type Observation } from '../helpers/wire.ts';
+import { type NetworkEntry, nextEvent, type Observation, ref } from '../helpers/wire.ts';
 
 const s = suite('network log');
 const ctx = withSession(s, 'network-log');
@@ -49,7 +49,13 @@ s('redirect hops, a refused connection and a query string as the log shows them'
   const closedPort = (closed.address() as AddressInfo).port;
   await new Promise<void>((resolve) => closed.close(() => resolve()));
   const target = `/redirect?to=${encodeURIComponent('/redirect?to=/api/ping/hops')}`;
-  await evaluate(server, target_id, `Promise.all([fetch(${JSON.stringify(target)} + '&secret=hunter2'), fetch('http://127.0.0.1:${closedPort}/closed').catch(() => 'refused')])`);
+  await evaluate(
+    server,
+    target_id,
+    `Promise.all([fetch(${
+      JSON.stringify(target)
+    } + '&secret=hunter2'), fetch('http://127.0.0.1:${closedPort}/closed').catch(() => 'refused')])`,
+  );
   await nextEvent(client, 'network', (e) => e.data.url === fixtures.url('/api/ping/hops') && e.data.state === 'finished');
   await nextEvent(client, 'network', (e) => e.data.url === `http://127.0.0.1:${closedPort}/closed`);
   const { entries } = await client.call('network.list', { session_id: sessionId, since: last_seq });
@@ -74,15 +80,24 @@ s('network events: one per finished request, only for a subscription that names 
   const event = await nextEvent(client, 'network', (e: { data: NetworkEntry }) => e.data.url === fixtures.url('/api/ping/evented'));
   assert.is(event.data.status, 200);
   assert.is(event.target_id, target_id);
-  const unnamed = client.notifications.filter((n) => (n.params as { subscription_id: string; kind: string }).subscription_id === everything.subscription_id);
-  assert.not.ok(unnamed.some((n) => (n.params as { kind: string }).kind === 'network'), 'a subscription without kinds gets no network events');
+  const unnamed = client.notifications.filter((n) =>
+    (n.params as { subscription_id: string; kind: string }).subscription_id === everything.subscription_id
+  );
+  assert.not.ok(
+    unnamed.some((n) => (n.params as { kind: string }).kind === 'network'),
+    'a subscription without kinds gets no network events',
+  );
 });
 
 s('each tab keeps its last 500 entries: the oldest go first, and are counted', async () => {
   const { client, sessionId, fixtures, server } = ctx;
   const { target_id } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url('/child.html') });
   await client.call('network.list', { session_id: sessionId });
-  await evaluate(server, target_id, `(async () => { for (let i = 0; i < 520; i += 40) await Promise.all(Array.from({ length: 40 }, (_, k) => fetch('/api/ping/bulk-' + (i + k)))); return true; })()`);
+  await evaluate(
+    server,
+    target_id,
+    `(async () => { for (let i = 0; i < 520; i += 40) await Promise.all(Array.from({ length: 40 }, (_, k) => fetch('/api/ping/bulk-' + (i + k)))); return true; })()`,
+  );
   const { entries, dropped } = await client.call('network.list', { session_id: sessionId, target_id });
   assert.is(entries.length, 500);
   assert.ok(dropped >= 21, `dropped ${dropped}`);

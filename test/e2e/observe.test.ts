@@ -86,7 +86,9 @@ s('cursor:pointer and click-listener divs get refs; a plain div, hidden and aria
   await open('/clickables.html');
   const o = await observe();
   const refd = o.elements.map((e) => e.name || o.tree.split('\n').find((l) => l.endsWith(e.ref)));
-  assert.ok(o.elements.some((e) => e.role === 'generic' && /Pointer div/.test(o.tree.split(e.ref)[1] ?? '')) || o.tree.includes('Pointer div'));
+  assert.ok(
+    o.elements.some((e) => e.role === 'generic' && /Pointer div/.test(o.tree.split(e.ref)[1] ?? '')) || o.tree.includes('Pointer div'),
+  );
   const lineOf = (text: string) => o.tree.split('\n').findIndex((l) => l.includes(text));
   const refLineAbove = (text: string) => {
     const lines = o.tree.split('\n');
@@ -170,18 +172,26 @@ s('delegating roots: a listener that serves the controls inside it gives no ref;
   assert.match(invite.fresh_state.tree, /"invite opened"/);
 });
 
-s('a documentation page: the body wrapper listener gives no ref; links, fields, copy buttons and a cross-site frame keep theirs', async () => {
-  await open(`/docs-page.html?frame=${encodeURIComponent(fixtures.otherUrl('/frame-buttons.html'))}`);
-  const o = await observeUntil((x) => x.elements.some((e) => e.name === 'Frame button 10'), { max_elements: 500 });
-  assert.equal(refChain(o, /^ *heading "Installation"/), [], o.tree);
-  assert.equal(o.elements.filter((e) => e.role === 'generic'), [], 'no generic element carries a ref');
-  for (const name of ['Overview', 'From PyPI', 'From source', 'Next steps']) assert.ok(o.elements.some((e) => e.role === 'link' && e.name === name), name);
-  assert.is(o.elements.filter((e) => e.role === 'button' && e.name === 'Copy').length, 2);
-  assert.ok(byName(o, 'Search docs'));
-  assert.equal(roles(refChain(o, /button "Frame button 1"/)), ['button']);
-  const frameButton = o.elements.find((e) => e.name === 'Frame button 1')!;
-  assert.is.not(frameButton.frame_id, o.frame_id, 'read in the other site’s frame');
-});
+s(
+  'a documentation page: the body wrapper listener gives no ref; links, fields, copy buttons and a cross-site frame keep theirs',
+  async () => {
+    await open(`/docs-page.html?frame=${encodeURIComponent(fixtures.otherUrl('/frame-buttons.html'))}`);
+    const o = await observeUntil((x) => x.elements.some((e) => e.name === 'Frame button 10'), { max_elements: 500 });
+    assert.equal(refChain(o, /^ *heading "Installation"/), [], o.tree);
+    assert.equal(o.elements.filter((e) => e.role === 'generic'), [], 'no generic element carries a ref');
+    for (const name of ['Overview', 'From PyPI', 'From source', 'Next steps']) {
+      assert.ok(
+        o.elements.some((e) => e.role === 'link' && e.name === name),
+        name,
+      );
+    }
+    assert.is(o.elements.filter((e) => e.role === 'button' && e.name === 'Copy').length, 2);
+    assert.ok(byName(o, 'Search docs'));
+    assert.equal(roles(refChain(o, /button "Frame button 1"/)), ['button']);
+    const frameButton = o.elements.find((e) => e.name === 'Frame button 1')!;
+    assert.is.not(frameButton.frame_id, o.frame_id, 'read in the other site’s frame');
+  },
+);
 
 s('clickable cards, tiles and sortable headers keep their refs; a card whose way in is its link does not', async () => {
   await open('/cards.html');
@@ -261,8 +271,19 @@ s('redaction: no userinfo, query or fragment in URLs; no input values; no token-
   });
   const o = await observe({ include_text: true });
   const wire = JSON.stringify(o);
-  for (const secret of ['alice', 'pa55word', 's3cr3t', '#frag', 'prefilled-secret-value', 'textarea-secret-content',
-    'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9', 'sk-live-abcdefghijklmnopqrstuvwx', 'abc123']) {
+  for (
+    const secret of [
+      'alice',
+      'pa55word',
+      's3cr3t',
+      '#frag',
+      'prefilled-secret-value',
+      'textarea-secret-content',
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9',
+      'sk-live-abcdefghijklmnopqrstuvwx',
+      'abc123',
+    ]
+  ) {
     assert.not.ok(wire.includes(secret), `${secret} leaked: ${wire}`);
   }
   assert.is(o.url, fixtures.url('/secrets.html'));
@@ -373,13 +394,17 @@ s('values typed or chosen inside table cells, grid rows, labels and buttons are 
     ],
   });
   assert.is(typed.status, 'completed');
-  await evaluate(server, targetId, `
+  await evaluate(
+    server,
+    targetId,
+    `
     for (const [id, value] of [['qty', '4242'], ['grid-note', 'TYPED-GRID-2'], ['courier', 'TYPED-COURIER-3'], ['code', 'TYPED-CODE-4'], ['inner', 'TYPED-INNER-5']]) {
       document.getElementById(id).value = value;
     }
     document.getElementById('grid-status').value = 'Closed';
     document.getElementById('when').value = 'Tomorrow';
-  `);
+  `,
+  );
   const o = await observe({ include_text: true });
   const wire = JSON.stringify(o);
   for (const value of ['TYPED-NOTE-1', '4242', 'TYPED-GRID-2', 'TYPED-COURIER-3', 'TYPED-CODE-4', 'TYPED-INNER-5']) {
@@ -392,7 +417,10 @@ s('values typed or chosen inside table cells, grid rows, labels and buttons are 
     assert.not.ok(o.text!.includes(chosen), `${chosen} in text:\n${o.text}`);
     assert.not.ok(o.elements.some((e) => e.name.includes(chosen)), `${chosen} in a name: ${JSON.stringify(o.elements)}`);
   }
-  assert.match(o.tree, /\n {2}"Order 7"\n {2}textbox "Note for order 7" \[has_value\] @\d+\n {2}combobox "Status for order 7" \[(?:focused, )?options: "Pending", "Shipped", "Cancelled"\] @\d+\n/);
+  assert.match(
+    o.tree,
+    /\n {2}"Order 7"\n {2}textbox "Note for order 7" \[has_value\] @\d+\n {2}combobox "Status for order 7" \[(?:focused, )?options: "Pending", "Shipped", "Cancelled"\] @\d+\n/,
+  );
   assert.is(byName(o, 'Status for order 7')!.has_value, true);
   // Names keep their text without the values in them.
   assert.ok(o.elements.some((e) => e.role === 'row' && e.name === 'Line 1'), JSON.stringify(o.elements));
@@ -409,7 +437,11 @@ s('inline text runs are one line each: a bold count in a sentence, a chat previe
   assert.ok(lines.includes('"Ben Okafor: the build is green again, thanks! 8:40"'), o.tree);
   // A link in a sentence keeps its own line and ref; the sentence is split at it.
   const link = lines.findIndex((line) => /^link "q4-plan\.pdf" @\d+$/.test(line));
-  assert.equal(lines.slice(link - 1, link + 2).map((line) => line.replace(/@\d+/, '@')), ['"Chen Rui shared"', 'link "q4-plan.pdf" @', '"with the team Yesterday"']);
+  assert.equal(lines.slice(link - 1, link + 2).map((line) => line.replace(/@\d+/, '@')), [
+    '"Chen Rui shared"',
+    'link "q4-plan.pdf" @',
+    '"with the team Yesterday"',
+  ]);
   // The time beside a message, set apart by a margin only, is a word of its own.
   assert.ok(lines.includes('"Ana Lima replied to @you in #design 9:12"'), o.tree);
   assert.ok(lines.includes('"Last synced just now · 4 people online"'), o.tree);
@@ -424,15 +456,25 @@ s('a Prism-highlighted code block reads as its source text, one tree line a sour
   const o = await observe({ include_text: true, max_elements: 500 });
   const tree = o.tree.split('\n');
   // The source of each shown block, from the page: its text split at its line breaks.
-  const blocks = await evaluate<string[][]>(server, targetId, `[...document.querySelectorAll('pre')].filter((pre) => pre.offsetParent && !pre.closest('.linenos')).map((pre) => pre.innerText.split('\\n').map((line) => line.trimEnd()).filter((line) => line.trim()))`);
+  const blocks = await evaluate<string[][]>(
+    server,
+    targetId,
+    `[...document.querySelectorAll('pre')].filter((pre) => pre.offsetParent && !pre.closest('.linenos')).map((pre) => pre.innerText.split('\\n').map((line) => line.trimEnd()).filter((line) => line.trim()))`,
+  );
   assert.is(blocks.length, 5);
   for (const source of blocks) {
-    const first = tree.findIndex((line, i) => line.trim() === JSON.stringify(source[0]) && tree[i + 1]?.trim() === JSON.stringify(source[1]));
+    const first = tree.findIndex((line, i) =>
+      line.trim() === JSON.stringify(source[0]) && tree[i + 1]?.trim() === JSON.stringify(source[1])
+    );
     assert.ok(first > 0 && /^\s*(code|pre)$/.test(tree[first - 1]!), `a code line above ${source[0]}\n${o.tree}`);
     const shown = tree.slice(first, first + source.length).map((line) => JSON.parse(line.trim()) as string);
     source.forEach((line, i) => {
       if (line.length <= 120) assert.is(shown[i], line);
-      else assert.ok(shown[i]!.length <= 120 && shown[i]!.startsWith(line.slice(0, 30)) && shown[i]!.endsWith(line.slice(-20)) && shown[i]!.includes(' … '), shown[i]);
+      else {assert.ok(
+          shown[i]!.length <= 120 && shown[i]!.startsWith(line.slice(0, 30)) && shown[i]!.endsWith(line.slice(-20)) &&
+            shown[i]!.includes(' … '),
+          shown[i],
+        );}
     });
     // `text` has every line whole.
     assert.ok(o.text!.includes(source.join('\n')), source[0]);

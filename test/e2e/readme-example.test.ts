@@ -39,7 +39,17 @@ s('the client example observes a data: page, clicks the button it saw, and print
   const { url } = await sharedServer();
   const { code, output } = await runInNode(example('client'), url);
   assert.is(code, 0, output);
-  assert.is(output, ['heading "Welcome" [level=1]', 'button "Sign in" @1', 'completed completed captured', 'heading "Welcome" [level=1]', 'button "Signed in" [focused] @1', ''].join('\n'));
+  assert.is(
+    output,
+    [
+      'heading "Welcome" [level=1]',
+      'button "Sign in" @1',
+      'completed completed captured',
+      'heading "Welcome" [level=1]',
+      'button "Signed in" [focused] @1',
+      '',
+    ].join('\n'),
+  );
 });
 
 s('the events example, put before session.close, prints the navigation and console events', async () => {

@@ -44,10 +44,15 @@ function clickIncrement(targetId: string, o: Observation, expected: number): Pro
 /** Crashes the tab's renderer (CDP Page.crash) and resolves with the crash event. */
 async function crash(targetId: string): Promise<EventParams> {
   const { client, sessionId, server } = ctx;
-  const { subscription_id } = await client.call<{ subscription_id: string }>('events.subscribe', { session_id: sessionId, kinds: ['crash'] });
+  const { subscription_id } = await client.call<{ subscription_id: string }>('events.subscribe', {
+    session_id: sessionId,
+    kinds: ['crash'],
+  });
   const before = client.notifications.length;
   const event = client
-    .waitForNotification((n) => client.notifications.indexOf(n) >= before && n.method === 'event' && (n.params as EventParams).kind === 'crash')
+    .waitForNotification((n) =>
+      client.notifications.indexOf(n) >= before && n.method === 'event' && (n.params as EventParams).kind === 'crash'
+    )
     .then((n) => n.params as EventParams);
   tabOf(server, targetId).session.send('Page.crash').catch(() => {});
   const crashed = await event;
@@ -145,7 +150,9 @@ s('an act navigate under way when the renderer crashes ends at once; the next on
 s('a click on a link whose page is loading when the renderer crashes ends at once; the next navigate loads the page', async () => {
   await crashWhileLoading(async (targetId, _o, url) => {
     const { client, sessionId, server } = ctx;
-    await tabOf(server, targetId).session.send('Runtime.evaluate', { expression: `document.querySelector('a[href="signup.html"]').href = ${JSON.stringify(url)}` });
+    await tabOf(server, targetId).session.send('Runtime.evaluate', {
+      expression: `document.querySelector('a[href="signup.html"]').href = ${JSON.stringify(url)}`,
+    });
     const o = await client.call<Observation>('observe', { session_id: sessionId, target_id: targetId });
     return act(targetId, o, { action: 'click', ref: refOf(o, 'Sign up'), timeout_ms: 30_000 });
   });

@@ -8,7 +8,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
-import { coloursIn, decodeBase64, decodePng, type DecodedImage } from '../helpers/png.ts';
+import { coloursIn, decodeBase64, type DecodedImage, decodePng } from '../helpers/png.ts';
 import type { Observation, ScreenshotResult as Shot } from '../helpers/wire.ts';
 
 interface Rect {
@@ -50,16 +50,28 @@ function decode(shot: Shot): DecodedImage {
 }
 
 /** The rectangle without its outer pixel: boxes have fractional edges that blend with the page. */
-const inner = (r: Rect): Rect => ({ x: Math.ceil(r.x) + 1, y: Math.ceil(r.y) + 1, width: Math.floor(r.width) - 3, height: Math.floor(r.height) - 3 });
+const inner = (r: Rect): Rect => ({
+  x: Math.ceil(r.x) + 1,
+  y: Math.ceil(r.y) + 1,
+  width: Math.floor(r.width) - 3,
+  height: Math.floor(r.height) - 3,
+});
 
 function assertMasked(image: DecodedImage, rect: Rect, what: string): void {
   const colours = coloursIn(image, inner(rect));
-  assert.equal([...colours.keys()], [BLACK], `${what} ${JSON.stringify(rect)} is one black box, got ${JSON.stringify([...colours].slice(0, 5))}`);
+  assert.equal(
+    [...colours.keys()],
+    [BLACK],
+    `${what} ${JSON.stringify(rect)} is one black box, got ${JSON.stringify([...colours].slice(0, 5))}`,
+  );
 }
 
 /** Viewport rectangles of the inputs of login.html (the frame's input offset by its iframe's content box). */
 function loginBoxes(targetId: string): Promise<Record<'username' | 'password' | 'closed' | 'open' | 'frame', Rect>> {
-  return evaluate(server, targetId, `(() => {
+  return evaluate(
+    server,
+    targetId,
+    `(() => {
     const box = (el, [ox, oy] = [0, 0]) => { const r = el.getBoundingClientRect(); return { x: r.left + ox, y: r.top + oy, width: r.width, height: r.height }; };
     const frame = document.getElementById('frame');
     return {
@@ -74,13 +86,16 @@ function loginBoxes(targetId: string): Promise<Record<'username' | 'password' | 
       const style = getComputedStyle(iframe);
       return [r.left + iframe.clientLeft + parseFloat(style.paddingLeft), r.top + iframe.clientTop + parseFloat(style.paddingTop)];
     }
-  })()`);
+  })()`,
+  );
 }
 
 /** Waits until the same-origin frame of login.html has its input (it loads after the page). */
 async function loginReady(targetId: string): Promise<void> {
   const end = Date.now() + 10_000;
-  while (!(await evaluate<boolean>(server, targetId, `!!document.getElementById('frame').contentDocument?.getElementById('frame-password')`))) {
+  while (
+    !(await evaluate<boolean>(server, targetId, `!!document.getElementById('frame').contentDocument?.getElementById('frame-password')`))
+  ) {
     if (Date.now() > end) throw new Error('login-frame.html did not load');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -88,7 +103,9 @@ async function loginReady(targetId: string): Promise<void> {
 
 /** What the page can see of its own state: inline styles, style sheets, light-DOM mutations. */
 function pageState(targetId: string) {
-  return evaluate<{ sheets: number; frameSheets: number; mutations: number; closedStyle: string | null; openStyle: string | null; colours: string[] }>(
+  return evaluate<
+    { sheets: number; frameSheets: number; mutations: number; closedStyle: string | null; openStyle: string | null; colours: string[] }
+  >(
     server,
     targetId,
     `(() => {
@@ -157,9 +174,12 @@ s('a password input in a cross-site (out-of-process) iframe is masked through it
     cross = tab.frames.list().find((f) => f.crossProcess);
     const ready = cross
       ? await cross.session
-          // Laid out, not only parsed: its box is what the mask must cover.
-          .send('Runtime.evaluate', { expression: `(document.getElementById('frame-password')?.getBoundingClientRect().width ?? 0) > 0`, returnByValue: true })
-          .then((r) => r.result.value === true, () => false)
+        // Laid out, not only parsed: its box is what the mask must cover.
+        .send('Runtime.evaluate', {
+          expression: `(document.getElementById('frame-password')?.getBoundingClientRect().width ?? 0) > 0`,
+          returnByValue: true,
+        })
+        .then((r) => r.result.value === true, () => false)
       : false;
     if (ready) break;
     if (Date.now() > end) throw new Error('the cross-site frame did not load');
@@ -172,12 +192,16 @@ s('a password input in a cross-site (out-of-process) iframe is masked through it
     })
   ).result.value as string;
   const local = JSON.parse(inside) as { left: number; top: number; width: number; height: number };
-  const origin = await evaluate<[number, number]>(server, targetId, `(() => {
+  const origin = await evaluate<[number, number]>(
+    server,
+    targetId,
+    `(() => {
     const iframe = document.getElementById('cross-frame');
     const r = iframe.getBoundingClientRect();
     const style = getComputedStyle(iframe);
     return [r.left + iframe.clientLeft + parseFloat(style.paddingLeft), r.top + iframe.clientTop + parseFloat(style.paddingTop)];
-  })()`);
+  })()`,
+  );
   const box = { x: origin[0] + local.left, y: origin[1] + local.top, width: local.width, height: local.height };
   const image = decode(await shoot({ target_id: targetId }));
   assertMasked(image, box, 'the password input of the cross-site iframe');
@@ -190,14 +214,21 @@ s('a password input in a cross-site (out-of-process) iframe is masked through it
   const crossInput = o.elements.find((e) => e.frame_id === cross!.id && e.role === 'textbox');
   assert.ok(crossInput, JSON.stringify(o.elements));
   const clipped = await shoot({ target_id: targetId, ref: crossInput!.ref });
-  assert.ok(Math.abs(clipped.width - box.width) <= 1 && Math.abs(clipped.height - box.height) <= 1, `${clipped.width}x${clipped.height} vs ${JSON.stringify(box)}`);
+  assert.ok(
+    Math.abs(clipped.width - box.width) <= 1 && Math.abs(clipped.height - box.height) <= 1,
+    `${clipped.width}x${clipped.height} vs ${JSON.stringify(box)}`,
+  );
   const pixels = decode(clipped);
   assertMasked(pixels, { x: 0, y: 0, width: pixels.width, height: pixels.height }, 'the clipped cross-site password input');
 });
 
 s('format jpeg: image/jpeg with JPEG magic bytes and the viewport size; quality is accepted', async () => {
   const targetId = await open('/login.html');
-  const viewport = await evaluate<[number, number]>(server, targetId, '[document.documentElement.clientWidth, document.documentElement.clientHeight]');
+  const viewport = await evaluate<[number, number]>(
+    server,
+    targetId,
+    '[document.documentElement.clientWidth, document.documentElement.clientHeight]',
+  );
   const shot = await shoot({ target_id: targetId, format: 'jpeg', quality: 60 });
   assert.is(shot.mime, 'image/jpeg');
   const bytes = decodeBase64(shot.data);
@@ -209,7 +240,11 @@ s('format jpeg: image/jpeg with JPEG magic bytes and the viewport size; quality 
 
 s('full_page: the whole document, taller than the viewport', async () => {
   const targetId = await open('/login.html?tall=1');
-  const [innerHeight, scrollHeight] = await evaluate<[number, number]>(server, targetId, '[innerHeight, document.documentElement.scrollHeight]');
+  const [innerHeight, scrollHeight] = await evaluate<[number, number]>(
+    server,
+    targetId,
+    '[innerHeight, document.documentElement.scrollHeight]',
+  );
   const shot = await shoot({ target_id: targetId, full_page: true });
   assert.ok(shot.height > innerHeight, `${shot.height} > ${innerHeight}`);
   assert.ok(Math.abs(shot.height - scrollHeight) <= 1, `${shot.height} ≈ ${scrollHeight}`);
@@ -218,14 +253,18 @@ s('full_page: the whole document, taller than the viewport', async () => {
   assert.is(viewportAfter, innerHeight, 'the viewport is left as it was');
 });
 
-s('ref: an image of about the element\'s size, from the current state or an older kept state', async () => {
+s("ref: an image of about the element's size, from the current state or an older kept state", async () => {
   const targetId = await open('/login.html?tall=1');
   await loginReady(targetId);
   const o = await observe(targetId);
   const username = o.elements.find((e) => e.name === 'Username');
   const password = o.elements.find((e) => e.name === 'Password' && e.role === 'textbox');
   assert.ok(username && password, JSON.stringify(o.elements));
-  const size = await evaluate<[number, number]>(server, targetId, `(() => { const r = document.getElementById('username').getBoundingClientRect(); return [r.width, r.height]; })()`);
+  const size = await evaluate<[number, number]>(
+    server,
+    targetId,
+    `(() => { const r = document.getElementById('username').getBoundingClientRect(); return [r.width, r.height]; })()`,
+  );
   const shot = await shoot({ target_id: targetId, ref: username!.ref });
   assert.ok(Math.abs(shot.width - size[0]) <= 1 && Math.abs(shot.height - size[1]) <= 1, `${shot.width}x${shot.height} vs ${size}`);
   const image = decode(shot);
@@ -253,7 +292,12 @@ s('ref: an image of about the element\'s size, from the current state or an olde
 
   // An element that is no longer rendered has nothing to show.
   await evaluate(server, targetId, `document.getElementById('username').style.display = 'none'`);
-  const hidden = await client.callError('screenshot', { session_id: sessionId, target_id: targetId, ref: username!.ref, state_id: o.state_id });
+  const hidden = await client.callError('screenshot', {
+    session_id: sessionId,
+    target_id: targetId,
+    ref: username!.ref,
+    state_id: o.state_id,
+  });
   assert.is(hidden.data?.error_type, 'invalid_params');
   assert.match(hidden.message, /no visible box/);
 });
@@ -268,7 +312,12 @@ s('ref errors: unknown ref, unknown state, a state of another tab', async () => 
   assert.is(unknownState.data?.error_type, 'invalid_params');
   assert.match(unknownState.message, /state st_nope is unknown/);
   const otherTab = await open('/login.html');
-  const wrongTab = await client.callError('screenshot', { session_id: sessionId, target_id: otherTab, ref: o.elements[0]!.ref, state_id: o.state_id });
+  const wrongTab = await client.callError('screenshot', {
+    session_id: sessionId,
+    target_id: otherTab,
+    ref: o.elements[0]!.ref,
+    state_id: o.state_id,
+  });
   assert.is(wrongTab.data?.error_type, 'invalid_params');
   assert.match(wrongTab.message, /not of tab/);
 });

@@ -10,16 +10,16 @@ import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseConfig } from '../../src/config.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { runCli } from '../helpers/cli-process.ts';
 import { TestClient } from '../helpers/client.ts';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { coloursIn, decodeBase64, decodePng } from '../helpers/png.ts';
 import { onTeardown } from '../helpers/teardown.ts';
-import { nextEvent, ref, type ActResult, type Observation } from '../helpers/wire.ts';
+import { type ActResult, nextEvent, type Observation, ref } from '../helpers/wire.ts';
 
 // Characters that change under URL, JSON and HTML encoding, so a leak in any form shows.
 const TOKEN = `acme_live_7Kq/9x+Zp"w=${crypto.randomUUID().slice(0, 8)}`;
@@ -74,7 +74,11 @@ s.after(() => client.close());
 async function signIn(): Promise<{ target_id: string; observation: Observation }> {
   const { target_id } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url('/vault-signin.html') });
   // The partner widget is a cross-site iframe: its document comes a little later.
-  await evaluate(server, target_id, `new Promise((resolve) => { const f = document.getElementById('partner'); if (f.contentDocument === null || f.dataset.loaded) resolve(true); f.addEventListener('load', () => resolve(true)); })`);
+  await evaluate(
+    server,
+    target_id,
+    `new Promise((resolve) => { const f = document.getElementById('partner'); if (f.contentDocument === null || f.dataset.loaded) resolve(true); f.addEventListener('load', () => resolve(true)); })`,
+  );
   return { target_id, observation: await client.call('observe', { session_id: sessionId }) };
 }
 
@@ -104,7 +108,10 @@ s('a secret typed into a page that echoes it everywhere: the page got it, nothin
   assert.is(await evaluate(server, target_id, `document.getElementById('badge').getAttribute('aria-label')`), `token ${TOKEN}`);
   // One console line per keystroke; once the echo is 4 characters long it is hidden.
   await nextEvent(client, 'console', (event) => event.data.text === 'token changed to [redacted]');
-  assert.ok(fixtures.seen.some((r) => r.path.startsWith(`/api/echo/${encodeURIComponent(TOKEN)}`)), 'the echo request left with the token in its path');
+  assert.ok(
+    fixtures.seen.some((r) => r.path.startsWith(`/api/echo/${encodeURIComponent(TOKEN)}`)),
+    'the echo request left with the token in its path',
+  );
   const seen = await client.call<Observation>('observe', { session_id: sessionId, include_text: true });
   assert.match(seen.tree, /token: \[redacted\]/);
   assert.match(seen.title, /\[redacted\]/);
@@ -137,7 +144,12 @@ s('the screenshot masks the field holding the secret and the element that echoes
   const shot = await client.call('screenshot', { session_id: sessionId });
   const image = decodePng(decodeBase64(shot.data));
   // Inside the rounded corners (border-radius .375rem): their anti-aliased pixels are the page's.
-  const inner = (r: { x: number; y: number; width: number; height: number }) => ({ x: Math.ceil(r.x) + 7, y: Math.ceil(r.y) + 2, width: Math.floor(r.width) - 14, height: Math.floor(r.height) - 4 });
+  const inner = (r: { x: number; y: number; width: number; height: number }) => ({
+    x: Math.ceil(r.x) + 7,
+    y: Math.ceil(r.y) + 2,
+    width: Math.floor(r.width) - 14,
+    height: Math.floor(r.height) - 4,
+  });
   for (const id of ['token', 'preview', 'badge']) {
     const colours = coloursIn(image, inner(boxes[id]!));
     assert.equal([...colours.keys()], ['0,0,0,255'], `${id} is one black box: ${JSON.stringify([...colours].slice(0, 4))}`);
@@ -150,19 +162,40 @@ s('the screenshot masks the field holding the secret and the element that echoes
 s('a secret bound to one origin is refused on another, in a cross-site iframe too; nothing is typed', async () => {
   const { target_id, observation: o } = await signIn();
   // ACME_TOKEN belongs to 127.0.0.1: the partner's field lives on localhost.
-  const refused = await client.call<ActResult>('act', { session_id: sessionId, state_id: o.state_id, action: 'fill', ref: ref(o, 'Partner key'), secret: 'ACME_TOKEN' });
+  const refused = await client.call<ActResult>('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'fill',
+    ref: ref(o, 'Partner key'),
+    secret: 'ACME_TOKEN',
+  });
   assert.is(refused.status, 'action_failed');
   assert.is(refused.error_type, 'forbidden');
   assert.is(refused.execution, 'not_dispatched');
-  assert.match(refused.error_text ?? '', /ACME_TOKEN may only be typed into http:\/\/127\.0\.0\.1:\d+; this field's document is http:\/\/localhost:\d+: nothing was typed/);
+  assert.match(
+    refused.error_text ?? '',
+    /ACME_TOKEN may only be typed into http:\/\/127\.0\.0\.1:\d+; this field's document is http:\/\/localhost:\d+: nothing was typed/,
+  );
   // PARTNER_KEY belongs to localhost: refused on the page, typed in the partner's frame.
   let now = await client.call<Observation>('observe', { session_id: sessionId });
-  const wrongPage = await client.call<ActResult>('act', { session_id: sessionId, state_id: now.state_id, action: 'type', ref: ref(now, 'API token'), secret: 'PARTNER_KEY' });
+  const wrongPage = await client.call<ActResult>('act', {
+    session_id: sessionId,
+    state_id: now.state_id,
+    action: 'type',
+    ref: ref(now, 'API token'),
+    secret: 'PARTNER_KEY',
+  });
   assert.is(wrongPage.error_type, 'forbidden');
   assert.is(await evaluate(server, target_id, `document.getElementById('token').value`), '', 'nothing reached the page field');
   now = await client.call<Observation>('observe', { session_id: sessionId, include_text: true });
   assert.match(now.text ?? '', /nothing yet/, 'the partner field got nothing either');
-  const partner = await client.call<ActResult>('act', { session_id: sessionId, state_id: now.state_id, action: 'type', ref: ref(now, 'Partner key'), secret: 'PARTNER_KEY' });
+  const partner = await client.call<ActResult>('act', {
+    session_id: sessionId,
+    state_id: now.state_id,
+    action: 'type',
+    ref: ref(now, 'Partner key'),
+    secret: 'PARTNER_KEY',
+  });
   assert.is(partner.status, 'completed', partner.error_text);
   assert.match(partner.fresh_state?.tree ?? '', /partner got \[redacted\]/);
   assertNowhere('the refusals and the partner act', [JSON.stringify([refused, wrongPage, partner])]);
@@ -170,11 +203,24 @@ s('a secret bound to one origin is refused on another, in a cross-site iframe to
 
 s('an unknown secret, or text and secret together, are invalid_params: nothing is consumed', async () => {
   const o = await client.call<Observation>('observe', { session_id: sessionId });
-  const unknown = await client.callError('act', { session_id: sessionId, state_id: o.state_id, action: 'type', ref: o.elements[0]!.ref, secret: 'NO_SUCH' });
+  const unknown = await client.callError('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'type',
+    ref: o.elements[0]!.ref,
+    secret: 'NO_SUCH',
+  });
   assert.is(unknown.data.error_type, 'invalid_params');
   assert.match(unknown.message, /no secret NO_SUCH/);
   assert.match(unknown.message, /ACME_TOKEN, PARTNER_KEY/);
-  const both = await client.callError('act', { session_id: sessionId, state_id: o.state_id, action: 'fill', ref: o.elements[0]!.ref, text: 'x', secret: 'ACME_TOKEN' });
+  const both = await client.callError('act', {
+    session_id: sessionId,
+    state_id: o.state_id,
+    action: 'fill',
+    ref: o.elements[0]!.ref,
+    text: 'x',
+    secret: 'ACME_TOKEN',
+  });
   assert.is(both.data.error_type, 'invalid_params');
   // The state was not consumed by either.
   const ok = await client.call<ActResult>('act', { session_id: sessionId, state_id: o.state_id, action: 'scroll', delta_y: 10 });

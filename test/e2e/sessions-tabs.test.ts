@@ -130,8 +130,7 @@ s('two sessions do not share cookies', async () => {
   await client.call('tabs.new', { session_id: a.session_id, url: fixtures.url('/cookie/set?v=alpha') });
   await client.call('tabs.new', { session_id: a.session_id, url: fixtures.url('/cookie/show') });
   await client.call('tabs.new', { session_id: b.session_id, url: fixtures.url('/cookie/show') });
-  const titles = async (sessionId: string) =>
-    (await client.call('tabs.list', { session_id: sessionId })).tabs.map((t) => t.title);
+  const titles = async (sessionId: string) => (await client.call('tabs.list', { session_id: sessionId })).tabs.map((t) => t.title);
   assert.ok((await titles(a.session_id)).includes('cookie alpha'), 'the session that set the cookie sees it');
   assert.ok((await titles(b.session_id)).includes('cookie none'), 'the other session does not');
   await client.call('session.close', { session_id: a.session_id });
@@ -155,12 +154,14 @@ s('session.list shows own sessions only; another principal is forbidden on every
   assert.is(aliceList.sessions[0]!.clients, 1);
   const bobList = await bob.call('session.list');
   assert.equal(bobList.sessions, []);
-  for (const [method, params] of [
-    ['tabs.list', { session_id }],
-    ['tabs.new', { session_id }],
-    ['frames.list', { session_id }],
-    ['session.close', { session_id }],
-  ] as const) {
+  for (
+    const [method, params] of [
+      ['tabs.list', { session_id }],
+      ['tabs.new', { session_id }],
+      ['frames.list', { session_id }],
+      ['session.close', { session_id }],
+    ] as const
+  ) {
     const error = await bob.callError(method, params);
     assert.is(error.data?.error_type, 'forbidden', method);
     assert.is(error.code, -32001);
@@ -173,7 +174,7 @@ s('session.list shows own sessions only; another principal is forbidden on every
   await server.server.close();
 });
 
-s('calls without session_id use the principal\'s lazily created default session', async () => {
+s("calls without session_id use the principal's lazily created default session", async () => {
   const server = await startTestServer();
   const c = await server.connect();
   // Concurrent first calls share one default session.
@@ -193,7 +194,7 @@ s('a session no client uses is closed after the idle timeout', async () => {
   const c = await server.connect();
   const { session_id } = await c.call('session.create');
   const closed = new Promise<string>((resolve) =>
-    server.server.registry.events.on('closed', ({ session, reason }) => session.id === session_id && resolve(reason)),
+    server.server.registry.events.on('closed', ({ session, reason }) => session.id === session_id && resolve(reason))
   );
   assert.is(await closed, 'idle_timeout');
   const error = await c.callError('tabs.list', { session_id });

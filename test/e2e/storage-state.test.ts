@@ -9,7 +9,7 @@ import { parseConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { TestClient } from '../helpers/client.ts';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { onTeardown } from '../helpers/teardown.ts';
@@ -37,11 +37,19 @@ s.after(() => client.close());
 
 /** What the shop shows: who is signed in (the cookie, as the server saw it), the theme and the cart (localStorage). */
 async function shopView(targetId: string): Promise<Record<string, string>> {
-  await evaluate(server, targetId, `new Promise((resolve) => { const check = () => (document.getElementById('cookie-view').textContent !== '?' ? resolve(true) : setTimeout(check, 5)); check(); })`);
-  return evaluate(server, targetId, `({ server: document.getElementById('cookie-view').textContent, user: document.getElementById('user').textContent, theme: document.getElementById('theme-name').textContent, cart: document.getElementById('cart').textContent })`);
+  await evaluate(
+    server,
+    targetId,
+    `new Promise((resolve) => { const check = () => (document.getElementById('cookie-view').textContent !== '?' ? resolve(true) : setTimeout(check, 5)); check(); })`,
+  );
+  return evaluate(
+    server,
+    targetId,
+    `({ server: document.getElementById('cookie-view').textContent, user: document.getElementById('user').textContent, theme: document.getElementById('theme-name').textContent, cart: document.getElementById('cart').textContent })`,
+  );
 }
 
-s('a signed-in session\'s cookies and localStorage move to a new session, which is signed in', async () => {
+s("a signed-in session's cookies and localStorage move to a new session, which is signed in", async () => {
   const a = await client.call('session.create', { name: 'shopper' });
   await client.call('events.subscribe', { session_id: a.session_id, kinds: ['popup', 'tab_closed', 'navigation'] });
   const { target_id } = await client.call('tabs.new', { session_id: a.session_id, url: fixtures.url('/session/login?user=alice') });
@@ -85,22 +93,38 @@ s('a signed-in session\'s cookies and localStorage move to a new session, which 
   await client.call('session.close', { session_id: b.session_id });
 });
 
-s('a Playwright storageState file starts a session as it is (fields Playwright adds are ignored); a bad origin is invalid_params', async () => {
-  const file = {
-    cookies: [
-      { name: 'sid', value: 'bob-from-playwright', domain: '127.0.0.1', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax', partitionKey: undefined, _crHasCrossSiteAncestor: false },
-      { name: 'prefs', value: 'wide', domain: '127.0.0.1', path: '/' },
-    ],
-    origins: [{ origin: fixtures.origin, localStorage: [{ name: 'user', value: 'bob' }, { name: 'cart', value: '[7]' }] }],
-  } as unknown as StorageState;
-  const { session_id } = await client.call('session.create', { name: 'from-file', storage_state: file });
-  const { target_id } = await client.call('tabs.new', { session_id, url: fixtures.url('/storage-app.html') });
-  assert.equal(await shopView(target_id), { server: 'signed in as bob', user: 'bob', theme: 'light', cart: '1' });
-  await client.call('session.close', { session_id });
-  const bad = await client.callError('session.create', { storage_state: { cookies: [], origins: [{ origin: `${fixtures.origin}/shop`, localStorage: [{ name: 'a', value: 'b' }] }] } });
-  assert.is(bad.data.error_type, 'invalid_params');
-  assert.is(bad.data.issues?.[0]?.path, 'storage_state.origins.0.origin');
-  assert.is((await client.call('session.list')).sessions.length, 0, 'no session was left behind');
-});
+s(
+  'a Playwright storageState file starts a session as it is (fields Playwright adds are ignored); a bad origin is invalid_params',
+  async () => {
+    const file = {
+      cookies: [
+        {
+          name: 'sid',
+          value: 'bob-from-playwright',
+          domain: '127.0.0.1',
+          path: '/',
+          expires: -1,
+          httpOnly: true,
+          secure: false,
+          sameSite: 'Lax',
+          partitionKey: undefined,
+          _crHasCrossSiteAncestor: false,
+        },
+        { name: 'prefs', value: 'wide', domain: '127.0.0.1', path: '/' },
+      ],
+      origins: [{ origin: fixtures.origin, localStorage: [{ name: 'user', value: 'bob' }, { name: 'cart', value: '[7]' }] }],
+    } as unknown as StorageState;
+    const { session_id } = await client.call('session.create', { name: 'from-file', storage_state: file });
+    const { target_id } = await client.call('tabs.new', { session_id, url: fixtures.url('/storage-app.html') });
+    assert.equal(await shopView(target_id), { server: 'signed in as bob', user: 'bob', theme: 'light', cart: '1' });
+    await client.call('session.close', { session_id });
+    const bad = await client.callError('session.create', {
+      storage_state: { cookies: [], origins: [{ origin: `${fixtures.origin}/shop`, localStorage: [{ name: 'a', value: 'b' }] }] },
+    });
+    assert.is(bad.data.error_type, 'invalid_params');
+    assert.is(bad.data.issues?.[0]?.path, 'storage_state.origins.0.origin');
+    assert.is((await client.call('session.list')).sessions.length, 0, 'no session was left behind');
+  },
+);
 
 s.run();

@@ -9,7 +9,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
-import type { ActResult, Observation } from '../helpers/wire.ts';
+import { type ActResult, type Observation, ref } from '../helpers/wire.ts';
 
 const s = suite('styled controls');
 let server: TestServer;
@@ -29,11 +29,8 @@ async function open(path: string): Promise<Observation> {
 function act(params: Record<string, unknown>): Promise<ActResult> {
   return client.call<ActResult>('act', { session_id: sessionId, ...params });
 }
-function ref(o: Observation, role: string, name: string): string {
-  const element = o.elements.find((e) => e.role === role && e.name === name);
-  if (!element) throw new Error(`no ${role} named ${JSON.stringify(name)} in\n${o.tree}`);
-  return element.ref;
-}
+/** The ref of the `role` named `name` (the shared helper, with the role first as this file reads). */
+const roleRef = (o: Observation, role: string, name: string): string => ref(o, name, role);
 /**
  * TodoMVC's checkboxes have no name (an item's label is its sibling, and "Mark all as complete"
  * is display:none): an item's toggle is the checkbox line right above its title.
@@ -58,7 +55,11 @@ const statusOf = (o: Observation | undefined) => /"(changed[^"]*|nothing changed
 s('TodoMVC: check and click reach appearance:none toggles through their own ::after and ::before marks, once each', async () => {
   let o = await open('/todomvc.html');
   assert.is(itemsLeft(o), '2 items left');
-  await evaluate(server, o.target_id, `window.clicks = []; document.addEventListener('click', (e) => clicks.push(e.target.className), true)`);
+  await evaluate(
+    server,
+    o.target_id,
+    `window.clicks = []; document.addEventListener('click', (e) => clicks.push(e.target.className), true)`,
+  );
   let r = await act({ state_id: o.state_id, action: 'check', ref: todoToggle(o, 'Buy a unicorn'), checked: true });
   assert.is(r.status, 'completed', r.error_text);
   assert.is(r.hit, undefined);
@@ -94,8 +95,12 @@ s('UI kit: inputs hidden under their label: checkbox, radio, switch (knob then t
     { role: 'switch', name: 'Dark mode', checked: true },
   ];
   for (const step of steps) {
-    const target = ref(o, step.role, step.name);
-    const r = await act(step.click ? { state_id: o.state_id, action: 'click', ref: target } : { state_id: o.state_id, action: 'check', ref: target, checked: step.checked });
+    const target = roleRef(o, step.role, step.name);
+    const r = await act(
+      step.click
+        ? { state_id: o.state_id, action: 'click', ref: target }
+        : { state_id: o.state_id, action: 'check', ref: target, checked: step.checked },
+    );
     assert.is(r.status, 'completed', `${step.name}: ${r.error_type} ${r.error_text} ${JSON.stringify(r.hit)}`);
     o = r.fresh_state!;
   }
@@ -111,20 +116,24 @@ s('UI kit: inputs hidden under their label: checkbox, radio, switch (knob then t
     'dark mode on',
   ]);
   assert.equal(
-    await evaluate(server, o.target_id, `[...document.querySelectorAll('#settings input[type=checkbox], #settings input[type=radio]')].map((i) => i.checked)`),
+    await evaluate(
+      server,
+      o.target_id,
+      `[...document.querySelectorAll('#settings input[type=checkbox], #settings input[type=radio]')].map((i) => i.checked)`,
+    ),
     [true, false, false, true, false, true, false, true],
   );
 });
 
 s('check on an already-set styled control sends nothing; the label rule does not skip the final check', async () => {
   let o = await open('/ui-kit.html');
-  let r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'radio', 'Standard'), checked: true });
+  let r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'radio', 'Standard'), checked: true });
   assert.is(r.status, 'completed', r.error_text);
   assert.is(statusOf(r.fresh_state), 'nothing changed');
   o = r.fresh_state!;
   // A radio cannot be unchecked by clicking it (here: by clicking its label): the click lands, the
   // state is read back and the act fails.
-  r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'radio', 'Standard'), checked: false });
+  r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'radio', 'Standard'), checked: false });
   assert.is(r.status, 'action_failed');
   assert.is(r.error_type, 'action_failed');
   assert.match(r.error_text!, /still checked after the click/);
@@ -138,14 +147,22 @@ s('a cookie banner over checkboxes and their labels: click_intercepted naming th
   const o = await open('/checkout.html');
   for (const name of ['Send me the newsletter', 'Text me about my order', 'Show me offers']) {
     for (const action of ['check', 'click', 'hover']) {
-      const r = await act({ state_id: (await client.call<Observation>('observe', { session_id: sessionId })).state_id, action, ref: ref(o, 'checkbox', name), checked: action === 'check' ? true : undefined });
+      const r = await act({
+        state_id: (await client.call<Observation>('observe', { session_id: sessionId })).state_id,
+        action,
+        ref: roleRef(o, 'checkbox', name),
+        checked: action === 'check' ? true : undefined,
+      });
       assert.is(r.status, 'action_failed', `${name} ${action}`);
       assert.is(r.error_type, 'click_intercepted', `${name} ${action}: ${r.error_text}`);
       assert.is(r.execution, 'dispatched_unknown');
       // The banner's box, or the text in it.
       assert.equal({ role: r.hit?.role, name: r.hit?.name }, { role: 'dialog', name: 'Cookie consent' }, `${name} ${action}`);
       assert.ok(['div', 'span'].includes(r.hit!.tag), r.hit!.tag);
-      assert.match(r.error_text!, name === 'Show me offers' ? /^another element is on top of the target's label at / : /^another element is on top of the target at /);
+      assert.match(
+        r.error_text!,
+        name === 'Show me offers' ? /^another element is on top of the target's label at / : /^another element is on top of the target at /,
+      );
       assert.is(statusOf(r.fresh_state), 'nothing chosen');
     }
   }
@@ -154,12 +171,15 @@ s('a cookie banner over checkboxes and their labels: click_intercepted naming th
 /** `check` on a control is refused as covered by `hit`, and no control of the page changed. */
 async function assertCheckRefused(path: string, role: string, name: string, hit: ActResult['hit']): Promise<ActResult> {
   const o = await open(path);
-  const r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, role, name), checked: true });
+  const r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, role, name), checked: true });
   assert.is(r.status, 'action_failed', r.error_text);
   assert.is(r.error_type, 'click_intercepted');
   assert.is(r.execution, 'dispatched_unknown');
   assert.equal(r.hit, hit);
-  assert.is(await evaluate(server, o.target_id, `document.querySelector('#status, #summary').textContent`), path === '/ui-kit.html' ? 'nothing changed' : 'nothing chosen');
+  assert.is(
+    await evaluate(server, o.target_id, `document.querySelector('#status, #summary').textContent`),
+    path === '/ui-kit.html' ? 'nothing changed' : 'nothing chosen',
+  );
   return r;
 }
 
@@ -169,7 +189,11 @@ s("another element's ::before over a checkbox: click_intercepted naming that ele
 });
 
 s('a link inside the label over its hidden radio: click_intercepted (a label does not forward clicks on its links)', async () => {
-  const r = await assertCheckRefused('/checkout.html', 'radio', 'Care+ See details $9 a year', { role: 'link', name: 'See details', tag: 'a' });
+  const r = await assertCheckRefused('/checkout.html', 'radio', 'Care+ See details $9 a year', {
+    role: 'link',
+    name: 'See details',
+    tag: 'a',
+  });
   assert.is(await evaluate(server, r.fresh_state!.target_id, 'location.hash'), '', 'the link was not followed either');
 });
 
@@ -177,10 +201,12 @@ s('the floating label of the next field over a checkbox: click_intercepted namin
   await assertCheckRefused('/checkout.html', 'checkbox', 'Save this card', { role: 'LabelText', name: 'Coupon code', tag: 'label' });
 });
 
-s("a pseudo-element over a cross-site iframe: click_intercepted naming the element it belongs to", async () => {
+s('a pseudo-element over a cross-site iframe: click_intercepted naming the element it belongs to', async () => {
   let o = await open('/payment.html');
-  for (let i = 0; i < 100 && !o.elements.some((e) => e.name === 'Pay $20.00'); i++) o = await client.call<Observation>('observe', { session_id: sessionId });
-  const r = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'button', 'Pay $20.00') });
+  for (let i = 0; i < 100 && !o.elements.some((e) => e.name === 'Pay $20.00'); i++) {
+    o = await client.call<Observation>('observe', { session_id: sessionId });
+  }
+  const r = await act({ state_id: o.state_id, action: 'click', ref: roleRef(o, 'button', 'Pay $20.00') });
   assert.is(r.status, 'action_failed', r.error_text);
   assert.is(r.error_type, 'click_intercepted');
   assert.equal(r.hit, { role: 'note', name: 'Why we ask', tag: 'span' });
@@ -196,19 +222,19 @@ s('Bootstrap 5 toggle buttons: "Yearly", "Extra storage" and "Choose Team" are c
   // Every .btn-check input of a group sits clipped at the group's start, under the first button:
   // at their own point a click would go to "Monthly" (or "Priority support").
   let o = await open('/pricing.html');
-  let r = await act({ state_id: o.state_id, action: 'click', ref: ref(o, 'radio', 'Yearly save 20%') });
+  let r = await act({ state_id: o.state_id, action: 'click', ref: roleRef(o, 'radio', 'Yearly save 20%') });
   assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
   assert.ok(r.fresh_state!.tree.includes('"$278"'), 'the yearly prices are shown');
   o = r.fresh_state!;
-  r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'checkbox', 'Extra storage'), checked: true });
+  r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'checkbox', 'Extra storage'), checked: true });
   assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
   o = r.fresh_state!;
   // Its first label is display:none at this width: the second one, "Choose Team", is clicked.
-  r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'radio', 'Choose Team'), checked: true });
+  r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'radio', 'Choose Team'), checked: true });
   assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
   o = r.fresh_state!;
   // The first button's own point is its own label: nothing changes for it.
-  r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'radio', 'Monthly'), checked: true });
+  r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'radio', 'Monthly'), checked: true });
   assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
   assert.equal(await pricingState(o.target_id), {
     changes: ['period=yearly', 'addon-storage on', 'plan=team', 'period=monthly'],
@@ -222,34 +248,37 @@ s('Bootstrap 5 toggle buttons: "Yearly", "Extra storage" and "Choose Team" are c
 
 s('hover on a clipped toggle button hovers its label', async () => {
   const o = await open('/pricing.html');
-  const r = await act({ state_id: o.state_id, action: 'hover', ref: ref(o, 'checkbox', 'Extra storage') });
+  const r = await act({ state_id: o.state_id, action: 'hover', ref: roleRef(o, 'checkbox', 'Extra storage') });
   assert.is(r.status, 'completed', `${r.error_type} ${r.error_text}`);
   assert.is(await evaluate(server, o.target_id, `document.querySelector('label:hover')?.htmlFor`), 'addon-storage');
   assert.equal(await pricingState(o.target_id), { changes: [], clicks: [] });
 });
 
-s('switches with a 0×0 input inside their label (W3Schools, and in a closed shadow root), a visually hidden checkbox: on and off, once each', async () => {
-  let o = await open('/pricing.html');
-  const steps: Array<[string, boolean]> = [
-    ['Renew automatically', true],
-    ['Pause my subscription', true],
-    ['Email me my invoices', true],
-    ['Renew automatically', false],
-  ];
-  for (const [name, checked] of steps) {
-    const r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'checkbox', name), checked });
-    assert.is(r.status, 'completed', `${name}: ${r.error_type} ${r.error_text} ${JSON.stringify(r.hit)}`);
-    o = r.fresh_state!;
-  }
-  assert.equal(await pricingState(o.target_id), {
-    changes: ['auto-renew on', 'pause on', 'invoices on', 'auto-renew off'],
-    clicks: ['auto-renew', 'settings-switch', 'invoices', 'auto-renew'],
-  });
-});
+s(
+  'switches with a 0×0 input inside their label (W3Schools, and in a closed shadow root), a visually hidden checkbox: on and off, once each',
+  async () => {
+    let o = await open('/pricing.html');
+    const steps: Array<[string, boolean]> = [
+      ['Renew automatically', true],
+      ['Pause my subscription', true],
+      ['Email me my invoices', true],
+      ['Renew automatically', false],
+    ];
+    for (const [name, checked] of steps) {
+      const r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'checkbox', name), checked });
+      assert.is(r.status, 'completed', `${name}: ${r.error_type} ${r.error_text} ${JSON.stringify(r.hit)}`);
+      o = r.fresh_state!;
+    }
+    assert.equal(await pricingState(o.target_id), {
+      changes: ['auto-renew on', 'pause on', 'invoices on', 'auto-renew off'],
+      clicks: ['auto-renew', 'settings-switch', 'invoices', 'auto-renew'],
+    });
+  },
+);
 
 s('a 0×0 input with no label (its slider toggles it by script): still not_visible', async () => {
   const o = await open('/pricing.html');
-  const r = await act({ state_id: o.state_id, action: 'check', ref: ref(o, 'checkbox', 'Show prices with tax'), checked: true });
+  const r = await act({ state_id: o.state_id, action: 'check', ref: roleRef(o, 'checkbox', 'Show prices with tax'), checked: true });
   assert.is(r.status, 'action_failed');
   assert.is(r.error_type, 'not_visible');
   assert.is(r.error_text, 'no part of the element is inside the viewport');

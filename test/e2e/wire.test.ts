@@ -99,8 +99,21 @@ s('rpc.discover describes every method with the schemas that validate it', async
     'rpc.discover',
   );
   const names = doc.methods.map((m) => m.name);
-  for (const name of ['session.create', 'session.list', 'session.close', 'tabs.list', 'tabs.new', 'tabs.select',
-    'tabs.close', 'frames.list', 'frames.select', 'server.info', 'rpc.discover']) {
+  for (
+    const name of [
+      'session.create',
+      'session.list',
+      'session.close',
+      'tabs.list',
+      'tabs.new',
+      'tabs.select',
+      'tabs.close',
+      'frames.list',
+      'frames.select',
+      'server.info',
+      'rpc.discover',
+    ]
+  ) {
     assert.ok(names.includes(name), name);
   }
   assert.not.ok(names.includes('cdp.send'), 'cdp.send is absent without --allow-raw-cdp');

@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withSession } from '../helpers/session-suite.ts';
-import { ref, type Observation } from '../helpers/wire.ts';
+import { type Observation, ref } from '../helpers/wire.ts';
 
 const s = suite('workers');
 const ctx = withSession(s, 'workers');

@@ -16,11 +16,24 @@ s('seq starts at 1 and grows by one; time comes from the clock; session_id from 
   id = 's_1';
   const a = log.publish({ kind: 'console', data: { level: 'log', text: 'hi' } });
   now = 1_005;
-  const b = log.publish({ kind: 'navigation', target_id: 't1', frame_id: 'f1', data: { frame_id: 'f1', url: 'https://x.test/', same_document: false } });
+  const b = log.publish({
+    kind: 'navigation',
+    target_id: 't1',
+    frame_id: 'f1',
+    data: { frame_id: 'f1', url: 'https://x.test/', same_document: false },
+  });
   assert.equal(a, { seq: 1, kind: 'console', session_id: 's_1', time: 1_000, data: { level: 'log', text: 'hi' } });
   assert.not.ok('target_id' in a);
   assert.not.ok('frame_id' in a);
-  assert.equal(b, { seq: 2, kind: 'navigation', session_id: 's_1', target_id: 't1', frame_id: 'f1', time: 1_005, data: { frame_id: 'f1', url: 'https://x.test/', same_document: false } });
+  assert.equal(b, {
+    seq: 2,
+    kind: 'navigation',
+    session_id: 's_1',
+    target_id: 't1',
+    frame_id: 'f1',
+    time: 1_005,
+    data: { frame_id: 'f1', url: 'https://x.test/', same_document: false },
+  });
   assert.is(log.lastSeq, 2);
   assert.is(new EventLog({ sessionId: 's_2' }).publish({ kind: 'crash', data: { scope: 'browser', hint: 'gone' } }).session_id, 's_2');
 });
@@ -92,7 +105,19 @@ s('close tells close listeners once, drops live listeners, keeps retained events
 });
 
 s('EVENT_KINDS lists the nine kinds of PROTOCOL.md §9, then act and network (added by the implementation and §15)', () => {
-  assert.equal([...EVENT_KINDS], ['dialog', 'file_chooser', 'download', 'popup', 'tab_closed', 'navigation', 'console', 'crash', 'session_closed', 'act', 'network']);
+  assert.equal([...EVENT_KINDS], [
+    'dialog',
+    'file_chooser',
+    'download',
+    'popup',
+    'tab_closed',
+    'navigation',
+    'console',
+    'crash',
+    'session_closed',
+    'act',
+    'network',
+  ]);
   assert.ok(isEventKind('dialog'));
   assert.not.ok(isEventKind('toString'));
 });

@@ -6,7 +6,6 @@ import * as assert from 'uvu/assert';
 import { Outbox, type OutboxOptions, type OutboxPriority } from '../../src/events/outbox.ts';
 import { FakeConnection } from '../helpers/fake-connection.ts';
 
-
 const MiB = 1024 * 1024;
 const FAST: OutboxOptions = { pollIntervalMs: 1 };
 const event = (seq: number, extra: Record<string, unknown> = {}) => ({
@@ -81,26 +80,29 @@ s('drain stops again at the watermark when the socket fills up while draining', 
   assert.equal(seqs(connection), [1, 2, 3, 4]);
 });
 
-s('past maxQueuedItems droppable events go oldest first; the next delivered one carries dropped: N, after seq; then it resets', async () => {
-  const connection = new FakeConnection();
-  const outbox = new Outbox(connection, { ...FAST, highWaterMark: 10, maxQueuedItems: 3 });
-  connection.buffered = 10;
-  for (let seq = 1; seq <= 5; seq++) outbox.enqueue(event(seq), 'droppable');
-  assert.is(outbox.queued, 3);
-  assert.is(outbox.droppedTotal, 2);
-  assert.is(outbox.pendingDropped, 2);
-  connection.buffered = 0;
-  await connection.delivered(3);
-  assert.equal(seqs(connection), [3, 4, 5]);
-  assert.is(connection.sent[0]!['dropped'], 2);
-  assert.equal(Object.keys(connection.sent[0]!), ['subscription_id', 'seq', 'dropped', 'kind', 'session_id', 'time', 'data']);
-  assert.not.ok('dropped' in connection.sent[1]!);
-  assert.not.ok('dropped' in connection.sent[2]!);
-  assert.is(outbox.pendingDropped, 0);
-  assert.is(outbox.droppedTotal, 2);
-  outbox.enqueue(event(6), 'droppable');
-  assert.not.ok('dropped' in connection.sent[3]!);
-});
+s(
+  'past maxQueuedItems droppable events go oldest first; the next delivered one carries dropped: N, after seq; then it resets',
+  async () => {
+    const connection = new FakeConnection();
+    const outbox = new Outbox(connection, { ...FAST, highWaterMark: 10, maxQueuedItems: 3 });
+    connection.buffered = 10;
+    for (let seq = 1; seq <= 5; seq++) outbox.enqueue(event(seq), 'droppable');
+    assert.is(outbox.queued, 3);
+    assert.is(outbox.droppedTotal, 2);
+    assert.is(outbox.pendingDropped, 2);
+    connection.buffered = 0;
+    await connection.delivered(3);
+    assert.equal(seqs(connection), [3, 4, 5]);
+    assert.is(connection.sent[0]!['dropped'], 2);
+    assert.equal(Object.keys(connection.sent[0]!), ['subscription_id', 'seq', 'dropped', 'kind', 'session_id', 'time', 'data']);
+    assert.not.ok('dropped' in connection.sent[1]!);
+    assert.not.ok('dropped' in connection.sent[2]!);
+    assert.is(outbox.pendingDropped, 0);
+    assert.is(outbox.droppedTotal, 2);
+    outbox.enqueue(event(6), 'droppable');
+    assert.not.ok('dropped' in connection.sent[3]!);
+  },
+);
 
 s('keep events survive the soft bounds: droppable ones go first, delivery order is enqueue order', async () => {
   const connection = new FakeConnection();

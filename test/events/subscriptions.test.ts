@@ -5,12 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ServerError } from '../../src/errors.ts';
 import { EventLog } from '../../src/events/event-log.ts';
-import {
-  eventPriority,
-  SubscriptionHub,
-  type EventSource,
-  type SubscriptionHubOptions,
-} from '../../src/events/subscriptions.ts';
+import { eventPriority, type EventSource, SubscriptionHub, type SubscriptionHubOptions } from '../../src/events/subscriptions.ts';
 import type { EventData, EventInit, EventKind, SessionEvent } from '../../src/events/types.ts';
 import type { CallContext } from '../../src/rpc/context.ts';
 import { eventMethods } from '../../src/rpc/methods/events.ts';
@@ -32,15 +27,32 @@ function manualHub(options: SubscriptionHubOptions = {}) {
 const SAMPLE: { [K in EventKind]: Extract<EventInit, { kind: K }> } = {
   dialog: { kind: 'dialog', data: { type: 'alert', message: 'hi', url: 'about:blank' } },
   file_chooser: { kind: 'file_chooser', data: { mode: 'select_single' } },
-  download: { kind: 'download', data: { guid: 'g1', url: 'http://127.0.0.1/f.txt', suggested_filename: 'f.txt', state: 'started', received_bytes: 0, total_bytes: 0 } },
+  download: {
+    kind: 'download',
+    data: { guid: 'g1', url: 'http://127.0.0.1/f.txt', suggested_filename: 'f.txt', state: 'started', received_bytes: 0, total_bytes: 0 },
+  },
   popup: { kind: 'popup', data: { target_id: 't2', opener_id: 't1', url: 'about:blank' } },
   tab_closed: { kind: 'tab_closed', data: { target_id: 't2' } },
   navigation: { kind: 'navigation', data: { frame_id: 'f1', url: 'about:blank', same_document: false } },
   console: { kind: 'console', data: { level: 'log', text: 'x' } },
   crash: { kind: 'crash', data: { scope: 'renderer', hint: 'reload' } },
   session_closed: { kind: 'session_closed', data: { reason: 'closed_by_client' } },
-  act: { kind: 'act', data: { actions: ['click'], state_id: 's1', status: 'completed', execution: 'completed', observation: 'captured', postcondition: 'not_requested', completed: [0] } },
-  network: { kind: 'network', data: { seq: 1, method: 'GET', url: 'http://127.0.0.1/', resource_type: 'document', state: 'finished', status: 200, time: 42 } },
+  act: {
+    kind: 'act',
+    data: {
+      actions: ['click'],
+      state_id: 's1',
+      status: 'completed',
+      execution: 'completed',
+      observation: 'captured',
+      postcondition: 'not_requested',
+      completed: [0],
+    },
+  },
+  network: {
+    kind: 'network',
+    data: { seq: 1, method: 'GET', url: 'http://127.0.0.1/', resource_type: 'document', state: 'finished', status: 200, time: 42 },
+  },
 };
 
 const download = (state: EventData['download']['state']): EventInit => ({ kind: 'download', data: { ...SAMPLE.download.data, state } });

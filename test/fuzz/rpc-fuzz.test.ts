@@ -18,7 +18,7 @@ import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { parseConfig } from '../../src/config.ts';
 import { MAX_NESTING_DEPTH } from '../../src/rpc/server.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { onTeardown } from '../helpers/teardown.ts';
 
@@ -139,7 +139,7 @@ class Wire {
         this.closedWith = { code, reason: reason.toString() };
         this.#wake?.();
         resolve(this.closedWith);
-      }),
+      })
     );
   }
 
@@ -314,7 +314,9 @@ function expectationFor(text: string): Expectation {
     const one = expectOne(payload, 0);
     return one === undefined ? { kind: 'none' } : { kind: 'single', one };
   }
-  if (payload.length === 0 || payload.length > MAX_BATCH) return { kind: 'single', one: { kind: 'error', type: 'invalid_request', id: null } };
+  if (payload.length === 0 || payload.length > MAX_BATCH) {
+    return { kind: 'single', one: { kind: 'error', type: 'invalid_request', id: null } };
+  }
   let admitted = 0;
   const items: One[] = [];
   for (const element of payload) {
@@ -352,7 +354,9 @@ function expectOne(element: unknown, admitted: number): One | undefined {
   }
   if (Array.isArray(params)) return reply({ kind: 'error', type: 'invalid_params', id, admitted });
   const given = (params ?? {}) as Record<string, unknown>;
-  const bad = Object.keys(given).filter((key) => !method.names.has(key) || violates(method.params.find((p) => p.name === key)!, given[key]));
+  const bad = Object.keys(given).filter((key) =>
+    !method.names.has(key) || violates(method.params.find((p) => p.name === key)!, given[key])
+  );
   const missing = method.params.filter((p) => p.required && !hasOwn(given, p.name));
   if (bad.length > 0 || missing.length > 0) {
     const named = bad.filter((k) => method.params.some((p) => p.name === k && !p.inline));
@@ -383,7 +387,7 @@ function violates(param: ParamModel, value: unknown): boolean {
     if (typeof s['maximum'] === 'number' && value > s['maximum']) return true;
     if (typeof s['minimum'] === 'number' && value < s['minimum']) return true;
   }
-if (Array.isArray(value)) {
+  if (Array.isArray(value)) {
     const items = s['items'] as JsonSchema | undefined;
     if (Array.isArray(items?.['enum']) && value.some((item) => !(items['enum'] as unknown[]).includes(item))) return true;
     if (typeof s['maxItems'] === 'number' && value.length > s['maxItems']) return true;
@@ -426,7 +430,11 @@ function checkFrames(text: string, expectation: Expectation, frames: string[]): 
     assert.is(frames.length, 0, `no reply expected ${where}, got ${frames.map((f) => f.slice(0, 200)).join(' | ')}`);
     return;
   }
-  assert.is(frames.length, 1, `exactly one reply frame expected ${where}, got ${frames.length}: ${frames.map((f) => f.slice(0, 200)).join(' | ')}`);
+  assert.is(
+    frames.length,
+    1,
+    `exactly one reply frame expected ${where}, got ${frames.length}: ${frames.map((f) => f.slice(0, 200)).join(' | ')}`,
+  );
   const reply = JSON.parse(frames[0]!) as unknown;
   if (expectation.kind === 'single') {
     assert.ok(isPlainObject(reply), `a single reply object ${where}: ${frames[0]!.slice(0, 300)}`);
@@ -536,8 +544,30 @@ type Entry = readonly [string, unknown];
 const anyString = fc.string({ unit: 'binary', maxLength: 40 });
 const anyJson = fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json>;
 const specials: Json[] = [
-  null, true, false, 0, -1, 1.5, -0.5, 2 ** 53, -(2 ** 53), 1e308, '', ' ', '0', 'true', 'null', '@1', '__proto__',
-  [], [null], [[[]]], {}, { a: 1 }, JSON.parse('{"__proto__":{"polluted":true}}') as Json, 'x'.repeat(300),
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  -0.5,
+  2 ** 53,
+  -(2 ** 53),
+  1e308,
+  '',
+  ' ',
+  '0',
+  'true',
+  'null',
+  '@1',
+  '__proto__',
+  [],
+  [null],
+  [[[]]],
+  {},
+  { a: 1 },
+  JSON.parse('{"__proto__":{"polluted":true}}') as Json,
+  'x'.repeat(300),
 ];
 const looseValue: fc.Arbitrary<Json> = fc.oneof(
   { arbitrary: anyJson, weight: 4 },
@@ -556,7 +586,9 @@ function badValue(param: ParamModel): fc.Arbitrary<Json> {
   const options: Array<fc.Arbitrary<Json>> = [wrongType(param.type!)];
   if (param.type === 'string') {
     if (Array.isArray(s['enum'])) options.push(anyString.filter((x) => !(s['enum'] as unknown[]).includes(x)));
-    if (typeof s['maxLength'] === 'number') options.push(fc.integer({ min: 1, max: 200 }).map((n) => 'y'.repeat((s['maxLength'] as number) + n)));
+    if (typeof s['maxLength'] === 'number') {
+      options.push(fc.integer({ min: 1, max: 200 }).map((n) => 'y'.repeat((s['maxLength'] as number) + n)));
+    }
     if (typeof s['minLength'] === 'number' && s['minLength'] > 0) options.push(fc.constant(''));
     if (typeof s['pattern'] === 'string') {
       const re = new RegExp(s['pattern'], 'u');
@@ -598,12 +630,14 @@ function requestText(method: string, params: string | undefined, id: Id | undefi
 function badParams(m: MethodModel): fc.Arbitrary<string> {
   const typed = m.params.filter((p) => p.type !== undefined);
   const untyped = m.params.filter((p) => p.type === undefined);
-  const bad: fc.Arbitrary<Entry[]> =
-    typed.length === 0
-      ? fc.constant([])
-      : fc.subarray(typed).chain((ps) => fc.tuple(...ps.map((p) => badValue(p).map((v): Entry => [p.name, v]))));
-  const free: fc.Arbitrary<Entry[]> =
-    untyped.length === 0 ? fc.constant([]) : fc.subarray(untyped, { maxLength: Math.min(3, untyped.length) }).chain((ps) => fc.tuple(...ps.map((p) => looseValue.map((v): Entry => [p.name, v]))));
+  const bad: fc.Arbitrary<Entry[]> = typed.length === 0
+    ? fc.constant([])
+    : fc.subarray(typed).chain((ps) => fc.tuple(...ps.map((p) => badValue(p).map((v): Entry => [p.name, v]))));
+  const free: fc.Arbitrary<Entry[]> = untyped.length === 0
+    ? fc.constant([])
+    : fc.subarray(untyped, { maxLength: Math.min(3, untyped.length) }).chain((ps) =>
+      fc.tuple(...ps.map((p) => looseValue.map((v): Entry => [p.name, v])))
+    );
   const unknownKey = fc.oneof(fc.constantFrom(...PROTO_NAMES), anyString).filter((k) => !m.names.has(k));
   const unknown = fc.uniqueArray(fc.tuple(unknownKey, looseValue), { maxLength: 3, selector: ([k]) => k });
   return fc
@@ -673,7 +707,10 @@ const junkEnvelope: fc.Arbitrary<string> = fc.oneof(
 /** Any element a junk batch may hold. */
 const batchElement: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: cheapGoodCall, weight: 3 },
-  { arbitrary: fc.constantFrom(...[null, 0, 1, -1, 1.5, true, false, '', 'x', [], [1], {}, [[]]].map((v) => JSON.stringify(v))), weight: 3 },
+  {
+    arbitrary: fc.constantFrom(...[null, 0, 1, -1, 1.5, true, false, '', 'x', [], [1], {}, [[]]].map((v) => JSON.stringify(v))),
+    weight: 3,
+  },
   { arbitrary: junkEnvelope, weight: 4 },
   { arbitrary: fc.constant(null).chain(() => badCall()), weight: 4 },
   { arbitrary: anyJson.map((v) => JSON.stringify(v)), weight: 1 },
@@ -687,10 +724,13 @@ const mutated: fc.Arbitrary<string> = fc
       '{"jsonrpc":"2.0","id":"x","method":"session.close","params":{"session_id":"s_1"}}',
       '[{"jsonrpc":"2.0","id":1,"method":"server.info"},{"jsonrpc":"2.0","method":"session.list"}]',
     ),
-    fc.array(fc.tuple(fc.nat(), fc.constantFrom('delete', 'insert', 'truncate'), fc.constantFrom(...'{}[]",:\\0 a\u0000\u2028'.split(''))), {
-      minLength: 1,
-      maxLength: 3,
-    }),
+    fc.array(
+      fc.tuple(fc.nat(), fc.constantFrom('delete', 'insert', 'truncate'), fc.constantFrom(...'{}[]",:\\0 a\u0000\u2028'.split(''))),
+      {
+        minLength: 1,
+        maxLength: 3,
+      },
+    ),
   )
   .map(([base, edits]) => {
     let text: string = base;
@@ -752,7 +792,9 @@ s.before(async () => {
   const token = `fuzz-token-${crypto.randomUUID()}`;
   const config = parseConfig(['--port', '0', '--token', token], {});
   const log = createLogger({ level: 'warn', sink: (line) => logLines.push(line), redact: [token] });
-  const runtime = IS_DENO ? `deno ${(globalThis as unknown as { Deno: { version: { deno: string } } }).Deno.version.deno}` : `node ${process.version}`;
+  const runtime = IS_DENO
+    ? `deno ${(globalThis as unknown as { Deno: { version: { deno: string } } }).Deno.version.deno}`
+    : `node ${process.version}`;
   server = await startServer(config, { runtime, log });
   onTeardown(() => server.close());
   url = `${server.url}?token=${encodeURIComponent(token)}`;
@@ -766,7 +808,9 @@ s.before(async () => {
     result: Record<string, unknown>;
   }>;
   probe.close();
-  const doc = replies.find((r) => r.id === 1)!.result as { methods: Array<{ name: string; params: Array<{ name: string; required?: boolean; schema: JsonSchema }> }> };
+  const doc = replies.find((r) => r.id === 1)!.result as {
+    methods: Array<{ name: string; params: Array<{ name: string; required?: boolean; schema: JsonSchema }> }>;
+  };
   const info = replies.find((r) => r.id === 2)!.result as { limits?: Record<string, number> };
   pendingLimit = info.limits?.['pending_requests_per_connection'];
   methods = doc.methods.map((m) => modelOf(m));
@@ -787,7 +831,9 @@ s.after(() => {
 
 function modelOf(m: { name: string; params: Array<{ name: string; required?: boolean; schema: JsonSchema }> }): MethodModel {
   // act's inline action fields are `{}` at the top level; their types come from `actions` items.
-  const actionsItems = (m.params.find((p) => p.name === 'actions')?.schema['items'] as JsonSchema | undefined)?.['oneOf'] as JsonSchema[] | undefined;
+  const actionsItems = (m.params.find((p) => p.name === 'actions')?.schema['items'] as JsonSchema | undefined)?.['oneOf'] as
+    | JsonSchema[]
+    | undefined;
   const inlineType = (name: string): JsonType | undefined => {
     const types = new Set<JsonType | undefined>();
     for (const member of actionsItems ?? []) {
@@ -884,15 +930,17 @@ s('batches of junk (up to 100 elements): one reply per answered element, in orde
   await check('long batches', tooLong, (text) => runCase(text), runs(20));
   // The edges, whatever the seed: empty, exactly 100, 101, and only notifications.
   const info = (i: number) => requestText('server.info', undefined, i);
-  for (const text of [
-    '[]',
-    `[${Array.from({ length: MAX_BATCH }, (_, i) => info(i)).join(',')}]`,
-    `[${Array.from({ length: MAX_BATCH + 1 }, (_, i) => info(i)).join(',')}]`,
-    `[${Array.from({ length: MAX_BATCH }, () => requestText('server.info', undefined, undefined)).join(',')}]`,
-    `[${Array.from({ length: MAX_BATCH }, () => 'null').join(',')}]`,
-    '[[]]',
-    '[{}]',
-  ]) {
+  for (
+    const text of [
+      '[]',
+      `[${Array.from({ length: MAX_BATCH }, (_, i) => info(i)).join(',')}]`,
+      `[${Array.from({ length: MAX_BATCH + 1 }, (_, i) => info(i)).join(',')}]`,
+      `[${Array.from({ length: MAX_BATCH }, () => requestText('server.info', undefined, undefined)).join(',')}]`,
+      `[${Array.from({ length: MAX_BATCH }, () => 'null').join(',')}]`,
+      '[[]]',
+      '[{}]',
+    ]
+  ) {
     await runCase(text);
   }
 });
@@ -902,20 +950,24 @@ s('deep nesting (10,000 levels and up to the size limit) is answered quickly, ne
     const arrays = '['.repeat(depth) + ']'.repeat(depth);
     const objectDepth = Math.min(depth, 170_000);
     const objects = '{"a":'.repeat(objectDepth) + '1' + '}'.repeat(objectDepth);
-    for (const text of [
-      arrays,
-      objects,
-      `[${arrays}]`,
-      requestText('server.info', `{"x":${arrays}}`, 1),
-      requestText('tabs.list', `{"session_id":${arrays}}`, 2),
-      requestText('act', `{"state_id":"st","actions":${arrays}}`, 3),
-      `{"jsonrpc":"2.0","id":${arrays},"method":"server.info"}`,
-      `{"jsonrpc":"2.0","id":4,"method":"server.info","params":${arrays}}`,
-      `{"jsonrpc":"2.0","method":"server.info","params":${objects},"id":"after"}`,
-      `[${requestText('server.info', undefined, 5)},${requestText('server.info', `{"x":${arrays}}`, 6)},${requestText('session.list', undefined, 7)}]`,
-      '['.repeat(depth), // unterminated
-      `{"jsonrpc":"2.0","id":8,"method":"server.info","params":${'['.repeat(depth)}`, // unterminated, with an id
-    ]) {
+    for (
+      const text of [
+        arrays,
+        objects,
+        `[${arrays}]`,
+        requestText('server.info', `{"x":${arrays}}`, 1),
+        requestText('tabs.list', `{"session_id":${arrays}}`, 2),
+        requestText('act', `{"state_id":"st","actions":${arrays}}`, 3),
+        `{"jsonrpc":"2.0","id":${arrays},"method":"server.info"}`,
+        `{"jsonrpc":"2.0","id":4,"method":"server.info","params":${arrays}}`,
+        `{"jsonrpc":"2.0","method":"server.info","params":${objects},"id":"after"}`,
+        `[${requestText('server.info', undefined, 5)},${requestText('server.info', `{"x":${arrays}}`, 6)},${
+          requestText('session.list', undefined, 7)
+        }]`,
+        '['.repeat(depth), // unterminated
+        `{"jsonrpc":"2.0","id":8,"method":"server.info","params":${'['.repeat(depth)}`, // unterminated, with an id
+      ]
+    ) {
       if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) continue;
       // The oracle parses the text: that is not the server's cost.
       const expectation = expectationFor(text);
@@ -1056,7 +1108,9 @@ s('memory stays flat over many junk messages and connections', async () => {
   const bound = gc ? HEAP_GROWTH_WITH_GC : HEAP_GROWTH_WITHOUT_GC;
   assert.ok(
     growth < bound,
-    `heapUsed grew by ${(growth / 2 ** 20).toFixed(1)} MiB over ${2 * texts.length} messages (bound ${bound / 2 ** 20} MiB, gc ${gc ? 'forced' : 'unavailable'})`,
+    `heapUsed grew by ${(growth / 2 ** 20).toFixed(1)} MiB over ${2 * texts.length} messages (bound ${bound / 2 ** 20} MiB, gc ${
+      gc ? 'forced' : 'unavailable'
+    })`,
   );
 });
 

@@ -29,11 +29,27 @@ export async function runCli(args: readonly string[], env: Record<string, string
   const started = performance.now();
   if (IS_DENO) {
     const deno = (globalThis as unknown as { Deno: DenoLike }).Deno;
-    const output = await new deno.Command(process.execPath, { args: cliCommand(args), cwd: ROOT, env, stdin: 'null', stdout: 'piped', stderr: 'piped' }).output();
+    const output = await new deno.Command(process.execPath, {
+      args: cliCommand(args),
+      cwd: ROOT,
+      env,
+      stdin: 'null',
+      stdout: 'piped',
+      stderr: 'piped',
+    }).output();
     const decoder = new TextDecoder();
-    return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr), ms: performance.now() - started };
+    return {
+      code: output.code,
+      stdout: decoder.decode(output.stdout),
+      stderr: decoder.decode(output.stderr),
+      ms: performance.now() - started,
+    };
   }
-  const child = spawn(process.execPath, cliCommand(args), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliCommand(args), {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

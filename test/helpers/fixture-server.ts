@@ -107,7 +107,11 @@ const routes: Record<string, Route> = {
   },
   // A download whose connection breaks halfway: the browser gives up on it.
   '/download/broken.bin': (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '1000000', 'content-disposition': 'attachment; filename="broken.bin"' });
+    res.writeHead(200, {
+      'content-type': 'application/octet-stream',
+      'content-length': '1000000',
+      'content-disposition': 'attachment; filename="broken.bin"',
+    });
     res.write(Buffer.alloc(1000));
     setTimeout(() => res.destroy(), 50);
   },
@@ -132,7 +136,10 @@ const routes: Record<string, Route> = {
   '/session/login': (_req, res, url) => {
     const user = url.searchParams.get('user') ?? 'alice';
     res.writeHead(302, {
-      'set-cookie': [`sid=${encodeURIComponent(user)}-${crypto.randomUUID()}; Path=/; HttpOnly; SameSite=Lax; Max-Age=3600`, 'prefs=compact; Path=/'],
+      'set-cookie': [
+        `sid=${encodeURIComponent(user)}-${crypto.randomUUID()}; Path=/; HttpOnly; SameSite=Lax; Max-Age=3600`,
+        'prefs=compact; Path=/',
+      ],
       location: `/storage-app.html?login=${encodeURIComponent(user)}`,
     });
     res.end();

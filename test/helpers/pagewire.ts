@@ -3,7 +3,7 @@
 import process from 'node:process';
 import { parseConfig } from '../../src/config.ts';
 import { readTextFile } from '../../src/runtime/text-files.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
 import { TestClient } from './client.ts';
 import { onTeardown } from './teardown.ts';
 

@@ -25,7 +25,7 @@ export function decodePng(bytes: Uint8Array): DecodedImage {
   let height = 0;
   let channels = 0;
   const idat: Uint8Array[] = [];
-  for (let offset = 8; offset + 8 <= bytes.length; ) {
+  for (let offset = 8; offset + 8 <= bytes.length;) {
     const length = view.getUint32(offset);
     const type = String.fromCharCode(...bytes.subarray(offset + 4, offset + 8));
     const body = bytes.subarray(offset + 8, offset + 8 + length);
@@ -61,12 +61,23 @@ export function decodePng(bytes: Uint8Array): DecodedImage {
       const value = raw[src + x]!;
       let predictor: number;
       switch (filter) {
-        case 0: predictor = 0; break;
-        case 1: predictor = a; break;
-        case 2: predictor = b; break;
-        case 3: predictor = (a + b) >> 1; break;
-        case 4: predictor = paeth(a, b, c); break;
-        default: throw new Error(`bad PNG filter ${filter} on row ${y}`);
+        case 0:
+          predictor = 0;
+          break;
+        case 1:
+          predictor = a;
+          break;
+        case 2:
+          predictor = b;
+          break;
+        case 3:
+          predictor = (a + b) >> 1;
+          break;
+        case 4:
+          predictor = paeth(a, b, c);
+          break;
+        default:
+          throw new Error(`bad PNG filter ${filter} on row ${y}`);
       }
       rows[out + x] = (value + predictor) & 0xff;
     }

@@ -2,7 +2,7 @@
 // and one session, created before the suite's first test and closed after its last.
 import type { Test } from 'uvu';
 import type { TestClient } from './client.ts';
-import { fixtureServer, type FixtureServer } from './fixture-server.ts';
+import { type FixtureServer, fixtureServer } from './fixture-server.ts';
 import { sharedServer, type TestServer } from './pagewire.ts';
 
 export interface SessionSuite {

@@ -57,5 +57,9 @@ export async function nextEvent<K extends EventKind = EventKind>(
 /** An act's fresh observation; throws with the act's status and error when it has none. */
 export function freshState(result: ActResult): Observation {
   if (result.fresh_state) return result.fresh_state;
-  throw new Error(`the act has no fresh_state (${result.status}, observation ${result.observation}: ${result.error_type ?? ''} ${result.error_text ?? ''})`);
+  throw new Error(
+    `the act has no fresh_state (${result.status}, observation ${result.observation}: ${result.error_type ?? ''} ${
+      result.error_text ?? ''
+    })`,
+  );
 }

@@ -17,14 +17,20 @@ s('compact drops what only the wire needs and merges a union of objects into one
   const schema = z
     .object({
       id: z.string().min(1).max(10).regex(/^a/),
-      wait: z.union([z.object({ text: z.string() }).strict(), z.object({ url: z.string(), state: z.enum(['a', 'b']).optional() }).strict()]),
+      wait: z.union([
+        z.object({ text: z.string() }).strict(),
+        z.object({ url: z.string(), state: z.enum(['a', 'b']).optional() }).strict(),
+      ]),
     })
     .strict();
   assert.equal(compact(inputJsonSchema(schema)), {
     type: 'object',
     properties: {
       id: { type: 'string' },
-      wait: { type: 'object', properties: { text: { type: 'string' }, url: { type: 'string' }, state: { type: 'string', enum: ['a', 'b'] } } },
+      wait: {
+        type: 'object',
+        properties: { text: { type: 'string' }, url: { type: 'string' }, state: { type: 'string', enum: ['a', 'b'] } },
+      },
     },
     required: ['id', 'wait'],
   });
@@ -48,7 +54,7 @@ s('browser_act shows the inline action fields typed, leaves state_id optional, a
   assert.equal(properties['ref'], { type: 'string' });
   assert.equal(properties['click_count'], { type: 'integer' });
   assert.ok((properties['action']!['enum'] as string[]).includes('navigate'));
-  assert.equal((properties['actions']!['items'] as Record<string, unknown>), { type: 'object' });
+  assert.equal(properties['actions']!['items'] as Record<string, unknown>, { type: 'object' });
   assert.not.ok(((input['required'] ?? []) as string[]).includes('state_id'));
 });
 
@@ -88,7 +94,11 @@ s('fitRegion scales a capture down to the long side and the area, never up', () 
   assert.is(scale, Math.floor(Math.sqrt(1_150_000 / (2400 * 1600)) * 1000) / 1000);
   assert.equal({ ...big.clip, scale: 1 }, viewport, 'the same region, only scaled');
   assert.ok(big.size.width * big.size.height <= 1_150_000 && big.size.width <= 1568);
-  const tall = fitRegion({ beyondViewport: true, size: { width: 800, height: 6000 }, clip: { x: 0, y: 0, width: 800, height: 6000, scale: 1 } }, { maxSide: 1568 });
+  const tall = fitRegion({
+    beyondViewport: true,
+    size: { width: 800, height: 6000 },
+    clip: { x: 0, y: 0, width: 800, height: 6000, scale: 1 },
+  }, { maxSide: 1568 });
   assert.is(tall.clip!.scale, Math.floor((1568 / 6000) * 1000) / 1000);
   const small = { beyondViewport: false, size: { width: 1280, height: 720 }, viewport: { x: 0, y: 0, width: 1280, height: 720, scale: 1 } };
   assert.is(fitRegion(small, { maxSide: 1568, maxPixels: 1_150_000 }), small, 'a capture that fits is left as it is');

@@ -8,7 +8,14 @@ type AXNode = Cdp.Accessibility.AXNode;
 
 const s = suite('ax-document');
 
-function node(nodeId: string, role: string, name: string, parentId: string | undefined, childIds: string[], extra: Partial<AXNode> = {}): AXNode {
+function node(
+  nodeId: string,
+  role: string,
+  name: string,
+  parentId: string | undefined,
+  childIds: string[],
+  extra: Partial<AXNode> = {},
+): AXNode {
   return {
     nodeId,
     ignored: false,
@@ -37,9 +44,17 @@ s('keeps the nodes without name sources or value text', () => {
   const doc = axDocument([...base, node('7', 'textbox', 'Field', '1', [], { value: { type: 'string', value: 'typed secret' } })])!;
   assert.ok(doc);
   assert.is(doc.rootId, '1');
-  assert.equal(doc.nodes.get('3')!.name!.sources, [{ type: 'contents', value: { type: 'computedString', value: 'One' } }], 'only the source used');
+  assert.equal(
+    doc.nodes.get('3')!.name!.sources,
+    [{ type: 'contents', value: { type: 'computedString', value: 'One' } }],
+    'only the source used',
+  );
   assert.is(doc.nodes.has('7'), false, 'not reachable from the root: dropped');
-  const withField = axDocument([{ ...base[0]!, childIds: ['2', '7'] }, ...base.slice(1), node('7', 'textbox', 'Field', '1', [], { value: { type: 'string', value: 'typed secret' } })])!;
+  const withField = axDocument([
+    { ...base[0]!, childIds: ['2', '7'] },
+    ...base.slice(1),
+    node('7', 'textbox', 'Field', '1', [], { value: { type: 'string', value: 'typed secret' } }),
+  ])!;
   assert.not.ok(JSON.stringify([...withField.nodes.values()]).includes('typed secret'), 'a value is kept only as present');
   assert.is(withField.nodes.get('7')!.value!.value, '•');
 });
@@ -50,7 +65,12 @@ s('replaces a changed subtree and takes ancestors as they are now', () => {
     {
       backendNodeId: 3,
       subtree: [node('3', 'listitem', 'Uno', '2', ['8']), node('8', 'StaticText', 'Uno', '3', [])],
-      relatives: [node('3', 'listitem', 'Uno', '2', ['8']), node('2', 'list', 'Numbers', '1', ['3', '5']), node('5', 'listitem', 'Two', '2', ['6']), node('1', 'RootWebArea', 'Page', undefined, ['2'])],
+      relatives: [
+        node('3', 'listitem', 'Uno', '2', ['8']),
+        node('2', 'list', 'Numbers', '1', ['3', '5']),
+        node('5', 'listitem', 'Two', '2', ['6']),
+        node('1', 'RootWebArea', 'Page', undefined, ['2']),
+      ],
     },
   ])!;
   assert.ok(patched);
@@ -65,7 +85,11 @@ s('a sibling listed without children keeps the children it had', () => {
     {
       backendNodeId: 3,
       subtree: [node('3', 'listitem', 'One', '2', ['4']), node('4', 'StaticText', 'One', '3', [])],
-      relatives: [node('2', 'list', '', '1', ['3', '5']), { ...node('5', 'listitem', 'Two', '2', []), childIds: undefined }, node('1', 'RootWebArea', 'Page', undefined, ['2'])],
+      relatives: [
+        node('2', 'list', '', '1', ['3', '5']),
+        { ...node('5', 'listitem', 'Two', '2', []), childIds: undefined },
+        node('1', 'RootWebArea', 'Page', undefined, ['2']),
+      ],
     },
   ])!;
   assert.equal(patched.nodes.get('5')!.childIds, ['6']);
@@ -93,7 +117,11 @@ s('a relative that lost a child drops that child and what hangs off it', () => {
     {
       backendNodeId: 3,
       subtree: [node('3', 'listitem', 'One', '2', ['4']), node('4', 'StaticText', 'One', '3', [])],
-      relatives: [node('1', 'RootWebArea', 'Page', undefined, ['2']), node('2', 'list', '', '1', ['3']), node('3', 'listitem', 'One', '2', ['4'])],
+      relatives: [
+        node('1', 'RootWebArea', 'Page', undefined, ['2']),
+        node('2', 'list', '', '1', ['3']),
+        node('3', 'listitem', 'One', '2', ['4']),
+      ],
     },
   ])!;
   assert.equal(names(axNodes(patched)), ['1:Page', '2:', '3:One', '4:One']);
@@ -123,7 +151,11 @@ s('many patches in a row (layered, then flattened) read the same as the page rea
     const byId = new Map(now.map((n) => [n.nodeId, n]));
     const patches = [...new Set(changed)].map((i) => {
       const id = String(10 + 2 * i);
-      return { backendNodeId: Number(id), subtree: [byId.get(id)!, byId.get(String(11 + 2 * i))!], relatives: [byId.get('1')!, byId.get('2')!, byId.get(id)!] };
+      return {
+        backendNodeId: Number(id),
+        subtree: [byId.get(id)!, byId.get(String(11 + 2 * i))!],
+        relatives: [byId.get('1')!, byId.get('2')!, byId.get(id)!],
+      };
     });
     const patched = patchAxDocument(doc, patches);
     assert.ok(patched, `round ${round} patches`);
@@ -139,7 +171,11 @@ s('a patch that does not fit is refused (the caller reads everything)', () => {
   const root = node('1', 'RootWebArea', 'Page', undefined, ['2']);
   assert.is(patchAxDocument(doc, [{ backendNodeId: 3, subtree: [], relatives: [root] }]), undefined, 'no node for the element');
   assert.is(
-    patchAxDocument(doc, [{ backendNodeId: 3, subtree: [node('3', 'listitem', 'One', '2', ['4'])], relatives: [node('2', 'list', '', '1', ['3', '5'])] }]),
+    patchAxDocument(doc, [{
+      backendNodeId: 3,
+      subtree: [node('3', 'listitem', 'One', '2', ['4'])],
+      relatives: [node('2', 'list', '', '1', ['3', '5'])],
+    }]),
     undefined,
     'relatives that do not reach the root',
   );
@@ -149,7 +185,11 @@ s('a patch that does not fit is refused (the caller reads everything)', () => {
     'a child that is nowhere',
   );
   assert.is(
-    patchAxDocument(doc, [{ backendNodeId: 3, subtree: [node('3', 'listitem', 'One', '2', ['4'])], relatives: [root, node('2', 'list', '', '1', ['3', '5'])] }]),
+    patchAxDocument(doc, [{
+      backendNodeId: 3,
+      subtree: [node('3', 'listitem', 'One', '2', ['4'])],
+      relatives: [root, node('2', 'list', '', '1', ['3', '5'])],
+    }]),
     undefined,
     'its old child 4 is gone from the part read, but nothing said so',
   );

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Cdp } from '../../protocol/generated/cdp.ts';
-import { buildAxTree, type AxViewNode } from '../../src/observe/ax-tree.ts';
+import { type AxViewNode, buildAxTree } from '../../src/observe/ax-tree.ts';
 
 type AXNode = Cdp.Accessibility.AXNode;
 type Source = Cdp.Accessibility.AXValueSource;
@@ -29,7 +29,12 @@ function payload(root: Spec, withSources = true): AXNode[] {
   const out: AXNode[] = [];
   const add = (spec: Spec, parentId?: string): string => {
     const nodeId = String(nextId++);
-    const node: AXNode = { nodeId, ignored: spec.ignored ?? false, role: { type: 'role', value: spec.role }, backendDOMNodeId: spec.backend ?? nextId + 1000 };
+    const node: AXNode = {
+      nodeId,
+      ignored: spec.ignored ?? false,
+      role: { type: 'role', value: spec.role },
+      backendDOMNodeId: spec.backend ?? nextId + 1000,
+    };
     if (parentId !== undefined) node.parentId = parentId;
     if (spec.name !== undefined) {
       node.name = { type: 'computedString', value: spec.name };
@@ -91,7 +96,20 @@ function find(tree: AxViewNode | undefined, role: string): AxViewNode {
 const doc = (...children: Spec[]): Spec => ({ role: 'RootWebArea', name: 'Page', children });
 
 s('ignored nodes are spliced out, inline text boxes dropped; a name from contents is marked so', () => {
-  const tree = buildAxTree(payload(doc({ role: 'none', ignored: true, children: [{ role: 'button', name: 'Go', source: contents('Go'), children: [{ ...text('Go'), children: [{ role: 'InlineTextBox', name: 'Go' }] }] }] })));
+  const tree = buildAxTree(
+    payload(
+      doc({
+        role: 'none',
+        ignored: true,
+        children: [{
+          role: 'button',
+          name: 'Go',
+          source: contents('Go'),
+          children: [{ ...text('Go'), children: [{ role: 'InlineTextBox', name: 'Go' }] }],
+        }],
+      }),
+    ),
+  );
   const button = find(tree, 'button');
   assert.is(tree!.children[0], button);
   assert.is(button.nameFromContents, true);
@@ -100,7 +118,12 @@ s('ignored nodes are spliced out, inline text boxes dropped; a name from content
 });
 
 s('a cell around a text field with a typed value: the name keeps the text, not the value', () => {
-  const nodes = payload(doc({ role: 'row', children: [{ role: 'cell', name: 'Qty 4242', source: contents('Qty 4242'), children: [text('Qty '), field('Quantity', '4242')] }] }));
+  const nodes = payload(
+    doc({
+      role: 'row',
+      children: [{ role: 'cell', name: 'Qty 4242', source: contents('Qty 4242'), children: [text('Qty '), field('Quantity', '4242')] }],
+    }),
+  );
   const cell = find(buildAxTree(nodes), 'cell');
   assert.is(cell.name, 'Qty');
   assert.is(cell.nameFromContents, true);
@@ -118,10 +141,15 @@ s('a cell around a select: its name (the chosen option) is dropped; a button aro
   assert.is(find(tree, 'button').name, 'Apply');
 });
 
-s('descendants named otherwise count with their name; names without a value inside stay Chromium\'s', () => {
+s("descendants named otherwise count with their name; names without a value inside stay Chromium's", () => {
   const tree = buildAxTree(
     payload(doc(
-      { role: 'cell', name: 'Edit row 1 ', source: contents('Edit row 1 '), children: [{ role: 'button', name: 'Edit row 1', source: ariaLabel('Edit row 1'), children: [text('Edit')] }, field('Note', 'x')] },
+      {
+        role: 'cell',
+        name: 'Edit row 1 ',
+        source: contents('Edit row 1 '),
+        children: [{ role: 'button', name: 'Edit row 1', source: ariaLabel('Edit row 1'), children: [text('Edit')] }, field('Note', 'x')],
+      },
       { role: 'cell', name: 'Exactly  as   Chromium', source: contents('Exactly  as   Chromium'), children: [text('Exactly as Chromium')] },
       { role: 'group', name: 'Address', source: ariaLabel('Address'), children: [field('Street', 'Main St 1')] },
     )),
@@ -132,12 +160,31 @@ s('descendants named otherwise count with their name; names without a value insi
   assert.is(find(tree, 'group').name, 'Address');
 });
 
-s('a <label> around two controls: the one it names does not get the other\'s value', () => {
-  const label: Spec = { role: 'LabelText', name: '', backend: 500, children: [text('Deliver '), { ...select('', 'Tomorrow'), name: 'Deliver via TYPED-COURIER', source: labelFor('Deliver  via TYPED-COURIER', 500) }, text(' via '), field('', 'TYPED-COURIER')] };
+s("a <label> around two controls: the one it names does not get the other's value", () => {
+  const label: Spec = {
+    role: 'LabelText',
+    name: '',
+    backend: 500,
+    children: [
+      text('Deliver '),
+      { ...select('', 'Tomorrow'), name: 'Deliver via TYPED-COURIER', source: labelFor('Deliver  via TYPED-COURIER', 500) },
+      text(' via '),
+      field('', 'TYPED-COURIER'),
+    ],
+  };
   const tree = buildAxTree(payload(doc(label)));
   assert.is(find(tree, 'combobox').name, 'Deliver via');
   // A label around its one control (the usual case) keeps Chromium's name.
-  const usual = buildAxTree(payload(doc({ role: 'LabelText', name: '', backend: 501, children: [text('Remark '), { ...field('Remark', 'typed'), source: labelFor('Remark', 501) }] })));
+  const usual = buildAxTree(
+    payload(
+      doc({
+        role: 'LabelText',
+        name: '',
+        backend: 501,
+        children: [text('Remark '), { ...field('Remark', 'typed'), source: labelFor('Remark', 501) }],
+      }),
+    ),
+  );
   assert.is(find(usual, 'textbox').name, 'Remark');
 });
 
@@ -159,7 +206,11 @@ s('without name sources (a node kept without them) the role decides: cells and l
   const nodes = payload(
     doc(
       { role: 'cell', name: 'Note TYPED', children: [text('Note '), field('Note', 'TYPED')] },
-      { role: 'LabelText', name: '', children: [text('Deliver '), { ...select('', 'Tomorrow'), name: 'Deliver via TYPED2' }, text(' via '), field('', 'TYPED2')] },
+      {
+        role: 'LabelText',
+        name: '',
+        children: [text('Deliver '), { ...select('', 'Tomorrow'), name: 'Deliver via TYPED2' }, text(' via '), field('', 'TYPED2')],
+      },
       { role: 'group', name: 'Address', children: [field('Street', 'Main St 1')] },
     ),
     false,

@@ -52,7 +52,8 @@ const page = (...children: StitchedNode[]) => n('RootWebArea', 'Page', children)
 /** A cell as Chromium gives it: named from its contents. */
 const cell = (name: string, ...children: StitchedNode[]) => n('cell', name, children, { nameFromContents: true });
 // Chromium's options in a <select> popup hold no text nodes.
-const option = (name: string, states: AxStates = {}) => n('option', name, [], { nameFromContents: true, states: { selected: false, ...states } });
+const option = (name: string, states: AxStates = {}) =>
+  n('option', name, [], { nameFromContents: true, states: { selected: false, ...states } });
 /** A <select>: a combobox holding its options in a popup, with its chosen option as its value. */
 const select = (name: string, options: StitchedNode[]) =>
   n('combobox', name, [n('MenuListPopup', '', options)], { states: { expanded: false, hasValue: true, focusable: true } });
@@ -79,7 +80,14 @@ function context(overrides: Partial<RenderContext> = {}): RenderContext {
 }
 
 s('one node a line, one space a level, text as a quoted string', () => {
-  const out = render(page(n('heading', 'Title', [text('Title')], { nameFromContents: true, states: { level: 1 } }), n('form', '', [n('button', 'Go', [text('Go')], { nameFromContents: true })]), text('after')), context());
+  const out = render(
+    page(
+      n('heading', 'Title', [text('Title')], { nameFromContents: true, states: { level: 1 } }),
+      n('form', '', [n('button', 'Go', [text('Go')], { nameFromContents: true })]),
+      text('after'),
+    ),
+    context(),
+  );
   assert.is(out.tree, 'heading "Title" [level=1]\nform\n button "Go" @1\n"after"');
 });
 
@@ -95,12 +103,18 @@ s('a container named from its contents shows no name above rendered children, an
 });
 
 s('a cell with text and a control keeps its line, without its computed name', () => {
-  const out = render(page(n('row', '', [cell('Qty 4', text('Qty'), n('spinbutton', 'Quantity', [], { states: { hasValue: true, focusable: true } }))])), context());
+  const out = render(
+    page(n('row', '', [cell('Qty 4', text('Qty'), n('spinbutton', 'Quantity', [], { states: { hasValue: true, focusable: true } }))])),
+    context(),
+  );
   assert.is(out.tree, 'row\n cell\n  "Qty"\n  spinbutton "Quantity" [has_value] @1');
 });
 
 s('an empty cell keeps its line (it holds its column); a header holding only text stays a header', () => {
-  const out = render(page(n('row', '', [n('columnheader', 'Name', [text('Name')], { nameFromContents: true }), n('cell', ''), cell('x', text('x'))])), context());
+  const out = render(
+    page(n('row', '', [n('columnheader', 'Name', [text('Name')], { nameFromContents: true }), n('cell', ''), cell('x', text('x'))])),
+    context(),
+  );
   assert.is(out.tree, 'row\n columnheader "Name"\n cell\n "x"');
 });
 
@@ -122,7 +136,10 @@ s('a select: options on its line, no collapsed or has_value (the elements list k
   const second = select('Status 2', [option('Pending', { selected: true }), option('Paid')]);
   const other = select('Size', [option('S'), option('M')]);
   const out = render(page(first, second, other), context());
-  assert.is(out.tree, 'combobox "Status 1" [options: "Pending", "Paid"] @1\ncombobox "Status 2" [options @1] @2\ncombobox "Size" [options: "S", "M"] @3');
+  assert.is(
+    out.tree,
+    'combobox "Status 1" [options: "Pending", "Paid"] @1\ncombobox "Status 2" [options @1] @2\ncombobox "Size" [options: "S", "M"] @3',
+  );
   assert.equal(
     out.elements.map((e) => [e.expanded, e.has_value]),
     [[false, true], [false, true], [false, true]],
@@ -130,20 +147,32 @@ s('a select: options on its line, no collapsed or has_value (the elements list k
 });
 
 s('a select whose options have a state or groups keeps a line per option; an editable combobox says collapsed', () => {
-  const out = render(page(select('Plan', [option('Free'), option('Pro', { disabled: true })]), n('combobox', 'Search', [], { states: { editable: true, focusable: true, expanded: false } })), context());
+  const out = render(
+    page(
+      select('Plan', [option('Free'), option('Pro', { disabled: true })]),
+      n('combobox', 'Search', [], { states: { editable: true, focusable: true, expanded: false } }),
+    ),
+    context(),
+  );
   assert.is(out.tree, 'combobox "Plan" @1\n option "Free"\n option "Pro" [disabled]\ncombobox "Search" [collapsed] @2');
 });
 
 s('default states are not spelled out: unchecked; checked and mixed are', () => {
   const box = (name: string, checked: boolean | 'mixed') => n('checkbox', name, [], { states: { checked, focusable: true } });
-  const out = render(page(box('A', false), box('B', true), box('C', 'mixed'), n('radio', 'D', [], { states: { checked: false } })), context());
+  const out = render(
+    page(box('A', false), box('B', true), box('C', 'mixed'), n('radio', 'D', [], { states: { checked: false } })),
+    context(),
+  );
   assert.is(out.tree, 'checkbox "A" @1\ncheckbox "B" [checked] @2\ncheckbox "C" [mixed] @3\nradio "D" @4');
   assert.equal(out.elements.map((e) => e.checked), [false, true, 'mixed', false], 'elements keep every state');
 });
 
 s('lists: no level on items (the indentation says it), bullets dropped, an item holding one line folds', () => {
   const item = (...children: StitchedNode[]) => n('listitem', '', [n('ListMarker', '• '), ...children], { states: { level: 1 } });
-  const out = render(page(n('list', '', [item(n('link', 'Home', [text('Home')], { nameFromContents: true })), item(text('Ship to'), n('textbox', 'City'))])), context());
+  const out = render(
+    page(n('list', '', [item(n('link', 'Home', [text('Home')], { nameFromContents: true })), item(text('Ship to'), n('textbox', 'City'))])),
+    context(),
+  );
   assert.is(out.tree, 'list\n link "Home" @1\n listitem\n  "Ship to"\n  textbox "City" @2');
   const numbered = render(page(n('list', '', [n('listitem', '', [n('ListMarker', '1. '), text('First')])])), context());
   assert.is(numbered.tree, 'list\n listitem\n  ListMarker "1."\n  "First"');
@@ -171,7 +200,13 @@ s('long text lines keep their start and end (at word boundaries); text has all o
 });
 
 s('a label before the control it names is not repeated; text a name already says is not either', () => {
-  const out = render(page(n('paragraph', '', [n('LabelText', '', [text('Email')]), n('textbox', 'Email')]), n('button', 'Sign up now', [text('Sign up '), n('strong', '', [text('now')])], { nameFromContents: true })), context());
+  const out = render(
+    page(
+      n('paragraph', '', [n('LabelText', '', [text('Email')]), n('textbox', 'Email')]),
+      n('button', 'Sign up now', [text('Sign up '), n('strong', '', [text('now')])], { nameFromContents: true }),
+    ),
+    context(),
+  );
   assert.is(out.tree, 'textbox "Email" @1\nbutton "Sign up now" @2');
 });
 
@@ -183,8 +218,10 @@ s('the element budget: the tree stops at the last ref, and a container cut short
   assert.not.match(out.tree, /Edit 3/);
 });
 
-s('typed text (a textbox\'s content) is in neither the tree nor the text', () => {
-  const field = n('textbox', 'Note', [n('generic', '', [text('TYPED-SECRET-NOTE')], { states: { editable: true } })], { states: { editable: true, focusable: true, hasValue: true } });
+s("typed text (a textbox's content) is in neither the tree nor the text", () => {
+  const field = n('textbox', 'Note', [n('generic', '', [text('TYPED-SECRET-NOTE')], { states: { editable: true } })], {
+    states: { editable: true, focusable: true, hasValue: true },
+  });
   const out = render(page(n('row', '', [cell('', field)])), context());
   assert.is(out.tree, 'row\n textbox "Note" [has_value] @1');
   assert.not.match(out.tree + out.text, /TYPED-SECRET-NOTE/);
@@ -192,7 +229,10 @@ s('typed text (a textbox\'s content) is in neither the tree nor the text', () =>
 
 s('secrets are redacted in text lines, names and options', () => {
   const secret = 'hunter2-typed-pw';
-  const out = render(page(text(`you typed ${secret}`), n('button', `Send ${secret}`), select('Pick', [option(`opt ${secret}`), option('b')])), context({ secrets: [secret] }));
+  const out = render(
+    page(text(`you typed ${secret}`), n('button', `Send ${secret}`), select('Pick', [option(`opt ${secret}`), option('b')])),
+    context({ secrets: [secret] }),
+  );
   assert.not.match(out.tree + out.text + JSON.stringify(out.elements), secret);
   assert.match(out.tree, /"you typed \[redacted\]"/);
   assert.match(out.tree, /options: "opt \[redacted\]", "b"/);
@@ -203,29 +243,69 @@ s('siblings of one role that are only a name and a ref share a line, at any dept
   const out = render(page(button('Back'), button('Next'), n('group', 'Pages', [button('1'), button('2'), button('3')])), context());
   assert.is(out.tree, 'button "Back" @1 "Next" @2\ngroup "Pages"\n button "1" @3 "2" @4 "3" @5');
   assert.equal(out.elements.map((e) => [e.ref, e.role, e.name]), [
-    ['@1', 'button', 'Back'], ['@2', 'button', 'Next'], ['@3', 'button', '1'], ['@4', 'button', '2'], ['@5', 'button', '3'],
+    ['@1', 'button', 'Back'],
+    ['@2', 'button', 'Next'],
+    ['@3', 'button', '1'],
+    ['@4', 'button', '2'],
+    ['@5', 'button', '3'],
   ], 'elements keep one entry a node');
 });
 
 s('a run ends at another role, a state, a node with lines below it, a text line or a nameless node', () => {
   const button = (name: string, states: AxStates = {}) => n('button', name, [], { states });
-  const out = render(page(
-    button('A'), button('B'), n('link', 'L'), button('C'),
-    button('D'), button('E', { pressed: true }), button('F'),
-    button('G'), n('button', 'H', [n('img', 'icon')]), button('I'),
-    button('J'), text('between'), button('K'),
-    button('M'), button(''), button('N'),
-  ), context());
-  assert.is(out.tree, [
-    'button "A" @1 "B" @2', 'link "L" @3', 'button "C" @4 "D" @5', 'button "E" [pressed] @6', 'button "F" @7 "G" @8',
-    'button "H" @9', ' img "icon"', 'button "I" @10 "J" @11', '"between"', 'button "K" @12 "M" @13', 'button @14', 'button "N" @15',
-  ].join('\n'));
+  const out = render(
+    page(
+      button('A'),
+      button('B'),
+      n('link', 'L'),
+      button('C'),
+      button('D'),
+      button('E', { pressed: true }),
+      button('F'),
+      button('G'),
+      n('button', 'H', [n('img', 'icon')]),
+      button('I'),
+      button('J'),
+      text('between'),
+      button('K'),
+      button('M'),
+      button(''),
+      button('N'),
+    ),
+    context(),
+  );
+  assert.is(
+    out.tree,
+    [
+      'button "A" @1 "B" @2',
+      'link "L" @3',
+      'button "C" @4 "D" @5',
+      'button "E" [pressed] @6',
+      'button "F" @7 "G" @8',
+      'button "H" @9',
+      ' img "icon"',
+      'button "I" @10 "J" @11',
+      '"between"',
+      'button "K" @12 "M" @13',
+      'button @14',
+      'button "N" @15',
+    ].join('\n'),
+  );
 });
 
 s('names with quotes, commas, refs or brackets in them stay one JSON string each', () => {
-  const out = render(page(n('link', 'Smith, John'), n('link', 'say "hi" @9'), n('link', 'back\\slash [x]'), n('link', '"'), n('link', ', ')), context());
+  const out = render(
+    page(n('link', 'Smith, John'), n('link', 'say "hi" @9'), n('link', 'back\\slash [x]'), n('link', '"'), n('link', ', ')),
+    context(),
+  );
   assert.is(out.tree, String.raw`link "Smith, John" @1 "say \"hi\" @9" @2 "back\\slash [x]" @3 "\"" @4 "," @5`);
-  assert.equal(parseTree(out.tree).map((node) => [node.name, node.ref]), [['Smith, John', '@1'], ['say "hi" @9', '@2'], ['back\\slash [x]', '@3'], ['"', '@4'], [',', '@5']]);
+  assert.equal(parseTree(out.tree).map((node) => [node.name, node.ref]), [
+    ['Smith, John', '@1'],
+    ['say "hi" @9', '@2'],
+    ['back\\slash [x]', '@3'],
+    ['"', '@4'],
+    [',', '@5'],
+  ]);
 });
 
 s('at most ten nodes share a line; nodes without refs share one too (a header row)', () => {
@@ -316,27 +396,56 @@ s('a listener on an element that holds controls is delegation: no ref there, the
   );
   const out = render(page(root), facts.context());
   assert.is(out.tree, 'heading "Inbox" [level=1]\nbutton "New task" @1\ngeneric @2\n "Import"\nlink "Reports" @3');
-  assert.equal(out.targets.map((t) => t.backendNodeId), [root.children[1]!.backendNodeId, root.children[2]!.backendNodeId, root.children[3]!.backendNodeId]);
+  assert.equal(out.targets.map((t) => t.backendNodeId), [
+    root.children[1]!.backendNodeId,
+    root.children[2]!.backendNodeId,
+    root.children[3]!.backendNodeId,
+  ]);
   // With a field only, or a drag source only, inside: the same.
   const withField = facts.mark(n('generic', '', [n('textbox', 'Search', [], { states: { editable: true, focusable: true } })]), listener);
   const withDrag = facts.mark(n('generic', '', [facts.mark(n('generic', '', [text('Card')]), { dragAndDrop: true })]), listener);
-  assert.equal(render(page(withField, withDrag), facts.context()).targets.map((t) => t.backendNodeId), [withField.children[0]!.backendNodeId, withDrag.children[0]!.backendNodeId]);
+  assert.equal(render(page(withField, withDrag), facts.context()).targets.map((t) => t.backendNodeId), [
+    withField.children[0]!.backendNodeId,
+    withDrag.children[0]!.backendNodeId,
+  ]);
 });
 
-s('a listener on an element with only text and images inside is a control; so is an element setting cursor:pointer, whatever it holds', () => {
-  const facts = pageFacts();
-  const card = facts.mark(n('generic', '', [n('image', 'Arc lamp'), n('heading', 'Arc lamp', [text('Arc lamp')], { nameFromContents: true, states: { level: 3 } }), text('€129')]), listener);
-  const pointerCard = facts.mark(n('generic', '', [n('button', 'Save', [text('♡')]), text('Desk lamp')]), { clickable: true, ownPointer: true });
-  const tile = facts.mark(n('generic', '', [text('Floor lamps')]), pointer);
-  const out = render(page(card, pointerCard, tile), facts.context());
-  assert.is(out.tree, 'generic @1\n image "Arc lamp"\n heading "Arc lamp" [level=3]\n "€129"\ngeneric @2\n button "Save" @3\n  "♡"\n "Desk lamp"\ngeneric @4\n "Floor lamps"');
-});
+s(
+  'a listener on an element with only text and images inside is a control; so is an element setting cursor:pointer, whatever it holds',
+  () => {
+    const facts = pageFacts();
+    const card = facts.mark(
+      n('generic', '', [
+        n('image', 'Arc lamp'),
+        n('heading', 'Arc lamp', [text('Arc lamp')], { nameFromContents: true, states: { level: 3 } }),
+        text('€129'),
+      ]),
+      listener,
+    );
+    const pointerCard = facts.mark(n('generic', '', [n('button', 'Save', [text('♡')]), text('Desk lamp')]), {
+      clickable: true,
+      ownPointer: true,
+    });
+    const tile = facts.mark(n('generic', '', [text('Floor lamps')]), pointer);
+    const out = render(page(card, pointerCard, tile), facts.context());
+    assert.is(
+      out.tree,
+      'generic @1\n image "Arc lamp"\n heading "Arc lamp" [level=3]\n "€129"\ngeneric @2\n button "Save" @3\n  "♡"\n "Desk lamp"\ngeneric @4\n "Floor lamps"',
+    );
+  },
+);
 
 s('nested listeners: the innermost ones are the controls, whatever lies between', () => {
   const facts = pageFacts();
   const swatch = (colour: string) => facts.mark(n('generic', '', [text(colour)]), listener);
   const inner = facts.mark(n('generic', '', [swatch('Black'), swatch('Brass')]), listener);
-  const outer = facts.mark(n('generic', '', [n('heading', 'Globe lamp', [text('Globe lamp')], { nameFromContents: true, states: { level: 3 } }), n('generic', '', [inner])]), listener);
+  const outer = facts.mark(
+    n('generic', '', [
+      n('heading', 'Globe lamp', [text('Globe lamp')], { nameFromContents: true, states: { level: 3 } }),
+      n('generic', '', [inner]),
+    ]),
+    listener,
+  );
   const out = render(page(outer), facts.context());
   assert.is(out.tree, 'heading "Globe lamp" [level=3]\ngeneric @1\n "Black"\ngeneric @2\n "Brass"');
 });
@@ -348,20 +457,40 @@ s('a list with a listener, its items styled clickable: the items carry refs, the
   assert.is(render(page(list), facts.context()).tree, 'list\n listitem @1\n  "Write the notes"\n listitem @2\n  "Review the flow"');
 });
 
-s('rows and headers that are not focusable are judged like any element: a listener over buttons is delegation, a clickable row of text a control', () => {
-  const facts = pageFacts();
-  const delegating = facts.mark(n('row', '', [cell('Ana Lima', text('Ana Lima')), cell('Edit Ana', n('button', 'Edit Ana', [text('Edit Ana')], { nameFromContents: true }))]), listener);
-  const clickable = facts.mark(n('row', '', [cell('Pending invite', text('Pending invite'))]), { clickable: true, ownPointer: true });
-  const focusable = n('row', '', [cell('Ben', text('Ben')), cell('Edit Ben', n('button', 'Edit Ben', [text('Edit Ben')], { nameFromContents: true }))], { states: { focusable: true } });
-  const sortable = facts.mark(n('columnheader', 'Name', [text('Name')], { nameFromContents: true }), { clickable: true, ownPointer: true });
-  const plainHeader = n('columnheader', 'Stock', [text('Stock')], { nameFromContents: true });
-  const out = render(page(n('table', '', [n('row', '', [sortable, plainHeader]), delegating, clickable, focusable])), facts.context());
-  assert.is(out.tree, 'table\n row\n  columnheader "Name" @1 "Stock"\n row\n  "Ana Lima"\n  button "Edit Ana" @2\n row @3\n  "Pending invite"\n row @4\n  "Ben"\n  button "Edit Ben" @5');
-});
+s(
+  'rows and headers that are not focusable are judged like any element: a listener over buttons is delegation, a clickable row of text a control',
+  () => {
+    const facts = pageFacts();
+    const delegating = facts.mark(
+      n('row', '', [
+        cell('Ana Lima', text('Ana Lima')),
+        cell('Edit Ana', n('button', 'Edit Ana', [text('Edit Ana')], { nameFromContents: true })),
+      ]),
+      listener,
+    );
+    const clickable = facts.mark(n('row', '', [cell('Pending invite', text('Pending invite'))]), { clickable: true, ownPointer: true });
+    const focusable = n('row', '', [
+      cell('Ben', text('Ben')),
+      cell('Edit Ben', n('button', 'Edit Ben', [text('Edit Ben')], { nameFromContents: true })),
+    ], { states: { focusable: true } });
+    const sortable = facts.mark(n('columnheader', 'Name', [text('Name')], { nameFromContents: true }), {
+      clickable: true,
+      ownPointer: true,
+    });
+    const plainHeader = n('columnheader', 'Stock', [text('Stock')], { nameFromContents: true });
+    const out = render(page(n('table', '', [n('row', '', [sortable, plainHeader]), delegating, clickable, focusable])), facts.context());
+    assert.is(
+      out.tree,
+      'table\n row\n  columnheader "Name" @1 "Stock"\n row\n  "Ana Lima"\n  button "Edit Ana" @2\n row @3\n  "Pending invite"\n row @4\n  "Ben"\n  button "Edit Ben" @5',
+    );
+  },
+);
 
-s('controls in an iframe\'s document do not make a container of its owner delegate (their clicks never reach it)', () => {
+s("controls in an iframe's document do not make a container of its owner delegate (their clicks never reach it)", () => {
   const facts = pageFacts();
-  const frame = n('Iframe', 'Playground', [n('button', 'Run', [text('Run')], { nameFromContents: true, frameId: 'CHILD' })], { childFrame: { frameId: 'CHILD', status: 'observed' } });
+  const frame = n('Iframe', 'Playground', [n('button', 'Run', [text('Run')], { nameFromContents: true, frameId: 'CHILD' })], {
+    childFrame: { frameId: 'CHILD', status: 'observed' },
+  });
   const panel = facts.mark(n('generic', '', [text('Try it'), frame]), listener);
   assert.is(render(page(panel), facts.context()).tree, 'generic @1\n "Try it"\n iframe "Playground"\n  button "Run" @2');
 });
@@ -392,16 +521,26 @@ s('the element budget does not decide a ref: a truncated render gives the first 
       { depthSize: 'small', withCrossShrink: true },
       fc.constant<Shape>({ kind: 'text' }),
       fc.constant<Shape>({ kind: 'button' }),
-      fc.record({ kind: fc.constant('div' as const), listener: fc.boolean(), pointer: fc.boolean(), children: fc.array(tie('shape'), { maxLength: 4 }) }),
+      fc.record({
+        kind: fc.constant('div' as const),
+        listener: fc.boolean(),
+        pointer: fc.boolean(),
+        children: fc.array(tie('shape'), { maxLength: 4 }),
+      }),
     ),
   }));
   fc.assert(
     fc.property(fc.array(shape, { maxLength: 6 }), fc.integer({ min: 1, max: 12 }), (shapes, budget) => {
       const tree = pageFacts();
       const build = (x: Shape): StitchedNode =>
-        x.kind === 'text' ? text('t') : x.kind === 'button' ? n('button', 'b') : tree.mark(n('generic', '', x.children.map(build)), { clickable: x.listener, ownPointer: x.pointer });
+        x.kind === 'text'
+          ? text('t')
+          : x.kind === 'button'
+          ? n('button', 'b')
+          : tree.mark(n('generic', '', x.children.map(build)), { clickable: x.listener, ownPointer: x.pointer });
       const root = page(...shapes.map(build));
-      const ids = (limit: number) => render(root, tree.context({ maxElements: limit, refFor: (_f, id) => `@${id}` })).targets.map((t) => t.backendNodeId);
+      const ids = (limit: number) =>
+        render(root, tree.context({ maxElements: limit, refFor: (_f, id) => `@${id}` })).targets.map((t) => t.backendNodeId);
       const full = ids(500);
       assert.equal(ids(budget), full.slice(0, budget));
     }),
@@ -412,15 +551,29 @@ s('the element budget does not decide a ref: a truncated render gives the first 
 s('every node, name, state and ref reads back from the tree (random siblings and groups)', () => {
   const name = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', 'a, b', '"', '\\"', '@1', '[x]', ' @2 "y"', 'é ✓'));
   const leaf = fc.record({ role: fc.constantFrom('button', 'link', 'checkbox'), name, checked: fc.boolean() });
-  const group = fc.record({ role: fc.constant('group'), name: fc.string({ minLength: 1, maxLength: 6 }).filter((s) => s.trim() !== ''), leaves: fc.array(leaf, { maxLength: 12 }) });
+  const group = fc.record({
+    role: fc.constant('group'),
+    name: fc.string({ minLength: 1, maxLength: 6 }).filter((s) => s.trim() !== ''),
+    leaves: fc.array(leaf, { maxLength: 12 }),
+  });
   fc.assert(
     fc.property(fc.array(fc.oneof(leaf, group), { maxLength: 25 }), (items) => {
-      const toNode = (l: { role: string; name: string; checked: boolean }) => n(l.role, l.name, [], { states: l.role === 'checkbox' ? { checked: l.checked } : {} });
-      const out = render(page(...items.map((item) => ('leaves' in item ? n('group', item.name, item.leaves.map(toNode)) : toNode(item)))), context());
+      const toNode = (l: { role: string; name: string; checked: boolean }) =>
+        n(l.role, l.name, [], { states: l.role === 'checkbox' ? { checked: l.checked } : {} });
+      const out = render(
+        page(...items.map((item) => ('leaves' in item ? n('group', item.name, item.leaves.map(toNode)) : toNode(item)))),
+        context(),
+      );
       const expected: ParsedNode[] = [];
       const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
       const add = (l: { role: string; name: string; checked: boolean }, depth: number) =>
-        expected.push({ depth, role: l.role, name: flat(l.name), words: l.role === 'checkbox' && l.checked ? '[checked]' : '', ref: `@${expected.filter((e) => e.ref).length + 1}` });
+        expected.push({
+          depth,
+          role: l.role,
+          name: flat(l.name),
+          words: l.role === 'checkbox' && l.checked ? '[checked]' : '',
+          ref: `@${expected.filter((e) => e.ref).length + 1}`,
+        });
       for (const item of items) {
         if ('leaves' in item) {
           expected.push({ depth: 0, role: 'group', name: flat(item.name), words: '', ref: undefined });
@@ -434,7 +587,6 @@ s('every node, name, state and ref reads back from the tree (random siblings and
   );
 });
 
-
 const span = (...children: StitchedNode[]) => n('generic', '', children, { tag: 'SPAN' });
 const div = (...children: StitchedNode[]) => n('generic', '', children, { tag: 'DIV' });
 /** A token of highlighted code: Prism's <span class="token …">, ignored by Chromium (its text moves up). */
@@ -444,14 +596,25 @@ const pre = (...children: StitchedNode[]) => n('generic', '', [n('code', '', chi
 
 s('inline text is one line: a bold count in a sentence, a to-do counter built from spans', () => {
   const banner = n('status', '', [text('You have '), text('3'), text(' new messages today.')]);
-  const footer = n('sectionfooter', '', [span(n('strong', '', [text('2')]), text(' items left')), n('list', '', [n('listitem', '', [n('link', 'All', [text('All')], { nameFromContents: true })])])]);
+  const footer = n('sectionfooter', '', [
+    span(n('strong', '', [text('2')]), text(' items left')),
+    n('list', '', [n('listitem', '', [n('link', 'All', [text('All')], { nameFromContents: true })])]),
+  ]);
   const out = render(page(banner, footer), context());
   assert.is(out.tree, 'status\n "You have 3 new messages today."\nsectionfooter\n "2 items left"\n list\n  link "All" @1');
   assert.is(out.text, 'You have 3 new messages today.\n2 items left\nAll');
 });
 
 s('a run ends at a block and at a ref: blocks keep their lines, a link splits its sentence', () => {
-  const sentence = n('paragraph', '', [text('See '), n('emphasis', '', [text('Next')]), text(' '), n('link', 'steps', [text('steps')], { nameFromContents: true }), text(' for '), n('code', '', [text('init()')]), text('.')]);
+  const sentence = n('paragraph', '', [
+    text('See '),
+    n('emphasis', '', [text('Next')]),
+    text(' '),
+    n('link', 'steps', [text('steps')], { nameFromContents: true }),
+    text(' for '),
+    n('code', '', [text('init()')]),
+    text('.'),
+  ]);
   const cards = div(div(text('Ana Lima')), div(text('9:12')), span(text('Ben')), span(text(' Okafor')));
   const out = render(page(sentence, cards, n('paragraph', '', [text('first'), n('LineBreak', '\n'), text('second')])), context());
   assert.is(out.tree, '"See Next"\nlink "steps" @1\n"for init()."\n"Ana Lima"\n"9:12"\n"Ben Okafor"\n"first"\n"second"');
@@ -479,21 +642,29 @@ s('a code line is clipped in the middle at 120 characters, its indentation kept;
   assert.equal(lines.slice(0, 4), ['table', ' row', '  code', '   "x = 1"']);
   const clipped = JSON.parse(lines[4]!.trim()) as string;
   assert.is(lines.length, 5);
-  assert.ok(clipped.length <= 120 && clipped.startsWith('  fetch(arg0,') && clipped.endsWith('arg29);') && clipped.includes(' … '), clipped);
+  assert.ok(
+    clipped.length <= 120 && clipped.startsWith('  fetch(arg0,') && clipped.endsWith('arg29);') && clipped.includes(' … '),
+    clipped,
+  );
   assert.is(out.text, `x = 1\n${long}`, 'text has every line whole, and no gutter');
 });
 
 s('pieces that touch in the text but stand apart on screen (flex items, a margin, a block) are a space apart; code tokens never', () => {
   const task = n('listitem', '', [placed('Write the notes', [0, 0, 120, 20]), placed('Mon', [300, 0, 30, 20])]);
   const plural = n('paragraph', '', [placed('2 item', [0, 40, 50, 20]), placed('s', [50, 40, 8, 20]), placed(' left', [58, 40, 30, 20])]);
-  const stacked = n('link', 'Previous Customers', [span(placed('Previous', [0, 60, 60, 16])), placed('Customers', [0, 76, 80, 20])], { nameFromContents: true });
+  const stacked = n('link', 'Previous Customers', [span(placed('Previous', [0, 60, 60, 16])), placed('Customers', [0, 76, 80, 20])], {
+    nameFromContents: true,
+  });
   const code = pre(placed('client', [0, 100, 40, 16]), placed('.', [44, 100, 8, 16]), placed('get', [56, 100, 24, 16]));
   const out = render(page(task, plural, stacked, code), context());
   assert.is(out.tree, '"Write the notes Mon"\n"2 items left"\nlink "Previous Customers" @1\ncode\n "client.get"');
 });
 
 s('a secret split over spans is redacted in the joined line', () => {
-  const out = render(page(n('paragraph', '', [text('Your password is hun'), n('strong', '', [text('ter2')]), text(' today')])), context({ secrets: ['hunter2'] }));
+  const out = render(
+    page(n('paragraph', '', [text('Your password is hun'), n('strong', '', [text('ter2')]), text(' today')])),
+    context({ secrets: ['hunter2'] }),
+  );
   assert.is(out.tree, '"Your password is [redacted] today"');
   assert.not.match(out.text, /hunter2|ter2/);
 });

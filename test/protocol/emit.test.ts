@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import process from 'node:process';
-import { docComment, emitFiles, header, stringLiteral, typeExpression, type EmitInfo } from '../../protocol/emit.ts';
+import { docComment, emitFiles, type EmitInfo, header, stringLiteral, typeExpression } from '../../protocol/emit.ts';
 import { mergeProtocols, parseProtocol, sha256Hex } from '../../protocol/load.ts';
 import { select, type SelectOptions } from '../../protocol/select.ts';
 import type { Protocol } from '../../protocol/schema.ts';
@@ -203,7 +203,7 @@ s('helpers: docComment, stringLiteral, typeExpression', () => {
   assert.equal(docComment({ description: 'one' }), ['/** one */']);
   assert.equal(docComment({ description: 'a */ b', deprecated: true }), ['/**', ' * a *\\/ b', ' * @deprecated', ' */']);
   assert.is(stringLiteral("it's"), "'it\\'s'");
-  assert.is(stringLiteral('say "hi"\n'), "'say \"hi\"\\n'");
+  assert.is(stringLiteral('say "hi"\n'), '\'say "hi"\\n\'');
   assert.is(typeExpression({ type: 'integer' }, 'A'), 'number');
   assert.is(typeExpression({ type: 'array', items: { type: 'array', items: { $ref: 'A.T' } } }, 'A'), 'T[][]');
   assert.is(typeExpression({ $ref: 'B.T' }, 'A'), 'B.T');

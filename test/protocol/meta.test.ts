@@ -70,7 +70,7 @@ s('COMMANDS / EVENTS: allowlisted domains only, deprecated only when kept', () =
       .flatMap((d) =>
         (d[kind] ?? [])
           .filter((item) => !(item.deprecated === true || d.deprecated === true) || keep.has(`${d.domain}.${item.name}`))
-          .map((item) => `${d.domain}.${item.name}`),
+          .map((item) => `${d.domain}.${item.name}`)
       );
   assert.equal([...COMMANDS], expected('commands'));
   assert.equal([...EVENTS], expected('events'));

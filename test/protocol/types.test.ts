@@ -5,14 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Cdp } from '../../protocol/generated/cdp.ts';
-import type {
-  CommandArgs,
-  CommandName,
-  CommandParams,
-  CommandResult,
-  EventName,
-  EventPayload,
-} from '../../protocol/generated/maps.ts';
+import type { CommandArgs, CommandName, CommandParams, CommandResult, EventName, EventPayload } from '../../protocol/generated/maps.ts';
 import { COMMANDS, EVENTS } from '../../protocol/generated/meta.ts';
 import type {
   CommandArgs as MiniArgs,

@@ -12,7 +12,12 @@ import { tabsNew } from '../../src/rpc/wire/tabs.ts';
 
 const s = suite('defineMethod');
 
-const ping = { name: 'ping', summary: 'Answers pong', params: z.object({ n: z.number().default(1) }), result: z.object({ pong: z.number() }) };
+const ping = {
+  name: 'ping',
+  summary: 'Answers pong',
+  params: z.object({ n: z.number().default(1) }),
+  result: z.object({ pong: z.number() }),
+};
 
 s('a handler answering the result shape compiles and runs with parsed params', async () => {
   const method = defineMethod({ ...ping, handler: async (params) => ({ pong: params.n }) });

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { ERROR_CODES } from '../../src/errors.ts';
-import { defineMethod, type AnyMethodDef } from '../../src/rpc/define.ts';
+import { type AnyMethodDef, defineMethod } from '../../src/rpc/define.ts';
 import { buildOpenRpcDocument, type DescribedMethod, type OpenRpcDocument } from '../../src/rpc/discover.ts';
 import { METHODS } from '../../src/rpc/wire/index.ts';
 import { VERSION } from '../../src/version.ts';
@@ -169,8 +169,20 @@ s('named sub-schemas that point at each other are listed once, whichever methods
   const leaf = z.object({ ref: z.string() }).meta({ id: 'Leaf' });
   const branch = z.object({ leaves: z.array(leaf) }).meta({ id: 'Branch' });
   const doc = checkDocument([
-    defineMethod({ name: 'one', summary: 'A branch', params: z.object({}), result: branch, handler: () => Promise.resolve({ leaves: [] }) }),
-    defineMethod({ name: 'two', summary: 'Branches', params: z.object({}), result: z.object({ all: z.array(branch) }), handler: () => Promise.resolve({ all: [] }) }),
+    defineMethod({
+      name: 'one',
+      summary: 'A branch',
+      params: z.object({}),
+      result: branch,
+      handler: () => Promise.resolve({ leaves: [] }),
+    }),
+    defineMethod({
+      name: 'two',
+      summary: 'Branches',
+      params: z.object({}),
+      result: z.object({ all: z.array(branch) }),
+      handler: () => Promise.resolve({ all: [] }),
+    }),
   ]);
   assert.equal(Object.keys(doc.components.schemas).sort(), ['Branch', 'Leaf']);
 });
@@ -187,7 +199,10 @@ s("the server's rpc.discover: every method of the wire table, with its params an
   );
   for (const method of doc.methods) {
     const schema = method.result.schema;
-    assert.ok(schema['type'] !== undefined || schema['$ref'] !== undefined || schema['anyOf'] !== undefined, `${method.name}: empty result schema`);
+    assert.ok(
+      schema['type'] !== undefined || schema['$ref'] !== undefined || schema['anyOf'] !== undefined,
+      `${method.name}: empty result schema`,
+    );
   }
   assertRefsResolve(doc);
   // The server describes exactly the protocol's schemas (act's key check is invisible to JSON Schema).

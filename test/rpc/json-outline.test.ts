@@ -70,7 +70,19 @@ const idValue = fc.oneof(
   fc.string().map((t) => JSON.stringify(t)),
   fc.constantFrom('null', 'true', 'false', '{}', '[1]', '{"id":1}', '-0', '0.5e-3', '1E+2', '"\\u0069d"'),
 );
-const key = fc.constantFrom('"id"', '"\\u0069d"', '"i\\u0064"', '"\\u0069\\u0064"', '"ID"', '"id "', '"\\"id"', '"method"', '"params"', '"jsonrpc"', '"__proto__"');
+const key = fc.constantFrom(
+  '"id"',
+  '"\\u0069d"',
+  '"i\\u0064"',
+  '"\\u0069\\u0064"',
+  '"ID"',
+  '"id "',
+  '"\\"id"',
+  '"method"',
+  '"params"',
+  '"jsonrpc"',
+  '"__proto__"',
+);
 const member = fc.tuple(key, fc.oneof(idValue, fc.json({ maxDepth: 3 }))).map(([k, v]) => `${k}:${v}`);
 const request = fc
   .array(member, { maxLength: 6 })
@@ -87,7 +99,13 @@ const s = suite('json outline');
 
 s('any JSON value: the same verdict, id, depth and elements as JSON.parse', () => {
   fc.assert(fc.property(fc.json({ maxDepth: 6 }), (text) => checkAgainstParse(text)), options);
-  fc.assert(fc.property(fc.string({ unit: fc.constantFrom(...'{}[]",:0123456789.-+eE \\/trufalsnid'.split('')), maxLength: 60 }), (text) => checkAgainstParse(text)), options);
+  fc.assert(
+    fc.property(
+      fc.string({ unit: fc.constantFrom(...'{}[]",:0123456789.-+eE \\/trufalsnid'.split('')), maxLength: 60 }),
+      (text) => checkAgainstParse(text),
+    ),
+    options,
+  );
 });
 
 s('requests and batches with escaped, repeated and nested ids, and one-character mutations of them', () => {
@@ -97,11 +115,46 @@ s('requests and batches with escaped, repeated and nested ids, and one-character
 });
 
 s('the edges of the grammar', () => {
-  for (const text of [
-    '', ' ', '1', '-', '-0', '01', '1.', '.5', '1e', '1e+', '+1', '"\\u12"', '"\\u12G4"', '"\\ud800"', '"\u2028"', '"\u0000"',
-    '[', ']', '[]', '[,]', '[1,]', '{}', '{,}', '{"a"}', '{"a":}', '{"a":1,}', '{"a" 1}', '{1:1}', 'nul', 'true false',
-    '\ufeff{}', '{"id":1}\n', '\r\n[{"id":2}]\t', '{"id":1}{"id":2}', '[{"id":1}][{"id":2}]', '{"id":"\\/"}',
-  ]) {
+  for (
+    const text of [
+      '',
+      ' ',
+      '1',
+      '-',
+      '-0',
+      '01',
+      '1.',
+      '.5',
+      '1e',
+      '1e+',
+      '+1',
+      '"\\u12"',
+      '"\\u12G4"',
+      '"\\ud800"',
+      '"\u2028"',
+      '"\u0000"',
+      '[',
+      ']',
+      '[]',
+      '[,]',
+      '[1,]',
+      '{}',
+      '{,}',
+      '{"a"}',
+      '{"a":}',
+      '{"a":1,}',
+      '{"a" 1}',
+      '{1:1}',
+      'nul',
+      'true false',
+      '\ufeff{}',
+      '{"id":1}\n',
+      '\r\n[{"id":2}]\t',
+      '{"id":1}{"id":2}',
+      '[{"id":1}][{"id":2}]',
+      '{"id":"\\/"}',
+    ]
+  ) {
     checkAgainstParse(text);
   }
 });
@@ -122,7 +175,10 @@ s('too deep for JSON.parse to be cheap: read in linear time, without recursion',
       ['deep', depth + 2],
     ],
   );
-  assert.ok(took < 1_000, `outlining ${text.length} characters cost ${Math.round(took)} ms of CPU (the event loop is shared by every client)`);
+  assert.ok(
+    took < 1_000,
+    `outlining ${text.length} characters cost ${Math.round(took)} ms of CPU (the event loop is shared by every client)`,
+  );
 });
 
 s.run();

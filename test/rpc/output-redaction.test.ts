@@ -21,7 +21,12 @@ s('every string of a result, however deep, loses the value in every form; images
     screenshot: { mime: 'image/png', data: `${SECRET}AAAA` },
     count: 3,
   })).handler({}, call);
-  assert.equal(result, { title: 'hello [redacted]', nested: [{ url: '/p/[redacted]' }], screenshot: { mime: 'image/png', data: `${SECRET}AAAA` }, count: 3 });
+  assert.equal(result, {
+    title: 'hello [redacted]',
+    nested: [{ url: '/p/[redacted]' }],
+    screenshot: { mime: 'image/png', data: `${SECRET}AAAA` },
+    count: 3,
+  });
 });
 
 s('errors too: a ServerError keeps its word with message and details scrubbed; other errors keep their name', async () => {

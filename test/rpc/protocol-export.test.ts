@@ -68,7 +68,10 @@ s('a TypeScript client compiles against the built declarations, importing by nam
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'client', type: 'module', private: true }));
   writeFileSync(
     join(dir, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', types: [] }, files: ['client.ts'] }),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', types: [] },
+      files: ['client.ts'],
+    }),
   );
   writeFileSync(
     join(dir, 'client.ts'),
@@ -77,12 +80,12 @@ s('a TypeScript client compiles against the built declarations, importing by nam
       "import { observation } from 'pagewire/protocol';",
       'export const parse = (value: unknown): Observation => observation.parse(value);',
       'export const first = (o: Observation): Element | undefined => o.elements[0];',
-      "export const fresh = (r: ActResult): string | undefined => r.fresh_state?.state_id;",
+      'export const fresh = (r: ActResult): string | undefined => r.fresh_state?.state_id;',
       "export const click: Action = { action: 'click', ref: '@1' };",
       "export const tabs: Methods['tabs.list']['result'] = { tabs: [] };",
       "export const kind: EventOf<'dialog'>['data']['type'] = 'alert';",
       // A wrong shape must fail, or the check above would prove nothing.
-      "// @ts-expect-error: the status words are fixed",
+      '// @ts-expect-error: the status words are fixed',
       "export const wrong: ActResult['status'] = 'done';",
     ].join('\n'),
   );

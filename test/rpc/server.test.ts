@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import { z } from 'zod';
 import { ServerError } from '../../src/errors.ts';
 import type { CallContext, Principal } from '../../src/rpc/context.ts';
-import { defineMethod, type AnyMethodDef } from '../../src/rpc/define.ts';
+import { type AnyMethodDef, defineMethod } from '../../src/rpc/define.ts';
 import { MAX_BATCH_LENGTH, MAX_NESTING_DEPTH, RpcServer } from '../../src/rpc/server.ts';
 import type { RpcSocket } from '../../src/rpc/socket.ts';
 import { startHttpServer } from '../../src/runtime/http-server.ts';
@@ -68,7 +68,8 @@ const methods: AnyMethodDef[] = [
     summary: 'Throws a ServerError',
     params: z.object({}),
     result: z.unknown(),
-    handler: () => Promise.reject(new ServerError('session_not_found', 'no such session', { details: { session_id: 's-1', error_type: 'spoofed' } })),
+    handler: () =>
+      Promise.reject(new ServerError('session_not_found', 'no such session', { details: { session_id: 's-1', error_type: 'spoofed' } })),
   }),
   defineMethod({
     name: 'boom',
@@ -411,69 +412,78 @@ function assertTooDeep(response: Json, id: unknown): void {
 
 s('a request nested too deep is refused with its own id, whatever its type', async () => {
   const params = `"params":{"x":${deep(MAX_NESTING_DEPTH)}}`;
-  for (const [text, id] of [
-    [`"id":7,"method":"echo",${params}`, 7],
-    [`"id":"abc","method":"echo",${params}`, 'abc'],
-    [`"id":-1.5e2,"method":"echo",${params}`, -150],
-    [`"id":null,"method":"echo",${params}`, null],
-    [`"id":"a\\"b\\u00e9","method":"echo",${params}`, 'a"bé'],
-    // After the deep part: the id is read all the same.
-    [`"method":"echo",${params},"id":9`, 9],
-    [` "method" : "echo" ,\n\t${params} ,\r\n "id" : 10 `, 10],
-    // An escaped key is the same key.
-    [`"\\u0069d":11,"method":"echo",${params}`, 11],
-    [`"i\\u0064":12,"method":"echo",${params}`, 12],
-  ] as Array<[string, unknown]>) {
+  for (
+    const [text, id] of [
+      [`"id":7,"method":"echo",${params}`, 7],
+      [`"id":"abc","method":"echo",${params}`, 'abc'],
+      [`"id":-1.5e2,"method":"echo",${params}`, -150],
+      [`"id":null,"method":"echo",${params}`, null],
+      [`"id":"a\\"b\\u00e9","method":"echo",${params}`, 'a"bé'],
+      // After the deep part: the id is read all the same.
+      [`"method":"echo",${params},"id":9`, 9],
+      [` "method" : "echo" ,\n\t${params} ,\r\n "id" : 10 `, 10],
+      // An escaped key is the same key.
+      [`"\\u0069d":11,"method":"echo",${params}`, 11],
+      [`"i\\u0064":12,"method":"echo",${params}`, 12],
+    ] as Array<[string, unknown]>
+  ) {
     assertTooDeep(await rpc(deepRequest(text)), id);
   }
 });
 
 s('the id of a too-deep request cannot be faked: nested ids, ids in strings, duplicates, invalid ids', async () => {
   const params = `"params":{"id":5,"x":${deep(MAX_NESTING_DEPTH)}}`;
-  for (const [text, id] of [
-    // Only the request's own member counts.
-    [`"method":"echo",${params}`, null],
-    [`"method":"echo","params":[{"id":5},${deep(MAX_NESTING_DEPTH)}]`, null],
-    [`"method":"\\"id\\":5","params":${deep(MAX_NESTING_DEPTH)}`, null],
-    [`"method":"echo","params":{"\\"id":5,"x":${deep(MAX_NESTING_DEPTH)}}`, null],
-    [`"method":"echo","ID":5,"params":${deep(MAX_NESTING_DEPTH)}`, null],
-    // Duplicates: the last one wins, as in JSON.parse.
-    [`"id":1,"method":"echo",${params},"id":2`, 2],
-    [`"id":1,"id":{"a":1},"method":"echo",${params}`, null],
-    [`"id":{"a":1},"id":3,"method":"echo",${params}`, 3],
-    [`"id":${deep(MAX_NESTING_DEPTH + 1)},"method":"echo"`, null],
-    [`"id":${deep(MAX_NESTING_DEPTH + 1)},"id":4,"method":"echo"`, 4],
-    // Not an id.
-    [`"id":true,"method":"echo",${params}`, null],
-    [`"id":[1],"method":"echo",${params}`, null],
-    [`"id":1e400,"method":"echo",${params}`, null],
-  ] as Array<[string, unknown]>) {
+  for (
+    const [text, id] of [
+      // Only the request's own member counts.
+      [`"method":"echo",${params}`, null],
+      [`"method":"echo","params":[{"id":5},${deep(MAX_NESTING_DEPTH)}]`, null],
+      [`"method":"\\"id\\":5","params":${deep(MAX_NESTING_DEPTH)}`, null],
+      [`"method":"echo","params":{"\\"id":5,"x":${deep(MAX_NESTING_DEPTH)}}`, null],
+      [`"method":"echo","ID":5,"params":${deep(MAX_NESTING_DEPTH)}`, null],
+      // Duplicates: the last one wins, as in JSON.parse.
+      [`"id":1,"method":"echo",${params},"id":2`, 2],
+      [`"id":1,"id":{"a":1},"method":"echo",${params}`, null],
+      [`"id":{"a":1},"id":3,"method":"echo",${params}`, 3],
+      [`"id":${deep(MAX_NESTING_DEPTH + 1)},"method":"echo"`, null],
+      [`"id":${deep(MAX_NESTING_DEPTH + 1)},"id":4,"method":"echo"`, 4],
+      // Not an id.
+      [`"id":true,"method":"echo",${params}`, null],
+      [`"id":[1],"method":"echo",${params}`, null],
+      [`"id":1e400,"method":"echo",${params}`, null],
+    ] as Array<[string, unknown]>
+  ) {
     assertTooDeep(await rpc(deepRequest(text)), id);
   }
 });
 
 s('a too-deep text that is not JSON gets id null, even with a readable id', async () => {
   const inner = deep(MAX_NESTING_DEPTH);
-  for (const text of [
-    `{"jsonrpc":"2.0","id":5,"method":"echo","params":${'['.repeat(MAX_NESTING_DEPTH + 1)}`, // unterminated
-    `{"jsonrpc":"2.0","id":5,"method":"echo","params":${inner}} trailing`,
-    `{"jsonrpc":"2.0","id":5,"method":"echo","params":${'['.repeat(MAX_NESTING_DEPTH)}${'}'.repeat(MAX_NESTING_DEPTH)}}`,
-    `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},]}`,
-    `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner} 01]}`,
-    `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},"\\x"]}`,
-    `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},"tab\tinside"]}`,
-    `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},tru]}`,
-    `{"jsonrpc":"2.0","id":5 "method":"echo","params":${inner}}`,
-    `{"jsonrpc":"2.0","id":5,,"method":"echo","params":${inner}}`,
-    `{"jsonrpc":"2.0","id":5,"method":"echo","params":{"a" ${inner}}}`,
-  ]) {
+  for (
+    const text of [
+      `{"jsonrpc":"2.0","id":5,"method":"echo","params":${'['.repeat(MAX_NESTING_DEPTH + 1)}`, // unterminated
+      `{"jsonrpc":"2.0","id":5,"method":"echo","params":${inner}} trailing`,
+      `{"jsonrpc":"2.0","id":5,"method":"echo","params":${'['.repeat(MAX_NESTING_DEPTH)}${'}'.repeat(MAX_NESTING_DEPTH)}}`,
+      `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},]}`,
+      `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner} 01]}`,
+      `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},"\\x"]}`,
+      `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},"tab\tinside"]}`,
+      `{"jsonrpc":"2.0","id":5,"method":"echo","params":[${inner},tru]}`,
+      `{"jsonrpc":"2.0","id":5 "method":"echo","params":${inner}}`,
+      `{"jsonrpc":"2.0","id":5,,"method":"echo","params":${inner}}`,
+      `{"jsonrpc":"2.0","id":5,"method":"echo","params":{"a" ${inner}}}`,
+    ]
+  ) {
     assertTooDeep(await rpc(text), null);
   }
 });
 
 s('a batch with a too-deep element: an array, that element refused with its id, the others run', async () => {
-  const deepElement = (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"echo","params":{"x":${deep(MAX_NESTING_DEPTH)}}}`;
-  const text = `[${JSON.stringify(req(1, 'echo', { text: 'a' }))},${deepElement('deep')},{"jsonrpc":"2.0","method":"note","params":{"text":"n"}},${JSON.stringify(req(3, 'echo', { text: 'c' }))}]`;
+  const deepElement = (id: unknown) =>
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"echo","params":{"x":${deep(MAX_NESTING_DEPTH)}}}`;
+  const text = `[${JSON.stringify(req(1, 'echo', { text: 'a' }))},${
+    deepElement('deep')
+  },{"jsonrpc":"2.0","method":"note","params":{"text":"n"}},${JSON.stringify(req(3, 'echo', { text: 'c' }))}]`;
   const response = await rpc(text);
   assert.ok(Array.isArray(response), JSON.stringify(response));
   assert.equal(response.map((r: Json) => r['id']), [1, 'deep', 3]);

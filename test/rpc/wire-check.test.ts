@@ -26,7 +26,14 @@ const act = {
   observation: 'captured',
   postcondition: 'not_requested',
   completed: [0],
-  events: [{ kind: 'navigation', seq: 3, target_id: 'T', frame_id: 'F', time: 1, data: { frame_id: 'F', url: 'http://127.0.0.1/', same_document: true } }],
+  events: [{
+    kind: 'navigation',
+    seq: 3,
+    target_id: 'T',
+    frame_id: 'F',
+    time: 1,
+    data: { frame_id: 'F', url: 'http://127.0.0.1/', same_document: true },
+  }],
   fresh_state: observation,
 };
 const result = (value: unknown) => ({ jsonrpc: '2.0', id: 1, result: value });
@@ -64,7 +71,15 @@ s('errors: a §3 word, the code that goes with it, data open to details', () => 
 });
 
 s('events: by kind, strictly; another notification method fails', () => {
-  const event = { subscription_id: 'sub_1', seq: 1, kind: 'console', session_id: 's_1', target_id: 'T', time: 1, data: { level: 'log', text: 'hi' } };
+  const event = {
+    subscription_id: 'sub_1',
+    seq: 1,
+    kind: 'console',
+    session_id: 's_1',
+    target_id: 'T',
+    time: 1,
+    data: { level: 'log', text: 'hi' },
+  };
   assert.is(notificationProblem('event', event), undefined);
   assert.is(notificationProblem('event', { ...event, dropped: 3 }), undefined);
   assert.match(notificationProblem('event', { ...event, kind: 'screencast' })!, /kind/);

@@ -81,7 +81,7 @@ s('NodeDownloadFiles has the shape the browser layer asks for', () => {
 
 s('finish moves <guid> to the suggested name, then " (1)", " (2)"… without overwriting anything', async (ctx) => {
   const files = new NodeDownloadFiles();
-  const folder = folderWith(ctx, { 'notes.txt': 'the user\'s own file' });
+  const folder = folderWith(ctx, { 'notes.txt': "the user's own file" });
   const paths: string[] = [];
   for (const content of ['one', 'two', 'three']) {
     writeFileSync(join(folder, GUID), content);
@@ -92,7 +92,7 @@ s('finish moves <guid> to the suggested name, then " (1)", " (2)"… without ove
   assert.not.ok(existsSync(join(folder, GUID)));
   writeFileSync(join(folder, GUID), 'four');
   assert.is(await files.finish(folder, GUID, 'notes.txt'), join(folder, 'notes (1).txt'));
-  assert.is(readFileSync(join(folder, 'notes.txt'), 'utf8'), 'the user\'s own file');
+  assert.is(readFileSync(join(folder, 'notes.txt'), 'utf8'), "the user's own file");
   writeFileSync(join(folder, GUID), 'five');
   writeFileSync(join(folder, 'README'), 'x');
   assert.is(await files.finish(folder, GUID, 'README'), join(folder, 'README (1)'));

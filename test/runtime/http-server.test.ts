@@ -4,7 +4,7 @@ import { connect as tcpConnect } from 'node:net';
 import WebSocket from 'ws';
 import type { Principal } from '../../src/rpc/context.ts';
 import type { RpcSocket } from '../../src/rpc/socket.ts';
-import { startHttpServer, type HttpServerHandle, type HttpServerOptions } from '../../src/runtime/http-server.ts';
+import { type HttpServerHandle, type HttpServerOptions, startHttpServer } from '../../src/runtime/http-server.ts';
 
 const TOKENS = ['tok-one-0123456789', 'tok-two-0123456789'];
 const ALLOWED_ORIGIN = 'http://app.example:8080';
@@ -331,7 +331,14 @@ s('an onConnection that throws closes that socket with 1011', async (ctx) => {
 s('refuses to start without tokens unless noAuth', async () => {
   let error: unknown;
   try {
-    await startHttpServer({ host: '127.0.0.1', port: 0, tokens: [], noAuth: false, allowOrigins: [], onConnection: () => ({ onMessage() {} }) });
+    await startHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      tokens: [],
+      noAuth: false,
+      allowOrigins: [],
+      onConnection: () => ({ onMessage() {} }),
+    });
   } catch (e) {
     error = e;
   }
@@ -342,7 +349,14 @@ s('reports a port already in use', async (ctx) => {
   const server = await start(ctx);
   let error: unknown;
   try {
-    await startHttpServer({ host: '127.0.0.1', port: server.port, tokens: TOKENS, noAuth: false, allowOrigins: [], onConnection: () => ({ onMessage() {} }) });
+    await startHttpServer({
+      host: '127.0.0.1',
+      port: server.port,
+      tokens: TOKENS,
+      noAuth: false,
+      allowOrigins: [],
+      onConnection: () => ({ onMessage() {} }),
+    });
   } catch (e) {
     error = e;
   }

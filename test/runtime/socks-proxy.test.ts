@@ -5,7 +5,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startSocksProxy, type SocksProxy } from '../../src/runtime/socks-proxy.ts';
+import { type SocksProxy, startSocksProxy } from '../../src/runtime/socks-proxy.ts';
 import { DomainPolicy, PolicyChain } from '../../src/util/domain-policy.ts';
 
 const s = suite('socks proxy');
@@ -20,9 +20,15 @@ s.before(async () => {
   echo = createServer((socket) => socket.on('data', (data) => socket.write(`echo:${data}`)));
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
   echoPort = (echo.address() as AddressInfo).port;
-  const policy = new PolicyChain([new DomainPolicy('server', { block: ['blocked.test'], blockPrivateNetwork: true, allow: ['*.test', '127.0.0.1'] })]);
+  const policy = new PolicyChain([
+    new DomainPolicy('server', { block: ['blocked.test'], blockPrivateNetwork: true, allow: ['*.test', '127.0.0.1'] }),
+  ]);
   // A resolver of our own: no DNS traffic leaves the machine.
-  const names: Record<string, string[]> = { 'public.test': ['127.0.0.1'], 'intranet.test': ['10.1.2.3'], 'v6first.test': ['::1', '127.0.0.1'] };
+  const names: Record<string, string[]> = {
+    'public.test': ['127.0.0.1'],
+    'intranet.test': ['10.1.2.3'],
+    'v6first.test': ['::1', '127.0.0.1'],
+  };
   proxy = await startSocksProxy({
     check: (host, port, addresses) => {
       // public.test stands for a public site: its address is only where this test's echo server listens.

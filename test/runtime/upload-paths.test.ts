@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
-import { isServerError, type ErrorType } from '../../src/errors.ts';
+import { type ErrorType, isServerError } from '../../src/errors.ts';
 import type { PathPolicy } from '../../src/actions/paths.ts';
 import { UploadPolicy } from '../../src/runtime/upload-paths.ts';
 

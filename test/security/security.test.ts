@@ -12,15 +12,15 @@ import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, parseConfig } from '../../src/config.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { TestClient } from '../helpers/client.ts';
-import { fixtureServer, type FixtureServer } from '../helpers/fixture-server.ts';
+import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { IS_DENO, startServerProcess } from '../helpers/server-process.ts';
 import { onTeardown } from '../helpers/teardown.ts';
-import { nextEvent, receivedEvents, ref, type ActResult, type Observation, type OpenRpcMethod } from '../helpers/wire.ts';
+import { type ActResult, nextEvent, type Observation, type OpenRpcMethod, receivedEvents, ref } from '../helpers/wire.ts';
 
 // Tokens with characters that change under URL and JSON encoding, so a leak in any form shows.
 const ALICE = `alice/${crypto.randomUUID()}+"q"=`;
@@ -139,7 +139,8 @@ function decodeIpv6(hex: string): string {
   return text;
 }
 
-const consoleEvents = (client: TestClient, sessionId: string) => receivedEvents(client, 'console').filter((p) => p.session_id === sessionId);
+const consoleEvents = (client: TestClient, sessionId: string) =>
+  receivedEvents(client, 'console').filter((p) => p.session_id === sessionId);
 
 /** Every place a string may hide in what a model reads from an observation. */
 function observationText(o: Observation): string {
@@ -158,7 +159,19 @@ s.before(async () => {
   symlinkSync(join(uploadsRoot, 'inside.txt'), join(uploadsRoot, 'inner-link.txt')); // stays inside
   onTeardown(() => rmSync(base, { recursive: true, force: true }));
   main = await serverWith(
-    ['--token', ALICE, '--token', BOB, '--uploads', uploadsRoot, '--allow-raw-cdp', '--allow-origin', ALLOWED_ORIGIN, '--log-level', 'debug'],
+    [
+      '--token',
+      ALICE,
+      '--token',
+      BOB,
+      '--uploads',
+      uploadsRoot,
+      '--allow-raw-cdp',
+      '--allow-origin',
+      ALLOWED_ORIGIN,
+      '--log-level',
+      'debug',
+    ],
     (line) => logLines.push(line),
   );
   alice = await TestClient.connect(urlWith(main.server, ALICE));
@@ -205,7 +218,11 @@ s('loopback by default: 127.0.0.1 in the URL and the ready line, and the listeni
 s('--no-auth is refused on a non-loopback host: ConfigError, and the process exits non-zero without listening', async () => {
   for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.com', '127.0.0.1.nip.io']) {
     assert.throws(() => parseConfig(['--no-auth', '--host', host], {}), (error: unknown) => error instanceof ConfigError, host);
-    assert.throws(() => parseConfig([], { PAGEWIRE_NO_AUTH: 'true', PAGEWIRE_HOST: host }), (error: unknown) => error instanceof ConfigError, `env ${host}`);
+    assert.throws(
+      () => parseConfig([], { PAGEWIRE_NO_AUTH: 'true', PAGEWIRE_HOST: host }),
+      (error: unknown) => error instanceof ConfigError,
+      `env ${host}`,
+    );
   }
   for (const host of ['127.0.0.1', '::1', 'localhost']) {
     assert.ok(parseConfig(['--no-auth', '--host', host], {}).noAuth, `--no-auth allowed on ${host}`);
@@ -223,109 +240,153 @@ s('--no-auth is refused on a non-loopback host: ConfigError, and the process exi
 
 // ---- tokens ----------------------------------------------------------------------------------
 
-s('token checks: near misses and odd lengths are 401 without harm; every token is compared, through timingSafeEqual on equal-length digests', async () => {
-  const tokens = ['tok-first-0123456789abcdef', 'tok-second-0123456789abcdef', 'tok-third-0123456789abcdef'];
-  const server = await serverWith(tokens.flatMap((t) => ['--token', t]));
-  const target = tokens[1]!;
-  const nearMisses = [
-    target.slice(0, -1) + (target.endsWith('f') ? 'e' : 'f'), // same length, last character differs
-    target.slice(0, -1), // a prefix
-    `${target}x`, // an extension
-    target.toUpperCase(),
-    `${target}\u0000`,
-    '',
-    'x'.repeat(4 * 1024), // far longer
-    '\u{1F600}'.repeat(10),
-  ];
-  for (const candidate of nearMisses) {
-    assert.is(await TestClient.refusalStatus(urlWith(server.server, candidate)), 401, `query token ${JSON.stringify(candidate.slice(0, 40))}`);
-    // deno-lint-ignore no-control-regex -- NUL is one of the characters under test
-    if (candidate !== '' && !/[\u0000\u{1F600}]/u.test(candidate)) {
+s(
+  'token checks: near misses and odd lengths are 401 without harm; every token is compared, through timingSafeEqual on equal-length digests',
+  async () => {
+    const tokens = ['tok-first-0123456789abcdef', 'tok-second-0123456789abcdef', 'tok-third-0123456789abcdef'];
+    const server = await serverWith(tokens.flatMap((t) => ['--token', t]));
+    const target = tokens[1]!;
+    const nearMisses = [
+      target.slice(0, -1) + (target.endsWith('f') ? 'e' : 'f'), // same length, last character differs
+      target.slice(0, -1), // a prefix
+      `${target}x`, // an extension
+      target.toUpperCase(),
+      `${target}\u0000`,
+      '',
+      'x'.repeat(4 * 1024), // far longer
+      '\u{1F600}'.repeat(10),
+    ];
+    for (const candidate of nearMisses) {
       assert.is(
-        await TestClient.refusalStatus(server.server.url, { headers: { authorization: `Bearer ${candidate}` } }),
+        await TestClient.refusalStatus(urlWith(server.server, candidate)),
         401,
-        `bearer token ${JSON.stringify(candidate.slice(0, 40))}`,
+        `query token ${JSON.stringify(candidate.slice(0, 40))}`,
       );
+      // deno-lint-ignore no-control-regex -- NUL is one of the characters under test
+      if (candidate !== '' && !/[\u0000\u{1F600}]/u.test(candidate)) {
+        assert.is(
+          await TestClient.refusalStatus(server.server.url, { headers: { authorization: `Bearer ${candidate}` } }),
+          401,
+          `bearer token ${JSON.stringify(candidate.slice(0, 40))}`,
+        );
+      }
     }
-  }
-  // Longer than an HTTP request line may be: refused by the HTTP layer, still no socket.
-  const huge = await TestClient.refusalStatus(urlWith(server.server, 'x'.repeat(64 * 1024)));
-  assert.ok([400, 401, 414, 431].includes(huge), `a 64 KiB token: ${huge}`);
-  for (const token of tokens) assert.is(await TestClient.refusalStatus(urlWith(server.server, token)), 101, 'each configured token works');
-  const client = await server.connect();
-  assert.is((await client.call('server.info')).name, 'pagewire', 'the server is unharmed');
-  client.close();
+    // Longer than an HTTP request line may be: refused by the HTTP layer, still no socket.
+    const huge = await TestClient.refusalStatus(urlWith(server.server, 'x'.repeat(64 * 1024)));
+    assert.ok([400, 401, 414, 431].includes(huge), `a 64 KiB token: ${huge}`);
+    for (const token of tokens) {
+      assert.is(await TestClient.refusalStatus(urlWith(server.server, token)), 101, 'each configured token works');
+    }
+    const client = await server.connect();
+    assert.is((await client.call('server.info')).name, 'pagewire', 'the server is unharmed');
+    client.close();
 
-  // Code level: count timingSafeEqual calls per upgrade. Node lets a test replace a built-in
-  // export (syncBuiltinESMExports); where a runtime does not, the behaviour above stands alone.
-  const cryptoModule = (await import('node:crypto')).default as unknown as { timingSafeEqual: (a: Uint8Array, b: Uint8Array) => boolean };
-  const moduleApi = (await import('node:module')) as unknown as { syncBuiltinESMExports?: () => void };
-  const original = cryptoModule.timingSafeEqual;
-  const calls: Array<[number, number, boolean]> = [];
-  const spy = (a: Uint8Array, b: Uint8Array) => {
-    const equal = original(a, b);
-    calls.push([a.byteLength, b.byteLength, equal]);
-    return equal;
-  };
-  try {
-    cryptoModule.timingSafeEqual = spy;
-    moduleApi.syncBuiltinESMExports?.();
-    const live = (await import('node:crypto')).timingSafeEqual;
-    if (live !== spy) {
-      if (!IS_DENO) assert.unreachable('Node should allow replacing a built-in export for this check');
-      return;
+    // Code level: count timingSafeEqual calls per upgrade. Node lets a test replace a built-in
+    // export (syncBuiltinESMExports); where a runtime does not, the behaviour above stands alone.
+    const cryptoModule = (await import('node:crypto')).default as unknown as { timingSafeEqual: (a: Uint8Array, b: Uint8Array) => boolean };
+    const moduleApi = (await import('node:module')) as unknown as { syncBuiltinESMExports?: () => void };
+    const original = cryptoModule.timingSafeEqual;
+    const calls: Array<[number, number, boolean]> = [];
+    const spy = (a: Uint8Array, b: Uint8Array) => {
+      const equal = original(a, b);
+      calls.push([a.byteLength, b.byteLength, equal]);
+      return equal;
+    };
+    try {
+      cryptoModule.timingSafeEqual = spy;
+      moduleApi.syncBuiltinESMExports?.();
+      const live = (await import('node:crypto')).timingSafeEqual;
+      if (live !== spy) {
+        if (!IS_DENO) assert.unreachable('Node should allow replacing a built-in export for this check');
+        return;
+      }
+      for (
+        const [candidate, matchIndex] of [
+          [tokens[0]!, 0],
+          [tokens[2]!, 2],
+          [nearMisses[0]!, -1],
+          [nearMisses[6]!, -1],
+        ] as const
+      ) {
+        calls.length = 0;
+        const status = await TestClient.refusalStatus(urlWith(server.server, candidate));
+        assert.is(status, matchIndex === -1 ? 401 : 101);
+        assert.is(calls.length, tokens.length, `compared against every configured token, even after a match (${calls.length} comparisons)`);
+        assert.ok(calls.every(([a, b]) => a === 32 && b === 32), `equal-length SHA-256 digests: ${JSON.stringify(calls)}`);
+        assert.equal(calls.map(([, , equal]) => equal), tokens.map((_, i) => i === matchIndex));
+      }
+    } finally {
+      cryptoModule.timingSafeEqual = original;
+      moduleApi.syncBuiltinESMExports?.();
     }
-    for (const [candidate, matchIndex] of [
-      [tokens[0]!, 0],
-      [tokens[2]!, 2],
-      [nearMisses[0]!, -1],
-      [nearMisses[6]!, -1],
-    ] as const) {
-      calls.length = 0;
-      const status = await TestClient.refusalStatus(urlWith(server.server, candidate));
-      assert.is(status, matchIndex === -1 ? 401 : 101);
-      assert.is(calls.length, tokens.length, `compared against every configured token, even after a match (${calls.length} comparisons)`);
-      assert.ok(calls.every(([a, b]) => a === 32 && b === 32), `equal-length SHA-256 digests: ${JSON.stringify(calls)}`);
-      assert.equal(calls.map(([, , equal]) => equal), tokens.map((_, i) => i === matchIndex));
-    }
-  } finally {
-    cryptoModule.timingSafeEqual = original;
-    moduleApi.syncBuiltinESMExports?.();
-  }
-});
+  },
+);
 
 // ---- Origin and Host -------------------------------------------------------------------------
 
-s('Origin allowlist: a foreign origin is 403 (whatever the token), an allowed origin and the server\'s own are accepted', async () => {
+s("Origin allowlist: a foreign origin is 403 (whatever the token), an allowed origin and the server's own are accepted", async () => {
   const port = portOf(main.server);
   const good = urlWith(main.server, ALICE);
-  for (const origin of ['http://evil.example', 'null', `http://127.0.0.1:${port + 1}`, `https://127.0.0.1:${port}`, 'http://app.example:8081', 'file://']) {
+  for (
+    const origin of [
+      'http://evil.example',
+      'null',
+      `http://127.0.0.1:${port + 1}`,
+      `https://127.0.0.1:${port}`,
+      'http://app.example:8081',
+      'file://',
+    ]
+  ) {
     assert.is(await TestClient.refusalStatus(good, { origin }), 403, `origin ${origin}`);
-    assert.is(await TestClient.refusalStatus(urlWith(main.server, 'wrong'), { origin }), 403, `origin ${origin} with a wrong token: 403 before 401`);
+    assert.is(
+      await TestClient.refusalStatus(urlWith(main.server, 'wrong'), { origin }),
+      403,
+      `origin ${origin} with a wrong token: 403 before 401`,
+    );
   }
   for (const origin of [ALLOWED_ORIGIN, `http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
     assert.is(await TestClient.refusalStatus(good, { origin }), 101, `origin ${origin}`);
   }
-  assert.is(await TestClient.refusalStatus(urlWith(main.server, 'wrong'), { origin: ALLOWED_ORIGIN }), 401, 'an allowed origin still needs the token');
+  assert.is(
+    await TestClient.refusalStatus(urlWith(main.server, 'wrong'), { origin: ALLOWED_ORIGIN }),
+    401,
+    'an allowed origin still needs the token',
+  );
 });
 
-s('Host header against DNS rebinding: a foreign name is 403 even with the token; loopback names and allowed origins\' hosts pass', async () => {
-  const port = portOf(main.server);
-  const path = `/?token=${encodeURIComponent(ALICE)}`;
-  for (const host of [`evil.example:${port}`, 'evil.example', `localhost.evil.example:${port}`, `127.0.0.1.nip.io:${port}`, `app.example.evil:${port}`, `[::2]:${port}`]) {
-    assert.is(await rawUpgrade(port, { host }, path), 403, `Host: ${host}`);
-  }
-  assert.is.not(await rawUpgrade(port, {}, path), 101, 'no Host header at all');
-  for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`, `app.example:${port}`]) {
-    assert.is(await rawUpgrade(port, { host }, path), 101, `Host: ${host}`);
-  }
-  assert.is(await rawUpgrade(port, { host: `localhost:${port}` }, '/?token=wrong'), 401, 'a good Host still needs the token');
-  assert.is(await rawUpgrade(port, { host: `evil.example:${port}` }, '/?token=wrong'), 403, 'a bad Host is refused before the token is looked at');
-});
+s(
+  "Host header against DNS rebinding: a foreign name is 403 even with the token; loopback names and allowed origins' hosts pass",
+  async () => {
+    const port = portOf(main.server);
+    const path = `/?token=${encodeURIComponent(ALICE)}`;
+    for (
+      const host of [
+        `evil.example:${port}`,
+        'evil.example',
+        `localhost.evil.example:${port}`,
+        `127.0.0.1.nip.io:${port}`,
+        `app.example.evil:${port}`,
+        `[::2]:${port}`,
+      ]
+    ) {
+      assert.is(await rawUpgrade(port, { host }, path), 403, `Host: ${host}`);
+    }
+    assert.is.not(await rawUpgrade(port, {}, path), 101, 'no Host header at all');
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`, `app.example:${port}`]) {
+      assert.is(await rawUpgrade(port, { host }, path), 101, `Host: ${host}`);
+    }
+    assert.is(await rawUpgrade(port, { host: `localhost:${port}` }, '/?token=wrong'), 401, 'a good Host still needs the token');
+    assert.is(
+      await rawUpgrade(port, { host: `evil.example:${port}` }, '/?token=wrong'),
+      403,
+      'a bad Host is refused before the token is looked at',
+    );
+  },
+);
 
 // ---- principals --------------------------------------------------------------------------------
 
-s('another principal\'s session is forbidden for every method that takes a session_id, and is not listed', async () => {
+s("another principal's session is forbidden for every method that takes a session_id, and is not listed", async () => {
   const doc = await alice.call('rpc.discover');
   const withSession = doc.methods.filter((m) => m.params.some((p) => p.name === 'session_id'));
   const skipped = doc.methods.filter((m) => !withSession.includes(m)).map((m) => m.name);
@@ -339,8 +400,8 @@ s('another principal\'s session is forbidden for every method that takes a sessi
   }
   assert.equal((await bob.call('session.list')).sessions, [], 'bob sees no session');
   const mine = await alice.call('session.list');
-  assert.equal(mine.sessions.map((x) => x.session_id), [aliceSession], 'alice\'s session survived bob\'s session.close and cancel');
-  assert.is((await alice.call('tabs.list', { session_id: aliceSession })).tabs.length, 1, 'and bob\'s tabs.new added no tab');
+  assert.equal(mine.sessions.map((x) => x.session_id), [aliceSession], "alice's session survived bob's session.close and cancel");
+  assert.is((await alice.call('tabs.list', { session_id: aliceSession })).tabs.length, 1, "and bob's tabs.new added no tab");
   // The same principal on another connection may use it (§2): the check is the token, not the socket.
   const aliceAgain = await TestClient.connect(main.server.url, { headers: { authorization: `Bearer ${ALICE}` } });
   assert.is((await aliceAgain.call('tabs.list', { session_id: aliceSession })).tabs.length, 1);
@@ -391,22 +452,27 @@ s('upload paths are confined to --uploads, symlinks included: forbidden and noth
     return alice.call('act', { session_id: aliceSession, state_id: o.state_id, action: 'upload', ref: ref(o, 'Choose File'), paths });
   };
   const outside = join(base, 'x');
-  for (const paths of [
-    ['../x'],
-    [outside],
-    ['link.txt'],
-    [join(uploadsRoot, 'link.txt')],
-    ['dirlink/x'],
-    ['dirlink/uploads/../x'],
-    [`${uploadsRoot}/../x`],
-    ['inside.txt/../../x'],
-    ['/etc/passwd'],
-  ]) {
+  for (
+    const paths of [
+      ['../x'],
+      [outside],
+      ['link.txt'],
+      [join(uploadsRoot, 'link.txt')],
+      ['dirlink/x'],
+      ['dirlink/uploads/../x'],
+      [`${uploadsRoot}/../x`],
+      ['inside.txt/../../x'],
+      ['/etc/passwd'],
+    ]
+  ) {
     const r = await upload(paths);
     assert.is(r.error_type, 'forbidden', `${JSON.stringify(paths)}: ${JSON.stringify(r).slice(0, 300)}`);
     assert.is(r.status, 'action_failed');
     assert.is(await filesOnInput(), 0, `no file set for ${JSON.stringify(paths)}`);
-    assert.not.ok((r.error_text ?? '').includes(outside) && !paths.includes(outside), `the error names the path as given, not where it leads: ${r.error_text}`);
+    assert.not.ok(
+      (r.error_text ?? '').includes(outside) && !paths.includes(outside),
+      `the error names the path as given, not where it leads: ${r.error_text}`,
+    );
   }
   const good = await upload(['inside.txt']);
   assert.is(good.status, 'completed', JSON.stringify(good).slice(0, 300));
@@ -429,7 +495,9 @@ s('cdp.send does not exist without --allow-raw-cdp (method_not_found, not in rpc
     assert.is(error.data?.error_type, 'method_not_found');
     assert.is(error.code, -32601);
   }
-  const batch = JSON.parse(await client.sendRaw(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'cdp.send', params: { method: 'Browser.getVersion' } }])));
+  const batch = JSON.parse(
+    await client.sendRaw(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'cdp.send', params: { method: 'Browser.getVersion' } }])),
+  );
   assert.is(batch[0].error.data.error_type, 'method_not_found');
   assert.is(plain.server.host.launches, 0, 'nothing reached a browser');
   client.close();
@@ -449,22 +517,53 @@ s('cdp.send does not exist without --allow-raw-cdp (method_not_found, not in rpc
 s('a password typed through act is absent from observations, act results and error texts', async () => {
   await alice.call('tabs.new', { session_id: aliceSession, url: fixtures.url('/form.html') });
   let o = await alice.call('observe', { session_id: aliceSession });
-  const typed = await alice.call('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD, clear_first: true });
+  const typed = await alice.call('act', {
+    session_id: aliceSession,
+    state_id: o.state_id,
+    action: 'type',
+    ref: ref(o, 'Password'),
+    text: PASSWORD,
+    clear_first: true,
+  });
   assert.is(typed.status, 'completed', JSON.stringify(typed).slice(0, 300));
   assert.not.ok(JSON.stringify(typed).includes(PASSWORD), 'the act result');
   o = await alice.call('observe', { session_id: aliceSession, include_text: true });
   const seen = observationText(o);
-  for (const secret of [PASSWORD, 'hunter2-prefilled', 'prefilled-secret-value']) assert.not.ok(seen.includes(secret), `observe shows ${secret}`);
+  for (const secret of [PASSWORD, 'hunter2-prefilled', 'prefilled-secret-value']) {
+    assert.not.ok(seen.includes(secret), `observe shows ${secret}`);
+  }
   const field = o.elements.find((e) => e.name === 'Password')!;
   assert.is(field?.has_value, true, 'has_value tells that a value is set');
   // Failures whose texts could quote the page or the request.
   const failures = [
-    await alice.call('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD, clear_first: true, expect: { selector: '#password', text: PASSWORD } }),
+    await alice.call('act', {
+      session_id: aliceSession,
+      state_id: o.state_id,
+      action: 'type',
+      ref: ref(o, 'Password'),
+      text: PASSWORD,
+      clear_first: true,
+      expect: { selector: '#password', text: PASSWORD },
+    }),
   ];
   const next = failures[0]!.fresh_state ?? (await alice.call('observe', { session_id: aliceSession }));
   failures.push(
-    await alice.call('act', { session_id: aliceSession, state_id: next.state_id, action: 'type', ref: ref(next, 'Password'), text: PASSWORD, wait_for: { text: PASSWORD }, timeout_ms: 800 }),
-    await alice.call('act', { session_id: aliceSession, state_id: next.state_id, action: 'type', ref: ref(next, 'Password'), text: PASSWORD }), // stale state
+    await alice.call('act', {
+      session_id: aliceSession,
+      state_id: next.state_id,
+      action: 'type',
+      ref: ref(next, 'Password'),
+      text: PASSWORD,
+      wait_for: { text: PASSWORD },
+      timeout_ms: 800,
+    }),
+    await alice.call('act', {
+      session_id: aliceSession,
+      state_id: next.state_id,
+      action: 'type',
+      ref: ref(next, 'Password'),
+      text: PASSWORD,
+    }), // stale state
   );
   for (const r of failures) {
     assert.ok(r.status !== 'completed', `a failure: ${JSON.stringify(r).slice(0, 200)}`);
@@ -476,7 +575,13 @@ s('a page that logs and shows the typed password: console events, tree, text, na
   await alice.call('events.subscribe', { session_id: aliceSession, kinds: ['console'] });
   await alice.call('tabs.new', { session_id: aliceSession, url: fixtures.url('/password-echo.html') });
   let o = await alice.call('observe', { session_id: aliceSession });
-  const typed = await alice.call('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD });
+  const typed = await alice.call('act', {
+    session_id: aliceSession,
+    state_id: o.state_id,
+    action: 'type',
+    ref: ref(o, 'Password'),
+    text: PASSWORD,
+  });
   o = typed.fresh_state!;
   const shown = await alice.call('act', { session_id: aliceSession, state_id: o.state_id, action: 'click', ref: ref(o, 'Show password') });
   o = shown.fresh_state!;
@@ -496,9 +601,23 @@ s('a page that logs and shows the typed password: console events, tree, text, na
 s('an element that shows the typed password over a control: the hit of click_intercepted says [redacted]', async () => {
   await alice.call('tabs.new', { session_id: aliceSession, url: fixtures.url('/password-echo.html') });
   let o = await alice.call<Observation>('observe', { session_id: aliceSession });
-  o = (await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'type', ref: ref(o, 'Password'), text: PASSWORD })).fresh_state!;
-  o = (await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'click', ref: ref(o, 'Show password') })).fresh_state!;
-  const covered = await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'check', ref: ref(o, 'Keep me signed in'), checked: true });
+  o = (await alice.call<ActResult>('act', {
+    session_id: aliceSession,
+    state_id: o.state_id,
+    action: 'type',
+    ref: ref(o, 'Password'),
+    text: PASSWORD,
+  })).fresh_state!;
+  o =
+    (await alice.call<ActResult>('act', { session_id: aliceSession, state_id: o.state_id, action: 'click', ref: ref(o, 'Show password') }))
+      .fresh_state!;
+  const covered = await alice.call<ActResult>('act', {
+    session_id: aliceSession,
+    state_id: o.state_id,
+    action: 'check',
+    ref: ref(o, 'Keep me signed in'),
+    checked: true,
+  });
   assert.is(covered.error_type, 'click_intercepted');
   assert.equal(covered.hit, { role: 'button', name: '[redacted]', tag: 'span' });
   assert.not.ok(JSON.stringify(covered).includes(PASSWORD), JSON.stringify(covered.hit));
@@ -508,10 +627,18 @@ s('a JWT and an sk-live key on a page do not appear in observations or console e
   const { target_id } = await alice.call('tabs.new', { session_id: aliceSession, url: fixtures.url('/secrets.html?session=abc123#frag') });
   const o = await alice.call('observe', { session_id: aliceSession, include_text: true });
   const seen = observationText(o);
-  for (const secret of [JWT, API_KEY, 'abc123', 'textarea-secret-content', 'prefilled-secret-value']) assert.not.ok(seen.includes(secret), `observe shows ${secret}`);
+  for (const secret of [JWT, API_KEY, 'abc123', 'textarea-secret-content', 'prefilled-secret-value']) {
+    assert.not.ok(seen.includes(secret), `observe shows ${secret}`);
+  }
   assert.match(o.tree, /\[redacted\]/);
   const before = consoleEvents(alice, aliceSession).length;
-  await evaluate(main, target_id, `console.log(document.getElementById('jwt').textContent); console.warn('key', ${JSON.stringify(API_KEY)}); console.error(${JSON.stringify(`Bearer ${JWT}`)}); console.log('secrets done')`);
+  await evaluate(
+    main,
+    target_id,
+    `console.log(document.getElementById('jwt').textContent); console.warn('key', ${JSON.stringify(API_KEY)}); console.error(${
+      JSON.stringify(`Bearer ${JWT}`)
+    }); console.log('secrets done')`,
+  );
   await nextEvent(alice, 'console', (event) => event.data.text === 'secrets done');
   const events = consoleEvents(alice, aliceSession).slice(before);
   assert.is(events.length, 4);
@@ -521,7 +648,7 @@ s('a JWT and an sk-live key on a page do not appear in observations or console e
   }
 });
 
-s('the server\'s own log (debug level) holds no token and no secret outside the raw CDP trace', async () => {
+s("the server's own log (debug level) holds no token and no secret outside the raw CDP trace", async () => {
   // Failed upgrades with near-miss tokens are logged too: the attempts must not show either.
   const misses = [`${ALICE}x`, ALICE.slice(0, -1)];
   for (const miss of misses) assert.is(await TestClient.refusalStatus(urlWith(main.server, miss)), 401);

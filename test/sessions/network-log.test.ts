@@ -40,7 +40,19 @@ s('a request: pending, then answered and finished, with bytes and duration; URLs
   network.responded(page, 'r1', 500);
   network.finished(page, 'r1', { timestamp: 10.25, bytes: 321 });
   assert.equal(completed, [
-    { seq: 1, target_id: 'T1', frame_id: 'F1', method: 'POST', url: 'http://a.test/api/save', resource_type: 'fetch', state: 'finished', time: 5_000, status: 500, bytes: 321, duration_ms: 250 },
+    {
+      seq: 1,
+      target_id: 'T1',
+      frame_id: 'F1',
+      method: 'POST',
+      url: 'http://a.test/api/save',
+      resource_type: 'fetch',
+      state: 'finished',
+      time: 5_000,
+      status: 500,
+      bytes: 321,
+      duration_ms: 250,
+    },
   ]);
 });
 
@@ -58,9 +70,27 @@ s('a redirect ends one hop with its 3xx and the next hop starts under the same r
 
 s('a refusal of the interception: its own entry without the Network domain, the rule on the entry with it (either order)', () => {
   const { network } = log();
-  const blocked = { session: page, url: 'http://ads.test/p.png', method: 'GET', resourceType: 'Image', frameId: 'F1', rule: '--block-domain ads.test' };
+  const blocked = {
+    session: page,
+    url: 'http://ads.test/p.png',
+    method: 'GET',
+    resourceType: 'Image',
+    frameId: 'F1',
+    rule: '--block-domain ads.test',
+  };
   network.blocked({ ...blocked, networkId: 'n1' }, false);
-  assert.equal(network.list().entries[0], { seq: 1, target_id: 'T1', frame_id: 'F1', method: 'GET', url: 'http://ads.test/p.png', resource_type: 'image', state: 'failed', time: 1_000, failure: 'blocked', blocked_by: '--block-domain ads.test' });
+  assert.equal(network.list().entries[0], {
+    seq: 1,
+    target_id: 'T1',
+    frame_id: 'F1',
+    method: 'GET',
+    url: 'http://ads.test/p.png',
+    resource_type: 'image',
+    state: 'failed',
+    time: 1_000,
+    failure: 'blocked',
+    blocked_by: '--block-domain ads.test',
+  });
   // Recording: the Network domain announces it first, or right after the refusal.
   network.started(page, hop('n2', 'http://ads.test/a'));
   network.blocked({ ...blocked, networkId: 'n2' }, true);
@@ -91,7 +121,11 @@ s('each tab keeps its last N entries, the oldest dropped and counted; workers ha
   for (let i = 1; i <= 5; i++) network.started(page, hop(`p${i}`, `http://a.test/${i}`));
   network.started(worker, hop('w1', 'http://a.test/sw'));
   const tab = network.list({ targetId: 'T1' });
-  assert.equal([tab.entries.map((e) => e.url), tab.dropped, tab.last_seq], [['http://a.test/3', 'http://a.test/4', 'http://a.test/5'], 2, 6]);
+  assert.equal([tab.entries.map((e) => e.url), tab.dropped, tab.last_seq], [
+    ['http://a.test/3', 'http://a.test/4', 'http://a.test/5'],
+    2,
+    6,
+  ]);
   assert.equal(network.list().entries.map((e) => e.url), ['http://a.test/3', 'http://a.test/4', 'http://a.test/5', 'http://a.test/sw']);
   assert.equal(network.list({ since: 4 }).entries.map((e) => e.seq), [5, 6]);
   // A dropped entry's later events are ignored.
@@ -105,7 +139,16 @@ s('the entries of closed tabs stay listed for the last 8 closed tabs', () => {
   const many = new NetworkLog({ tabOf: (session) => `T${session.id}`, showUrl: (url) => url });
   tabs.forEach((session, i) => many.started(session, hop(`r${i}`, `http://a.test/${i}`)));
   tabs.forEach((session) => many.tabClosed(`T${session.id}`));
-  assert.equal(many.list().entries.map((e) => e.url), ['http://a.test/2', 'http://a.test/3', 'http://a.test/4', 'http://a.test/5', 'http://a.test/6', 'http://a.test/7', 'http://a.test/8', 'http://a.test/9']);
+  assert.equal(many.list().entries.map((e) => e.url), [
+    'http://a.test/2',
+    'http://a.test/3',
+    'http://a.test/4',
+    'http://a.test/5',
+    'http://a.test/6',
+    'http://a.test/7',
+    'http://a.test/8',
+    'http://a.test/9',
+  ]);
   assert.equal(network.list().entries, []);
 });
 

@@ -55,7 +55,9 @@ const s = suite('soak');
 s('bench/soak.ts answers --help and refuses bad arguments', async () => {
   const help = await runSoak(['--help'], 60_000, false);
   assert.is(help.code, 0, help.output);
-  for (const flag of ['--minutes N', '--clients N', '--subscribers N', '--sample-s N', '--json FILE']) assert.ok(help.output.includes(flag), flag);
+  for (const flag of ['--minutes N', '--clients N', '--subscribers N', '--sample-s N', '--json FILE']) {
+    assert.ok(help.output.includes(flag), flag);
+  }
   const bad = await runSoak(['--minutes', 'soon'], 60_000, false);
   assert.is(bad.code, 2, bad.output);
   assert.match(bad.output, /--minutes must be a number/);
@@ -64,13 +66,16 @@ s('bench/soak.ts answers --help and refuses bad arguments', async () => {
 if (enabled) {
   // Each pass soaks the server on its own runtime: Node runs dist/, Deno runs the sources.
   const runtime = IS_DENO ? 'Deno' : 'Node';
-  s(`a ${minutes}-minute soak of 4 clients against the server on ${runtime}: no protocol error, no crash, every page observed whole, no growth, clean shutdown`, async () => {
-    if (!IS_DENO) assert.ok(existsSync(`${ROOT}dist/src/main.js`), 'dist/src/main.js is missing: run `npm run build`');
-    const budgetMs = Number(minutes) * 60_000 + 10 * 60_000;
-    const run = await runSoak(['--minutes', minutes, '--clients', '4', ...(IS_DENO ? ['--deno'] : [])], budgetMs, true);
-    assert.match(run.output, /soak result: PASS/, 'the soak summary above says what failed');
-    assert.is(run.code, 0);
-  });
+  s(
+    `a ${minutes}-minute soak of 4 clients against the server on ${runtime}: no protocol error, no crash, every page observed whole, no growth, clean shutdown`,
+    async () => {
+      if (!IS_DENO) assert.ok(existsSync(`${ROOT}dist/src/main.js`), 'dist/src/main.js is missing: run `npm run build`');
+      const budgetMs = Number(minutes) * 60_000 + 10 * 60_000;
+      const run = await runSoak(['--minutes', minutes, '--clients', '4', ...(IS_DENO ? ['--deno'] : [])], budgetMs, true);
+      assert.match(run.output, /soak result: PASS/, 'the soak summary above says what failed');
+      assert.is(run.code, 0);
+    },
+  );
 } else {
   s('the full soak runs only when PAGEWIRE_SOAK=1 or CI=true', () => {
     assert.ok(existsSync(`${ROOT}bench/soak.ts`));

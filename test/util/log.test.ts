@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger, isLogLevel, redactText, silentLogger, type LoggerOptions } from '../../src/util/log.ts';
+import { createLogger, isLogLevel, type LoggerOptions, redactText, silentLogger } from '../../src/util/log.ts';
 
 function capture(options: Omit<LoggerOptions, 'sink'>) {
   const lines: string[] = [];

@@ -44,8 +44,15 @@ s('known secrets (typed passwords) are replaced wherever they appear, prefixes t
 });
 
 s('known secrets: a string with its beginnings, {exact} only whole; containsSecret says the same', () => {
-  assert.is(redactSecrets('typed hunt and hunter2 and exact-value-1 and exact-val', ['hunter2', { exact: 'exact-value-1' }]), 'typed [redacted] and [redacted] and [redacted] and exact-val');
-  assert.is(redactKnown('https://a.test/api_key=abcdefgh12/exact-value-1', [{ exact: 'exact-value-1' }]), 'https://a.test/api_key=abcdefgh12/[redacted]', 'no secret shapes');
+  assert.is(
+    redactSecrets('typed hunt and hunter2 and exact-value-1 and exact-val', ['hunter2', { exact: 'exact-value-1' }]),
+    'typed [redacted] and [redacted] and [redacted] and exact-val',
+  );
+  assert.is(
+    redactKnown('https://a.test/api_key=abcdefgh12/exact-value-1', [{ exact: 'exact-value-1' }]),
+    'https://a.test/api_key=abcdefgh12/[redacted]',
+    'no secret shapes',
+  );
   assert.ok(containsSecret('typed hunt', 'hunter2'));
   assert.not.ok(containsSecret('typed exact-val', { exact: 'exact-value-1' }));
   assert.ok(containsSecret('x exact-value-1 y', { exact: 'exact-value-1' }));

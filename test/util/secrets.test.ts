@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseSecretsFile, SecretStore, secretForms } from '../../src/util/secrets.ts';
+import { parseSecretsFile, secretForms, SecretStore } from '../../src/util/secrets.ts';
 
 const s = suite('secrets');
 
@@ -13,13 +13,19 @@ s('a secrets file: NAME=value lines, the value as written after the first =, com
 });
 
 s('a secrets file with a bad line names the line, never a value', () => {
-  for (const [text, reason] of [
-    ['just words', /line 1: expected NAME=value/],
-    ['1BAD=x', /line 1: a secret name is/],
-    ['A=x\nA=y', /line 2: A is defined twice/],
-    ['A=', /line 1: A has an empty value/],
-  ] as const) {
-    assert.throws(() => parseSecretsFile(text), (error: unknown) => reason.test((error as Error).message) && !(error as Error).message.includes('x\n'), text);
+  for (
+    const [text, reason] of [
+      ['just words', /line 1: expected NAME=value/],
+      ['1BAD=x', /line 1: a secret name is/],
+      ['A=x\nA=y', /line 2: A is defined twice/],
+      ['A=', /line 1: A has an empty value/],
+    ] as const
+  ) {
+    assert.throws(
+      () => parseSecretsFile(text),
+      (error: unknown) => reason.test((error as Error).message) && !(error as Error).message.includes('x\n'),
+      text,
+    );
   }
 });
 
@@ -34,7 +40,11 @@ s('the store says which origin may have a value, and describes names and origins
     { name: 'ANY', value: 'v2', origins: [] },
   ]);
   assert.equal(store.forOrigin('BOUND', 'https://a.test'), { ok: true, value: 'v1' });
-  assert.equal(store.forOrigin('BOUND', 'https://b.test'), { ok: false, reason: 'origin', origins: ['https://a.test', 'https://b.test:8443'] });
+  assert.equal(store.forOrigin('BOUND', 'https://b.test'), {
+    ok: false,
+    reason: 'origin',
+    origins: ['https://a.test', 'https://b.test:8443'],
+  });
   assert.equal(store.forOrigin('BOUND', 'null'), { ok: false, reason: 'origin', origins: ['https://a.test', 'https://b.test:8443'] });
   assert.equal(store.forOrigin('ANY', 'null'), { ok: true, value: 'v2' });
   assert.equal(store.forOrigin('NONE', 'https://a.test'), { ok: false, reason: 'unknown' });

@@ -14,7 +14,13 @@ s('a pattern without * must equal the URL exactly', () => {
   matches(
     'https://example.com/a?b=1',
     ['https://example.com/a?b=1'],
-    ['https://example.com/a?b=12', 'https://example.com/a', 'https://example.com/aXb=1', 'https://EXAMPLE.com/a?b=1', 'x https://example.com/a?b=1'],
+    [
+      'https://example.com/a?b=12',
+      'https://example.com/a',
+      'https://example.com/aXb=1',
+      'https://EXAMPLE.com/a?b=1',
+      'x https://example.com/a?b=1',
+    ],
   );
   matches('about:blank', ['about:blank'], ['about:blank#x', 'about:srcdoc']);
   // No normalisation: the browser reports https://example.com/ with its slash.
@@ -25,16 +31,31 @@ s('* stays within a segment and fills a whole segment with at least one characte
   matches(
     'https://example.com/a/*',
     ['https://example.com/a/b', 'https://example.com/a/b.html', 'https://example.com/a/.well-known', 'https://example.com/a/b?x=1#f'],
-    ['https://example.com/a/', 'https://example.com/a/b/', 'https://example.com/a/b/c', 'https://example.com/a', 'https://example.com/a/b?next=/c'],
+    [
+      'https://example.com/a/',
+      'https://example.com/a/b/',
+      'https://example.com/a/b/c',
+      'https://example.com/a',
+      'https://example.com/a/b?next=/c',
+    ],
   );
-  matches('https://example.com/*.png', ['https://example.com/logo.png'], ['https://example.com/img/logo.png', 'https://example.com/logo.png?v=1']);
+  matches('https://example.com/*.png', ['https://example.com/logo.png'], [
+    'https://example.com/img/logo.png',
+    'https://example.com/logo.png?v=1',
+  ]);
 });
 
 s('** as a whole segment crosses segments', () => {
   matches(
     'http://127.0.0.1:*/page/**',
     ['http://127.0.0.1:8080/page/', 'http://127.0.0.1:8080/page/a/b/c.html?x=1', 'http://127.0.0.1:1/page/.hidden/x'],
-    ['http://127.0.0.1:8080/page', 'http://127.0.0.1:8080/pages/a', 'http://127.0.0.2:8080/page/a', 'http://127.0.0.1/page/a', 'https://127.0.0.1:8080/page/a'],
+    [
+      'http://127.0.0.1:8080/page',
+      'http://127.0.0.1:8080/pages/a',
+      'http://127.0.0.2:8080/page/a',
+      'http://127.0.0.1/page/a',
+      'https://127.0.0.1:8080/page/a',
+    ],
   );
   matches(
     '**/login',
@@ -54,7 +75,13 @@ s('scheme and host are literal apart from globs', () => {
   matches(
     'https://*.example.com/**',
     ['https://www.example.com/', 'https://a.b.example.com/x'],
-    ['https://example.com/', 'http://www.example.com/', 'https://www.example.org/', 'https://www.example.com.evil/x', 'https://evilexample.com/'],
+    [
+      'https://example.com/',
+      'http://www.example.com/',
+      'https://www.example.org/',
+      'https://www.example.com.evil/x',
+      'https://evilexample.com/',
+    ],
   );
   matches('http://[::1]:*/', ['http://[::1]:8080/'], ['http://1:8080/']);
   matches('*://example.com/', ['https://example.com/', 'http://example.com/'], ['https://example.com/x']);

@@ -1,6 +1,6 @@
 // act and cancel (PROTOCOL.md §7, §10). Once its params are valid, act always answers with a
 // result, never a JSON-RPC error.
-import { runAct, type ActOutcome, type ActSessionEvent } from '../../actions/act.ts';
+import { type ActOutcome, type ActSessionEvent, runAct } from '../../actions/act.ts';
 import { summarize } from '../../actions/outcome.ts';
 import { parseKeyCombo } from '../../actions/keys.ts';
 import type { PathPolicy } from '../../actions/paths.ts';
@@ -12,7 +12,7 @@ import { settleAndTakeChanges } from '../../observe/observer.ts';
 import { isServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { act, actSchemas, cancel, DEFAULT_TIMEOUT_MS, keyCombo, secretName } from '../wire/act.ts';
 import type { SecretStore } from '../../util/secrets.ts';
 import type { ActEvent, ActParams, ActResult, Observation } from '../wire/index.ts';
@@ -35,7 +35,9 @@ function serverActSchemas(secrets: SecretStore | undefined) {
       const known = secrets?.names() ?? [];
       ctx.addIssue({
         code: 'custom',
-        message: `there is no secret ${name} on this server (${known.length > 0 ? `it has ${known.join(', ')}` : 'it was started without --secret'})`,
+        message: `there is no secret ${name} on this server (${
+          known.length > 0 ? `it has ${known.join(', ')}` : 'it was started without --secret'
+        })`,
       });
     }),
   );
@@ -75,7 +77,13 @@ export interface ActMethodDeps {
 /** A result for an act refused before it ran: a request_id conflict, or cancelled while queued. */
 function refused(type: 'request_id_conflict' | 'operation_cancelled', params: ActParams, errorText: string): ActResult {
   const requested = params.expect !== undefined || params.wait_for !== undefined;
-  const { errorType, ...words } = summarize({ began: false, acknowledged: true, failure: { type, check: false }, requested, captured: false });
+  const { errorType, ...words } = summarize({
+    began: false,
+    acknowledged: true,
+    failure: { type, check: false },
+    requested,
+    captured: false,
+  });
   return { ...words, completed: [], events: [], ...(errorType ? { error_type: errorType } : {}), error_text: errorText };
 }
 
@@ -101,7 +109,9 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
         const fingerprint = canonicalJson({ ...params, session_id: session.id });
         if (requestId !== undefined) {
           const found = log.lookup(requestId, fingerprint);
-          if (found.kind === 'conflict') return refused('request_id_conflict', params, `request_id ${requestId} was used before with other params`);
+          if (found.kind === 'conflict') {
+            return refused('request_id_conflict', params, `request_id ${requestId} was used before with other params`);
+          }
           if (found.kind === 'replay') return { ...(await found.result), replayed: true as const };
         }
         // Every act that answers is also a session event, so that whoever watches the session (a
@@ -168,12 +178,11 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
               timeoutMs: params.timeout_ms ? params.timeout_ms : DEFAULT_TIMEOUT_MS,
               screenshot: params.screenshot ?? 'never',
             },
-          ),
-        ).then(actResultOf, (error: unknown): ActResult => {
-          // Cancelled while still queued, or the session closed under it.
-          if (!isServerError(error, 'operation_cancelled')) throw error;
-          return refused('operation_cancelled', params, (error as Error).message);
-        }).then(announce);
+          )).then(actResultOf, (error: unknown): ActResult => {
+            // Cancelled while still queued, or the session closed under it.
+            if (!isServerError(error, 'operation_cancelled')) throw error;
+            return refused('operation_cancelled', params, (error as Error).message);
+          }).then(announce);
         if (requestId !== undefined) log.record(requestId, fingerprint, running);
         return running;
       },

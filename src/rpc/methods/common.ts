@@ -1,7 +1,7 @@
 // Running a call inside its session's queue, as every session method does.
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
-import { ServerError, isServerError } from '../../errors.ts';
+import { isServerError, ServerError } from '../../errors.ts';
 import type { CallContext } from '../context.ts';
 
 function cancelled(signal: AbortSignal): ServerError {

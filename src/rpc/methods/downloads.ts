@@ -3,7 +3,7 @@
 import { downloadData, type DownloadHistory } from '../../browser/downloads.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { downloadsList } from '../wire/events.ts';
 import { onSession } from './common.ts';
 

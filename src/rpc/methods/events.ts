@@ -2,7 +2,7 @@
 // live in src/events/; this is the wire surface.
 import type { SubscriptionHub } from '../../events/subscriptions.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { DEFAULT_EVENT_KINDS, eventsSubscribe, eventsUnsubscribe } from '../wire/events.ts';
 import { onSession } from './common.ts';
 

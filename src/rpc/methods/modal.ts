@@ -5,7 +5,7 @@ import { pageFunction } from '../../browser/page-function.ts';
 import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { redactSecrets } from '../../util/redact.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { dialogHandle, fileChooserResolve } from '../wire/modal.ts';
 import { onSession } from './common.ts';
 
@@ -26,7 +26,9 @@ export function modalMethods(registry: SessionRegistry, uploads: PathPolicy): An
           async (session) => {
             const tab = session.resolveTab(params.target_id);
             const dialog = await tab.dialogs.handle(params.accept, params.prompt_text);
-            if (!dialog) throw new ServerError('no_modal', `no dialog is open in tab ${tab.targetId}`, { details: { target_id: tab.targetId } });
+            if (!dialog) {
+              throw new ServerError('no_modal', `no dialog is open in tab ${tab.targetId}`, { details: { target_id: tab.targetId } });
+            }
             return {
               action: params.accept ? ('accepted' as const) : ('dismissed' as const),
               dialog_type: dialog.type,
@@ -46,22 +48,34 @@ export function modalMethods(registry: SessionRegistry, uploads: PathPolicy): An
           async (session) => {
             const tab = session.resolveTab(params.target_id);
             const chooser = tab.fileChooser.pending;
-            if (!chooser) throw new ServerError('no_modal', `no file chooser is pending in tab ${tab.targetId}`, { details: { target_id: tab.targetId } });
+            if (!chooser) {
+              throw new ServerError('no_modal', `no file chooser is pending in tab ${tab.targetId}`, {
+                details: { target_id: tab.targetId },
+              });
+            }
             const paths = params.paths ?? [];
             if (paths.length > 1 && chooser.mode === 'selectSingle') {
-              throw new ServerError('invalid_params', 'this file chooser takes a single file', { details: { issues: [{ path: 'paths', message: 'one file at most' }] } });
+              throw new ServerError('invalid_params', 'this file chooser takes a single file', {
+                details: { issues: [{ path: 'paths', message: 'one file at most' }] },
+              });
             }
             // Checked (and refused whole) before the chooser is taken: a refusal loses nothing.
             const files = paths.length > 0 ? await uploads.resolve(paths) : [];
             if (files.length > 0 && chooser.backendNodeId === undefined) {
-              throw new ServerError('invalid_params', 'this chooser came from showOpenFilePicker() and cannot take files; cancel it instead');
+              throw new ServerError(
+                'invalid_params',
+                'this chooser came from showOpenFilePicker() and cannot take files; cancel it instead',
+              );
             }
             tab.fileChooser.take();
             if (chooser.backendNodeId === undefined) return { cancelled: true as const };
             if (files.length === 0) {
               const { object } = await chooser.session.send('DOM.resolveNode', { backendNodeId: chooser.backendNodeId });
               if (object.objectId) {
-                await chooser.session.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: pageFunction(dispatchCancel) });
+                await chooser.session.send('Runtime.callFunctionOn', {
+                  objectId: object.objectId,
+                  functionDeclaration: pageFunction(dispatchCancel),
+                });
                 chooser.session.send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => {});
               }
               return { cancelled: true as const };

@@ -2,7 +2,7 @@
 // record: the Network domain runs in the session's targets from the first network.list (or a
 // subscription to `network` events) on.
 import type { SessionRegistry } from '../../sessions/registry.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { networkList } from '../wire/network.ts';
 import { onSession } from './common.ts';
 
@@ -18,7 +18,10 @@ export function networkMethods(registry: SessionRegistry): AnyMethodDef[] {
           async (session) => {
             const targetId = params.target_id === undefined ? undefined : session.resolveTab(params.target_id).targetId;
             await session.traffic.startRecording();
-            return session.traffic.log.list({ ...(targetId !== undefined ? { targetId } : {}), ...(params.since !== undefined ? { since: params.since } : {}) });
+            return session.traffic.log.list({
+              ...(targetId !== undefined ? { targetId } : {}),
+              ...(params.since !== undefined ? { since: params.since } : {}),
+            });
           },
           // A log is read while an act runs (the request it is waiting on).
           { bypassQueue: true },

@@ -9,7 +9,7 @@ import { hashText } from '../../observe/state-store.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { redactSecrets, redactUrl } from '../../util/redact.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import type { Observation } from '../wire/index.ts';
 import { DEFAULT_MAX_ELEMENTS, observe as observeMethod } from '../wire/observation.ts';
 import { onSession } from './common.ts';
@@ -80,7 +80,9 @@ export async function captureObservation(
     tree: snapshot.tree,
     elements: snapshot.elements,
     ...(options.includeText ? { text: snapshot.text } : {}),
-    ...(options.includeBoxes ? { boxes: Object.fromEntries([...snapshot.boxes].map(([ref, box]) => [ref, box.map((n) => Math.round(n * 10) / 10) as typeof box])) } : {}),
+    ...(options.includeBoxes
+      ? { boxes: Object.fromEntries([...snapshot.boxes].map(([ref, box]) => [ref, box.map((n) => Math.round(n * 10) / 10) as typeof box])) }
+      : {}),
     frames: snapshot.frames.map((f) => ({
       frame_id: f.frameId,
       url: redactUrl(f.url),
@@ -90,12 +92,12 @@ export async function captureObservation(
     truncated: snapshot.truncated,
     ...(snapshot.dialog
       ? {
-          dialog: {
-            type: snapshot.dialog.type,
-            message: redactSecrets(snapshot.dialog.message, secrets),
-            ...(snapshot.dialog.defaultPrompt !== undefined ? { default_prompt: snapshot.dialog.defaultPrompt } : {}),
-          },
-        }
+        dialog: {
+          type: snapshot.dialog.type,
+          message: redactSecrets(snapshot.dialog.message, secrets),
+          ...(snapshot.dialog.defaultPrompt !== undefined ? { default_prompt: snapshot.dialog.defaultPrompt } : {}),
+        },
+      }
       : {}),
     ...(base && base.targetId === tab.targetId ? { diff: diffElements(base, record) } : {}),
   };

@@ -3,12 +3,12 @@
 // and ends with screencast.stop, its connection, its session or its tab. The capture itself
 // runs only while the tab has a watcher.
 import type { Tab } from '../../browser/tab.ts';
-import { DEFAULT_SCREENCAST, TabScreencast, type ScreencastFrame, type ScreencastStats } from '../../observe/screencast.ts';
+import { DEFAULT_SCREENCAST, type ScreencastFrame, type ScreencastStats, TabScreencast } from '../../observe/screencast.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { randomId } from '../../util/ids.ts';
 import type { RpcConnection } from '../context.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { EVENT_NOTIFICATION } from '../wire/events.ts';
 import { screencastStart, screencastStop } from '../wire/screencast.ts';
 import { onSession } from './common.ts';
@@ -61,7 +61,7 @@ export class Screencasts {
       dispose: this.#onDisposal(connection, session, tab),
     };
     let byTarget = this.#watches.get(connection.id);
-    if (!byTarget) this.#watches.set(connection.id, (byTarget = new Map()));
+    if (!byTarget) this.#watches.set(connection.id, byTarget = new Map());
     byTarget.set(tab.targetId, watch);
     let capture = this.#captures.get(tab);
     if (!capture || capture.ended) {

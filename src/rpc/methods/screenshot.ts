@@ -3,12 +3,18 @@
 import type { PendingDialog } from '../../browser/dialogs.ts';
 import type { Tab } from '../../browser/tab.ts';
 import { isCdpError } from '../../cdp/errors.ts';
-import { ServerError, isServerError } from '../../errors.ts';
-import { ElementClipError, captureScreenshot, modalBlockedError, type Screenshot, type ScreenshotOptions } from '../../observe/screenshot.ts';
+import { isServerError, ServerError } from '../../errors.ts';
+import {
+  captureScreenshot,
+  ElementClipError,
+  modalBlockedError,
+  type Screenshot,
+  type ScreenshotOptions,
+} from '../../observe/screenshot.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { redactSecrets } from '../../util/redact.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { screenshot } from '../wire/screenshot.ts';
 import { onSession } from './common.ts';
 
@@ -29,7 +35,10 @@ function elementOf(session: Session, tab: Tab, ref: string, stateId: string | un
       : refError(`tab ${tab.targetId} has no current observation to take ${ref} from: observe first`);
   }
   if (record.targetId !== tab.targetId) {
-    throw refError(`state ${record.stateId} is an observation of tab ${record.targetId}, not of tab ${tab.targetId}: pass its target_id`, 'state_id');
+    throw refError(
+      `state ${record.stateId} is an observation of tab ${record.targetId}, not of tab ${tab.targetId}: pass its target_id`,
+      'state_id',
+    );
   }
   const target = record.targets.get(ref);
   if (!target) throw refError(`${ref} is not a ref of state ${record.stateId}`);
@@ -92,17 +101,23 @@ export function screenshotMethods(registry: SessionRegistry): AnyMethodDef[] {
               ...(params.quality !== undefined ? { quality: params.quality } : {}),
               ...(params.max_side !== undefined || params.max_pixels !== undefined
                 ? {
-                    fit: {
-                      ...(params.max_side !== undefined ? { maxSide: params.max_side } : {}),
-                      ...(params.max_pixels !== undefined ? { maxPixels: params.max_pixels } : {}),
-                    },
-                  }
+                  fit: {
+                    ...(params.max_side !== undefined ? { maxSide: params.max_side } : {}),
+                    ...(params.max_pixels !== undefined ? { maxPixels: params.max_pixels } : {}),
+                  },
+                }
                 : {}),
               signal,
             },
             params.ref,
           );
-          return { mime: shot.mime, data: shot.data, width: shot.width, height: shot.height, ...(shot.scale !== undefined ? { scale: shot.scale } : {}) };
+          return {
+            mime: shot.mime,
+            data: shot.data,
+            width: shot.width,
+            height: shot.height,
+            ...(shot.scale !== undefined ? { scale: shot.scale } : {}),
+          };
         }),
     }),
   ];

@@ -5,7 +5,7 @@ import type { BrowserHost } from '../../sessions/browser-host.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { PROTOCOL_VERSION, VERSION } from '../../version.ts';
 import type { FrameReadCounts } from '../../observe/tab-reader.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { buildOpenRpcDocument, type OpenRpcDocument } from '../discover.ts';
 import type { ServerCounts, ServerLimits } from '../wire/index.ts';
 import { cdpSend, rpcDiscover, serverInfo } from '../wire/server.ts';
@@ -36,7 +36,12 @@ export interface ServerMethodDeps {
 type BrowserCounts = ReturnType<NonNullable<BrowserHost['current']>['counts']>;
 
 function browserCounts(counts: BrowserCounts): Pick<ServerCounts, 'tabs' | 'cdp_sessions' | 'cdp_listeners' | 'pending_cdp_calls'> {
-  return { tabs: counts.tabs, cdp_sessions: counts.cdpSessions, cdp_listeners: counts.cdpListeners, pending_cdp_calls: counts.pendingCdpCalls };
+  return {
+    tabs: counts.tabs,
+    cdp_sessions: counts.cdpSessions,
+    cdp_listeners: counts.cdpListeners,
+    pending_cdp_calls: counts.pendingCdpCalls,
+  };
 }
 
 function eventCounts(stats: { subscriptions: number; queued: number; queuedBytes: number; droppedTotal: number }) {

@@ -4,7 +4,7 @@ import type { SessionRegistry } from '../../sessions/registry.ts';
 import { readStorageState } from '../../sessions/storage-state.ts';
 import { Deadline } from '../../util/deadline.ts';
 import { parseDomainPattern, PatternError } from '../../util/domain-policy.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { sessionClose, sessionCreate, sessionList, sessionStorageState } from '../wire/sessions.ts';
 import { onSession } from './common.ts';
 
@@ -21,7 +21,9 @@ function checkPatterns(field: 'allow_domains' | 'block_domains', patterns: reado
       issues.push({ path: `${field}.${index}`, message: error.message });
     }
   });
-  if (issues.length > 0) throw new ServerError('invalid_params', `Invalid params at ${issues[0]!.path}: ${issues[0]!.message}`, { details: { issues } });
+  if (issues.length > 0) {
+    throw new ServerError('invalid_params', `Invalid params at ${issues[0]!.path}: ${issues[0]!.message}`, { details: { issues } });
+  }
 }
 
 export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {
@@ -38,7 +40,11 @@ export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {
             viewport: params.viewport,
             dialogs: params.dialogs ?? 'hold',
             userAgent: params.user_agent,
-            policy: { allow: params.allow_domains ?? [], block: params.block_domains ?? [], blockPrivateNetwork: params.block_private_network === true },
+            policy: {
+              allow: params.allow_domains ?? [],
+              block: params.block_domains ?? [],
+              blockPrivateNetwork: params.block_private_network === true,
+            },
           },
           params.storage_state,
         );
@@ -72,8 +78,11 @@ export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {
     defineMethod({
       ...sessionStorageState,
       handler: (params, call) =>
-        onSession(registry, call, params.session_id, async (session, signal) =>
-          readStorageState(session, new Deadline(STORAGE_BUDGET_MS, { signal })),
+        onSession(
+          registry,
+          call,
+          params.session_id,
+          async (session, signal) => readStorageState(session, new Deadline(STORAGE_BUDGET_MS, { signal })),
         ),
     }),
   ];

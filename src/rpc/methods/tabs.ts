@@ -6,7 +6,7 @@ import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { Deadline, DeadlineExceededError } from '../../util/deadline.ts';
 import { redactSecrets, redactUrl } from '../../util/redact.ts';
-import { defineMethod, type AnyMethodDef } from '../define.ts';
+import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { framesList, framesSelect, tabsClose, tabsList, tabsNew, tabsSelect } from '../wire/tabs.ts';
 import { onSession } from './common.ts';
 
@@ -62,9 +62,13 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
           if (params.url) {
             const verdict = session.traffic.policy.checkUrl(params.url);
             if (!verdict.allowed) {
-              throw new ServerError('forbidden', `${redactUrl(params.url)} is refused by the domain policy (${verdict.rule}); no tab was opened`, {
-                details: { rule: verdict.rule, url: redactUrl(params.url) },
-              });
+              throw new ServerError(
+                'forbidden',
+                `${redactUrl(params.url)} is refused by the domain policy (${verdict.rule}); no tab was opened`,
+                {
+                  details: { rule: verdict.rule, url: redactUrl(params.url) },
+                },
+              );
             }
           }
           const deadline = new Deadline(NAVIGATION_BUDGET_MS, { signal: session.closeSignal });

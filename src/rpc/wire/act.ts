@@ -61,7 +61,12 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
       .strict()
       .refine(textOrSecret, { message: 'give either text or secret' }),
     fill: z
-      .object({ action: z.literal('fill'), ref: refField, text: text.optional(), secret: secret.optional().describe("A server secret's name, in place of text") })
+      .object({
+        action: z.literal('fill'),
+        ref: refField,
+        text: text.optional(),
+        secret: secret.optional().describe("A server secret's name, in place of text"),
+      })
       .strict()
       .refine(textOrSecret, { message: 'give either text or secret' }),
     check: z.object({ action: z.literal('check'), ref: refField, checked: checkedWord }).strict(),
@@ -78,7 +83,8 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
         message: 'give exactly one of value, values or label',
       }),
     press: z.object({ action: z.literal('press'), key, ref: refField.optional() }).strict(),
-    scroll: z.object({ action: z.literal('scroll'), delta_x: delta.optional(), delta_y: delta.optional(), ref: refField.optional() }).strict(),
+    scroll: z.object({ action: z.literal('scroll'), delta_x: delta.optional(), delta_y: delta.optional(), ref: refField.optional() })
+      .strict(),
     drag: z.object({ action: z.literal('drag'), ref: refField, to_ref: refField }).strict(),
     upload: z.object({ action: z.literal('upload'), ref: refField, paths: z.array(z.string().min(1).max(4_096)).min(1).max(100) }).strict(),
     navigate: z.object({ action: z.literal('navigate'), url: navigableUrl }).strict(),
@@ -152,7 +158,11 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
     .superRefine((params, ctx) => {
       const inline = inlineKeys.filter((key) => (params as Record<string, unknown>)[key] !== undefined);
       if (params.actions !== undefined && inline.length > 0) {
-        ctx.addIssue({ code: 'custom', path: ['actions'], message: `give either actions or one inline action, not both (found ${inline.join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['actions'],
+          message: `give either actions or one inline action, not both (found ${inline.join(', ')})`,
+        });
         return;
       }
       if (params.actions !== undefined) return;
@@ -161,7 +171,7 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
         return;
       }
       const parsed = actions[params.action].safeParse(inlineOf(params));
-      if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as never);
+      if (!parsed.success) { for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as never); }
     });
 
   /** The actions of valid params, in order: the inline one or the `actions` list. */

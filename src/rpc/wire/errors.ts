@@ -37,7 +37,7 @@ export const errorData = z
     error_text: z.string().optional().describe('internal_error: what went wrong'),
     issues: z.array(paramIssue).optional().describe('invalid_params: where and why'),
     limit: z.string().optional().describe('The limit that refused the call (`tabs_per_session`, `max_sessions`…)'),
-    max: z.number().optional().describe('That limit\'s value'),
+    max: z.number().optional().describe("That limit's value"),
     reason: z.string().optional().describe('browser_unavailable: why, as a word'),
     fix: z.string().optional().describe('browser_unavailable: how to fix it'),
     modal: z.object({ type: z.string(), message: z.string() }).optional().describe('modal_blocked: the dialog in the way'),

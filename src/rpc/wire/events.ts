@@ -31,14 +31,14 @@ export const dialogEventData = z
     message: z.string(),
     default_prompt: z.string().optional(),
     url: z.string(),
-    handled: z.enum(['accepted', 'dismissed']).optional().describe('Set when the session\'s `dialogs` policy answered it at once'),
+    handled: z.enum(['accepted', 'dismissed']).optional().describe("Set when the session's `dialogs` policy answered it at once"),
   })
   .meta({ id: 'DialogEventData' });
 
 export const fileChooserEventData = z
   .object({
     mode: z.enum(['select_single', 'select_multiple']),
-    ref: z.string().optional().describe('The file input\'s ref in the tab\'s current state, when it has one'),
+    ref: z.string().optional().describe("The file input's ref in the tab's current state, when it has one"),
   })
   .meta({ id: 'FileChooserEventData' });
 
@@ -69,7 +69,7 @@ export const crashEventData = z
   .object({
     scope: z.enum(['renderer', 'browser']),
     target_id: z.string().optional(),
-    status: z.string().optional().describe('renderer: Chromium\'s termination status (`crashed`, `killed`, `oom`…)'),
+    status: z.string().optional().describe("renderer: Chromium's termination status (`crashed`, `killed`, `oom`…)"),
     hint: z.string(),
   })
   .meta({ id: 'CrashEventData' });
@@ -95,7 +95,7 @@ export const actEventData = z
 /** One request of the network log (network.list, and the data of a `network` event). */
 export const networkEntry = z
   .object({
-    seq: z.number().int().min(1).describe('+1 for each entry of the session\'s network log'),
+    seq: z.number().int().min(1).describe("+1 for each entry of the session's network log"),
     target_id: z.string().optional().describe('The tab (absent for a request of a service worker, a shared worker or the WebSocket proxy)'),
     frame_id: z.string().optional().describe('The frame that made the request'),
     method: z.string(),
@@ -125,7 +125,6 @@ export const EVENT_DATA = {
   act: actEventData,
   network: networkEntry,
 } as const satisfies Record<EventKind, z.ZodType>;
-
 
 /** One event shape: `kind` and its `data`, next to the fields of `shape`. */
 export function eventOf<K extends EventKind, S extends z.ZodRawShape>(kind: K, shape: S) {

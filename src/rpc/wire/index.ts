@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import type { actEvent, actionSchema, actResult, expectation, hitDescription, waitFor } from './act.ts';
 import type { errorData, paramIssue, rpcError } from './errors.ts';
-import type { downloadData, EVENT_DATA, eventNotification, EventKind } from './events.ts';
+import type { downloadData, EVENT_DATA, EventKind, eventNotification } from './events.ts';
 import type { ParamsOf, ResultOf } from './methods.ts';
 import type { screencastEventData } from './screencast.ts';
 import type { element, observation, observationDiff, observedFrame, pendingDialog } from './observation.ts';

@@ -11,6 +11,8 @@ export interface WireMethod<N extends string = string, P extends z.ZodType = z.Z
   readonly result: R;
 }
 
-export function wireMethod<const N extends string, P extends z.ZodType, R extends z.ZodType>(method: WireMethod<N, P, R>): WireMethod<N, P, R> {
+export function wireMethod<const N extends string, P extends z.ZodType, R extends z.ZodType>(
+  method: WireMethod<N, P, R>,
+): WireMethod<N, P, R> {
   return method;
 }

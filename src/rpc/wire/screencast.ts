@@ -29,7 +29,7 @@ export const screencastStart = wireMethod({
     })
     .strict(),
   result: z.object({
-    subscription_id: z.string().describe('The `subscription_id` of this screencast\'s `screencast` events'),
+    subscription_id: z.string().describe("The `subscription_id` of this screencast's `screencast` events"),
     target_id: z.string(),
   }),
 });

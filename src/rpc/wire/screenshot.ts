@@ -14,7 +14,7 @@ export const screenshot = wireMethod({
       target_id: targetIdField,
       full_page: z.boolean().optional().describe('The whole document (up to 16384 px a side) instead of the viewport'),
       ref: refField.optional().describe("Only this element: a ref of the tab's current state, or of state_id"),
-      state_id: idString.optional().describe('The observation that issued `ref` (default: the tab\'s current state)'),
+      state_id: idString.optional().describe("The observation that issued `ref` (default: the tab's current state)"),
       format: z.enum(['png', 'jpeg']).optional().describe('Image format (default png)'),
       quality: z.number().int().min(0).max(100).optional().describe('JPEG quality 0–100 (format "jpeg" only)'),
       max_side: z.number().int().min(16).max(16_384).optional().describe('Scale down so the long side is at most this many px'),
@@ -35,7 +35,7 @@ export const screenshot = wireMethod({
   result: z.object({
     mime: imageMime,
     data: z.string().describe('The image, base64'),
-    width: z.number().describe('px: the image\'s own size (the clip\'s, if the image could not be read)'),
+    width: z.number().describe("px: the image's own size (the clip's, if the image could not be read)"),
     height: z.number().describe('px, likewise'),
     scale: z.number().gt(0).lt(1).optional().describe('Image px per CSS px, when max_side or max_pixels scaled the capture down'),
   }),

@@ -25,7 +25,9 @@ export const serverLimits = z
     events_retained: z.number().int(),
     inbound_message_bytes: z.number().int(),
     idle_timeout_s: z.number().int(),
-    network_entries_per_tab: z.number().int().describe('Network log entries kept per tab (and for the workers of a session); the oldest go first'),
+    network_entries_per_tab: z.number().int().describe(
+      'Network log entries kept per tab (and for the workers of a session); the oldest go first',
+    ),
   })
   .meta({ id: 'ServerLimits' });
 
@@ -106,7 +108,9 @@ export const openRpcMethod = z.object({
   result: z.object({ name: z.string(), schema: jsonSchema }),
   'x-params-schema': jsonSchema
     .optional()
-    .describe('The whole params schema, when it is not a plain object (a union, say): the per-name list cannot say "exactly one of these shapes"'),
+    .describe(
+      'The whole params schema, when it is not a plain object (a union, say): the per-name list cannot say "exactly one of these shapes"',
+    ),
 });
 
 export const openRpcDocument = z
