@@ -82,7 +82,7 @@ s('events: by kind, strictly; another notification method fails', () => {
   };
   assert.is(notificationProblem('event', event), undefined);
   assert.is(notificationProblem('event', { ...event, dropped: 3 }), undefined);
-  assert.match(notificationProblem('event', { ...event, kind: 'screencast' })!, /kind/);
+  assert.match(notificationProblem('event', { ...event, kind: 'teleport' })!, /kind/);
   assert.match(notificationProblem('event', { ...event, data: { level: 'log', text: 'hi', args: [] } })!, /data\.args: not declared/);
   assert.match(notificationProblem('event', { ...event, kind: 'dialog' })!, /data/);
   assert.match(notificationProblem('progress', {})!, /progress/);

@@ -59,7 +59,7 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
         submit: z.boolean().optional(),
       })
       .strict()
-      .refine(textOrSecret, { message: 'give either text or secret' }),
+      .refine(textOrSecret, { message: 'give either text or secret', path: ['text'] }),
     fill: z
       .object({
         action: z.literal('fill'),
@@ -68,7 +68,7 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
         secret: secret.optional().describe("A server secret's name, in place of text"),
       })
       .strict()
-      .refine(textOrSecret, { message: 'give either text or secret' }),
+      .refine(textOrSecret, { message: 'give either text or secret', path: ['text'] }),
     check: z.object({ action: z.literal('check'), ref: refField, checked: checkedWord }).strict(),
     select: z
       .object({
