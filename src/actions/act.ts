@@ -564,7 +564,7 @@ class ActRun<O> {
     this.#lost = new Promise<never>((_, reject) => {
       const lost = () => reject(new Error('the tab was lost'));
       this.#disposables.add(tab.events.on('closed', lost));
-      this.#disposables.add(browser.events.on('tabCrashed', (event) => event.tab === tab && lost()));
+      this.#disposables.add(tab.events.on('crashed', lost));
       this.#disposables.add(browser.events.on('disconnected', lost));
       if (tab.closed || tab.crashed || !browser.isConnected) lost();
     });
