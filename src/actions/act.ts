@@ -317,7 +317,7 @@ class ActRun<O> {
             return found;
           },
           settleAlongWithInput: (acknowledged, likelyChanged) => {
-            settling ??= this.#settle(tab, frame, actedFrame, take, acknowledged, likelyChanged);
+            settling ??= this.#settle({ tab, root: frame, frame: actedFrame, take, acknowledged, likelyChanged });
             settling.catch(() => {});
           },
           beginSideEffect: async () => {
@@ -354,7 +354,7 @@ class ActRun<O> {
         return loaded === 'download' ? {} : { interruption: 'navigation' };
       }
       this.#awaitingAck = false;
-      const prefetched = await (settling ?? this.#settle(tab, frame, actedFrame, take));
+      const prefetched = await (settling ?? this.#settle({ tab, root: frame, frame: actedFrame, take }));
       const taken = prefetched ? { prefetched } : {};
       if (watch.navigating) {
         // The input started a navigation: the step is done once its new document is there.
@@ -378,17 +378,13 @@ class ActRun<O> {
   }
 
   /**
-   * With `acknowledged`, the settle goes out along with an armed input, before that input's
-   * acknowledgement (perform.ts: settleAlongWithInput).
+   * Lets `frame` settle after an input; with `take`, takes the changes for the capture that follows
+   * and returns them. With `acknowledged`, the settle goes out along with an armed input, before
+   * that input's acknowledgement (perform.ts: settleAlongWithInput).
    */
-  async #settle(
-    tab: Tab,
-    root: FrameRecord,
-    frame: FrameRecord,
-    take: boolean,
-    acknowledged?: Promise<unknown>,
-    likelyChanged: readonly number[] = [],
-  ): Promise<Prefetch | undefined> {
+  async #settle(options: SettleRequest & { take: boolean }): Promise<Prefetch | undefined> {
+    const { tab, root, frame, take, acknowledged } = options;
+    const likelyChanged = options.likelyChanged ?? [];
     const afterInput = acknowledged !== undefined;
     let settled: Promise<Prefetch | undefined>;
     if (take && this.#env.settleAndTake) {
