@@ -143,7 +143,9 @@ export async function watchClosedRoots(
       backendNodeIds.map(async (backendNodeId) => {
         const { object } = await frame.session.sendWith({ timeoutMs }, 'DOM.resolveNode', { backendNodeId, executionContextId: contextId });
         if (!object.objectId) throw new Error('no object');
-        await callPage({ session: frame.session, executionContextId: contextId, objectId: object.objectId }, 'watchRoot', [], { timeoutMs });
+        await callPage({ session: frame.session, executionContextId: contextId, objectId: object.objectId }, 'watchRoot', [], {
+          timeoutMs,
+        });
         frame.session.send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => {});
       }),
     );

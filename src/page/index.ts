@@ -4,7 +4,7 @@
 // of this module (PAGE_API and PAGE_HELPERS), which are in scope wherever it runs: nothing else
 // of the server is.
 import { expectText, waitInPage } from './conditions.ts';
-import { chooseOptions, checkedState, dispatchCancel, fileInputInfo, setValueAndNotify } from './controls.ts';
+import { checkedState, chooseOptions, dispatchCancel, fileInputInfo, setValueAndNotify } from './controls.ts';
 import { focusAndPrepare, focusPrepared } from './focus.ts';
 import { isSameConnectedNode } from './identity.ts';
 import { maskInPage, restoreInPage } from './masks.ts';

@@ -21,4 +21,3 @@ export function restoreInPage(this: HTMLElement, key: string): void {
   if (saved === null) this.removeAttribute('style');
   else this.setAttribute('style', saved);
 }
-

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import vm from 'node:vm';
 import { callPage, callPageRaw, installableModule, PageObject } from '../../src/browser/page-module.ts';
 import type { CdpSession } from '../../src/cdp/session.ts';
-import { tabOf } from '../helpers/page.ts';
+import { functionsSentDuring, tabOf } from '../helpers/page.ts';
 import { withSession } from '../helpers/session-suite.ts';
 
 const s = suite('the in-page module, installed once per context');
@@ -17,22 +17,6 @@ let targetId: string;
 s.before(async () => {
   ({ target_id: targetId } = await ctx.client.call('tabs.new', { session_id: ctx.sessionId, url: ctx.fixtures.url('/form.html') }));
 });
-
-/** The declarations of the Runtime.callFunctionOn messages `session` sends while `work` runs. */
-async function declarationsSentDuring(session: CdpSession, work: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const original = session.sendRaw;
-  session.sendRaw = function (method, params, options) {
-    if (method === 'Runtime.callFunctionOn') sent.push(String((params as { functionDeclaration: string }).functionDeclaration));
-    return original.call(this, method, params, options);
-  };
-  try {
-    await work();
-  } finally {
-    session.sendRaw = original;
-  }
-  return sent;
-}
 
 /** A context of a world of its own in the main frame, which no call has reached yet. */
 async function freshWorld() {
@@ -63,7 +47,7 @@ s('the installable source runs in a fresh V8 context: every name is bound, and o
 s('the first call carries the module; later calls in that context, of any function, name it', async () => {
   const world = await freshWorld();
   const answers: unknown[] = [];
-  const sent = await declarationsSentDuring(world.session, async () => {
+  const sent = await functionsSentDuring(world.session, async () => {
     answers.push(await callPage(world, 'expectText', ['h1', 'nothing like this']));
     answers.push(await callPage(world, 'expectText', ['form', '']));
     answers.push(await callPage(world, 'settle', [4, 250, false]));
@@ -96,7 +80,7 @@ s('a context that lost the module gets it again, once; without retry the call fa
       contextId: world.executionContextId,
     });
   await forget();
-  const sent = await declarationsSentDuring(world.session, async () => {
+  const sent = await functionsSentDuring(world.session, async () => {
     assert.is(await callPage(world, 'expectText', ['h1', '']), 'unmet');
     assert.is(await callPage(world, 'expectText', ['h1', '']), 'unmet');
   });

@@ -68,7 +68,10 @@ export function modalMethods(registry: SessionRegistry, uploads: PathPolicy): An
               // Dispatched from our world: the page's listeners get it all the same.
               const frame = tab.frames.get(chooser.frameId);
               const executionContextId = await session.browser.worlds.contextFor(chooser.session, chooser.frameId, frame?.loaderId ?? '');
-              const { object } = await chooser.session.send('DOM.resolveNode', { backendNodeId: chooser.backendNodeId, executionContextId });
+              const { object } = await chooser.session.send('DOM.resolveNode', {
+                backendNodeId: chooser.backendNodeId,
+                executionContextId,
+              });
               if (object.objectId) {
                 await callPage({ session: chooser.session, executionContextId, objectId: object.objectId }, 'dispatchCancel', []);
                 chooser.session.send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => {});
