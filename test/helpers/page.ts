@@ -1,6 +1,7 @@
 // Direct page access for tests that must change a page behind the server's back (DOM edits,
 // timers, dialogs): through the in-process server's own CDP session of that tab.
 import type { TestServer } from './pagewire.ts';
+import type { CdpSession } from '../../src/cdp/session.ts';
 
 export function tabOf(server: TestServer, targetId: string) {
   const tab = server.server.host.current?.tab(targetId);
@@ -24,4 +25,20 @@ export function readerOf(server: TestServer, sessionId: string, targetId: string
   const session = server.server.registry.all().find((candidate) => candidate.id === sessionId);
   if (!session) throw new Error(`no session ${sessionId} in the test server`);
   return session.readerFor(tabOf(server, targetId));
+}
+
+/** The function declarations of the Runtime.callFunctionOn messages `session` sends while `work` runs. */
+export async function functionsSentDuring(session: CdpSession, work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const original = session.sendRaw;
+  session.sendRaw = function (method, params, options) {
+    if (method === 'Runtime.callFunctionOn') sent.push(String((params as { functionDeclaration: string }).functionDeclaration));
+    return original.call(this, method, params, options);
+  };
+  try {
+    await work();
+  } finally {
+    session.sendRaw = original;
+  }
+  return sent;
 }
