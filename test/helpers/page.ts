@@ -42,3 +42,30 @@ export async function functionsSentDuring(session: CdpSession, work: () => Promi
   }
   return sent;
 }
+
+/**
+ * Resolves once the tab's main frame shows a document whose URL holds `path` and that document
+ * reached DOMContentLoaded (a popup reported as it opened, say); checked again at each
+ * Page.domContentEventFired, so nothing is polled.
+ */
+export async function documentLoaded(server: TestServer, targetId: string, path: string): Promise<void> {
+  const session = tabOf(server, targetId).session;
+  const there = async () => {
+    const reply = await session
+      .send('Runtime.evaluate', {
+        expression: `location.href.includes(${JSON.stringify(path)}) && document.readyState !== 'loading'`,
+        returnByValue: true,
+      })
+      .catch(() => undefined);
+    return reply?.result.value === true;
+  };
+  let subscription: { dispose(): void } | undefined;
+  const fired = new Promise<void>((resolve) => {
+    subscription = session.on('Page.domContentEventFired', () => void there().then((yes) => yes && resolve()));
+  });
+  try {
+    if (!(await there())) await fired;
+  } finally {
+    subscription?.dispose();
+  }
+}
