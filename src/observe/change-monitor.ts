@@ -54,21 +54,30 @@ export interface SettleFirst {
   afterInput?: boolean;
 }
 
+export interface ReadChangesOptions<B> {
+  worlds: IsolatedWorlds;
+  frame: FrameRecord;
+  /** Where the caller's last read of the frame stood (undefined: everything counts as changed). */
+  since: MonitorMark | undefined;
+  timeoutMs: number;
+  /** Let the page settle first, in the same round trip. */
+  settle?: SettleFirst;
+  /**
+   * Sent right behind the question, as soon as it is sent (so it reaches the page after it); its
+   * result comes back with the changes.
+   */
+  behind?: () => B;
+}
+
 /**
  * What changed in the frame's document since `since` (its monitor is installed on first use, and
- * then everything counts as changed). Undefined when the frame cannot be asked: the caller reads
- * everything. With `settle`, the page is first left to settle (see page-settle.ts), in the same
- * round trip.
+ * then everything counts as changed). `changes` is undefined when the frame cannot be asked: the
+ * caller reads everything. With `settle`, the page is first left to settle (see page-settle.ts),
+ * in the same round trip.
  */
-export async function readChanges(
-  worlds: IsolatedWorlds,
-  frame: FrameRecord,
-  since: MonitorMark | undefined,
-  timeoutMs: number,
-  settle?: SettleFirst,
-  /** Called as soon as the question is sent: what the caller sends then reaches the page after it. */
-  sent?: () => void,
-): Promise<FrameChanges | undefined> {
+export async function readChanges<B = undefined>(options: ReadChangesOptions<B>): Promise<{ changes?: FrameChanges; behind?: B }> {
+  const { worlds, frame, since, timeoutMs, settle } = options;
+  let behind: B | undefined;
   try {
     const session = frame.session;
     const contextId = await worlds.contextFor(session, frame.id, frame.loaderId);
@@ -82,16 +91,16 @@ export async function readChanges(
     } as const;
     // No second attempt when the context lacks the module: what the caller sent behind the
     // question would then reach the page before the answer is taken.
-    const options = { timeoutMs: timeoutMs + (settle?.capMs ?? 0), retry: false };
+    const callOptions = { timeoutMs: timeoutMs + (settle?.capMs ?? 0), retry: false };
     const answer = settle
-      ? callPageRaw(target, 'settleThenTake', [settle.quietMs, settle.capMs, settle.afterInput === true, ...take], answerAs, options)
-      : callPageRaw(target, 'takeChanges', [...take], answerAs, options);
-    sent?.();
+      ? callPageRaw(target, 'settleThenTake', [settle.quietMs, settle.capMs, settle.afterInput === true, ...take], answerAs, callOptions)
+      : callPageRaw(target, 'takeChanges', [...take], answerAs, callOptions);
+    behind = options.behind?.();
     const { result, exceptionDetails } = await answer;
-    if (exceptionDetails) return undefined;
-    return parseTaken(result.deepSerializedValue);
+    const changes = exceptionDetails ? undefined : parseTaken(result.deepSerializedValue);
+    return changes ? { changes, ...(behind !== undefined ? { behind } : {}) } : {};
   } catch {
-    return undefined;
+    return {};
   }
 }
 
