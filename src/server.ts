@@ -73,7 +73,7 @@ export function browserLauncher(config: Config, log: Logger): BrowserLauncher {
   if (config.connect) {
     const url = config.connect;
     // A browser we only attached to is never closed by us.
-    return async () => ({ transport: await connectBrowser(url, CONNECT_TIMEOUT_MS), shutdown: async () => {} });
+    return async () => ({ transport: await connectBrowser(url, CONNECT_TIMEOUT_MS), owned: false, shutdown: async () => {} });
   }
   return async () => {
     const executable = findBrowser(config.browser);
@@ -82,7 +82,7 @@ export function browserLauncher(config: Config, log: Logger): BrowserLauncher {
       headful: config.headful,
       onStderr: (line) => log.debug(line),
     });
-    return { transport: proc.transport, pid: proc.pid, exited: proc.exited, shutdown: () => proc.kill() };
+    return { transport: proc.transport, pid: proc.pid, exited: proc.exited, owned: true, shutdown: () => proc.kill() };
   };
 }
 

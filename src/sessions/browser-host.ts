@@ -14,6 +14,8 @@ export interface BrowserEndpoint {
   pid?: number;
   /** Settles when the launched process exits (its helpers may hold the pipe open a while longer). */
   exited?: Promise<void>;
+  /** Whether we launched it: a browser we only connected to (--connect) is never asked to exit. */
+  owned: boolean;
   /** Stops the browser if we launched it (never one we only connected to). Idempotent. */
   shutdown(): Promise<void>;
 }
@@ -73,7 +75,7 @@ export class BrowserHost {
     const endpoint = this.#endpoint;
     this.#browser = undefined;
     this.#endpoint = undefined;
-    if (browser) await browser.close(new Deadline(2_000));
+    if (browser && endpoint?.owned) await browser.close(new Deadline(2_000));
     browser?.connection.close('server shutting down');
     await endpoint?.shutdown();
   }

@@ -9,6 +9,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { findBrowser } from '../../src/runtime/browser-process.ts';
 import { isAlive } from '../helpers/processes.ts';
+import { parseConfig } from '../../src/config.ts';
+import { startServer } from '../../src/server.ts';
+import { createLogger } from '../../src/util/log.ts';
+import { TestClient } from '../helpers/client.ts';
 import { startTestServer } from '../helpers/pagewire.ts';
 import { onTeardown } from '../helpers/teardown.ts';
 
@@ -70,13 +74,22 @@ s('--connect http://127.0.0.1:PORT attaches to a running browser and leaves it r
     });
     browser.once('exit', () => reject(new Error(`browser exited: ${text}`)));
   });
-  const server = await startTestServer(['--connect', endpoint]);
-  const client = await server.connect();
+  // The CDP trace (debug log) shows what the server asked of the browser.
+  const config = parseConfig(['--port', '0', '--token', 'connect-test', '--connect', endpoint, '--log-level', 'debug'], {});
+  const trace: string[] = [];
+  const running = await startServer(config, {
+    runtime: `node ${process.version}`,
+    log: createLogger({ level: 'debug', sink: (line) => trace.push(line) }),
+  });
+  onTeardown(() => running.close());
+  const client = await TestClient.connect(`${running.url}?token=connect-test`);
   const { session_id } = await client.call('session.create');
   const { tabs } = await client.call('tabs.list', { session_id });
   assert.is(tabs.length, 1);
   client.close();
-  await server.server.close();
+  await running.close();
+  assert.ok(trace.some((line) => line.includes('Target.disposeBrowserContext')), 'the trace shows the shutdown');
+  assert.not.ok(trace.some((line) => line.includes('"method":"Browser.close"')), 'never asked to exit');
   assert.ok(isAlive(browser.pid!), 'a browser we only connected to is not closed');
 });
 
