@@ -10,7 +10,7 @@
 //   --warmups N       untimed rounds before each series (default 1)
 //   --only a,b        contenders to run: pagewire, pagewire-mcp, playwright-mcp, chrome-devtools-mcp,
 //                     agent-browser, cdp-floor (default: all)
-//   --pages a,b       pages: large-table, form, shadow-iframe, article (default: all)
+//   --pages a,b       pages: large-table, long-index, form, shadow-iframe, article (default: all)
 //   --browser PATH    Chromium for everyone (default /usr/bin/chromium)
 //   --no-report       write only bench/results/peers-<date>.json (for trial runs; implied by
 //                     --only and --pages, so a partial run never replaces the full report)
