@@ -4,7 +4,7 @@ import type { Browser } from '../browser/browser.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import type { StateRecord, StateStore } from '../observe/state-store.ts';
-import type { PrefetchedChanges } from '../observe/observer.ts';
+import type { Prefetch } from '../observe/settle.ts';
 import { AbortedError, Deadline, DeadlineExceededError } from '../util/deadline.ts';
 import { type Disposable, DisposableStack } from '../util/disposable.ts';
 import { redactSecrets, redactUrl } from '../util/redact.ts';
@@ -85,21 +85,15 @@ export interface ActEnv<O> {
   /** The rule that refused the tab's latest blocked document request (a redirect), if any. */
   blockedNavigationRule?(tab: Tab): string | undefined;
   /**
-   * Observes `frameId` of the tab as `observe` would and returns that observation; changes
-   * already taken as the last input settled are not asked for again.
+   * Observes `frameId` of the tab as `observe` would and returns that observation; the changes in
+   * `prefetched` (taken as the last input settled) are not asked for again.
    */
-  capture(tab: Tab, frameId: string, signal: AbortSignal, prefetched?: PrefetchedChanges): Promise<O>;
+  capture(options: CaptureRequest): Promise<O>;
   /**
    * Lets the acted frame settle after an input and, in the same round trip, takes its changes for
-   * the capture of `root` that follows. Without it the page is settled on its own.
+   * the capture of `root` that follows (TabReader.settle). Without it the page is settled on its own.
    */
-  settleAndTake?(
-    tab: Tab,
-    root: FrameRecord,
-    frame: FrameRecord,
-    acknowledged?: Promise<unknown>,
-    likelyChanged?: readonly number[],
-  ): Promise<PrefetchedChanges | undefined>;
+  settleAndTake?(options: SettleRequest): Promise<Prefetch | undefined>;
   screenshot?(tab: Tab): Promise<Pick<Screenshot, 'mime' | 'data'>>;
   /** Aborted by cancel and session.close. */
   signal: AbortSignal;
@@ -107,6 +101,31 @@ export interface ActEnv<O> {
   events: { subscribe(listener: (event: SessionEventLike) => void): Disposable };
   /** Told each stage as it begins (MCP progress notifications); never given page text or typed text. */
   progress?: (message: string) => void;
+}
+
+export interface CaptureRequest {
+  tab: Tab;
+  frameId: string;
+  signal: AbortSignal;
+  prefetched?: Prefetch;
+}
+
+export interface SettleRequest {
+  tab: Tab;
+  /** The frame the capture observes. */
+  root: FrameRecord;
+  /** The frame the input went to. */
+  frame: FrameRecord;
+  /** The input's acknowledgement, when the settle goes out along with the armed input. */
+  acknowledged?: Promise<unknown>;
+  /** Elements of `frame` the input likely changed (the field an act filled). */
+  likelyChanged?: readonly number[];
+}
+
+/** How one action ended: what stops the batch, and the changes taken for the capture. */
+interface Dispatched {
+  interruption?: Interruption;
+  prefetched?: Prefetch;
 }
 
 export type SessionEventLike = SessionEvent;
@@ -154,8 +173,6 @@ class ActRun<O> {
   #awaitingAck = false;
   /** Things the caller should know that are not failures (a navigation that became a download). */
   readonly #notes: string[] = [];
-  /** The acted frame's changes, taken as the batch's last input settled, for the capture. */
-  #prefetched: PrefetchedChanges | undefined;
   #tab: Tab | undefined;
   /** Rejects once the acted tab is lost (closed, crashed, the browser gone). */
   #lost: Promise<never> = new Promise<never>(() => {});
@@ -229,6 +246,7 @@ class ActRun<O> {
 
     // 7. Dispatch, one action at a time.
     let interruption: Interruption | undefined;
+    let prefetched: Prefetch | undefined;
     for (let index = 0; index < request.actions.length; index++) {
       const action = request.actions[index]!;
       this.#env.progress?.(
@@ -241,7 +259,9 @@ class ActRun<O> {
         resolver.invalidate();
         for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
       }
-      const reason = await this.#dispatch(tab, frame, action, resolver, index === request.actions.length - 1);
+      const dispatched = await this.#dispatch(tab, frame, action, resolver, index === request.actions.length - 1);
+      const reason = dispatched.interruption;
+      prefetched = dispatched.prefetched;
       if (reason === 'dialog') {
         // Its input opened a dialog and was never acknowledged: not completed, and nothing after.
         interruption = reason;
@@ -253,7 +273,7 @@ class ActRun<O> {
         break;
       }
     }
-    return this.#finish(tab, record, interruption);
+    return this.#finish(tab, record, { ...(interruption ? { interruption } : {}), ...(prefetched ? { prefetched } : {}) });
   }
 
   /**
@@ -267,14 +287,14 @@ class ActRun<O> {
     return refs.length === 1 ? refs[0] : undefined;
   }
 
-  async #dispatch(tab: Tab, frame: FrameRecord, action: Action, resolver: NodeResolver, last: boolean): Promise<Interruption | undefined> {
+  async #dispatch(tab: Tab, frame: FrameRecord, action: Action, resolver: NodeResolver, last: boolean): Promise<Dispatched> {
     const actedFrame = refsOf(action)[0] !== undefined ? resolver.frameOf(refsOf(action)[0]!) : frame;
     const watch = new NavigationWatch(tab, actedFrame);
     const popupsBefore = this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length;
     // After the batch's last input the capture comes next, unless wait_for runs first: the
     // changes taken as the page settles are then still all there is to read.
     const take = last && !this.#request.waitFor;
-    let settling: Promise<void> | undefined;
+    let settling: Promise<Prefetch | undefined> | undefined;
     try {
       const outcome: PerformOutcome = await perform(
         {
@@ -297,7 +317,7 @@ class ActRun<O> {
             return found;
           },
           settleAlongWithInput: (acknowledged, likelyChanged) => {
-            settling ??= this.#settle(tab, frame, actedFrame, take, acknowledged, likelyChanged);
+            settling ??= this.#settle({ tab, root: frame, frame: actedFrame, take, acknowledged, likelyChanged });
             settling.catch(() => {});
           },
           beginSideEffect: async () => {
@@ -318,7 +338,7 @@ class ActRun<O> {
         action,
       );
       // The input reached the page (its handler opened the dialog) but was never acknowledged.
-      if (outcome.kind === 'input' && outcome.input === 'dialog') return 'dialog';
+      if (outcome.kind === 'input' && outcome.input === 'dialog') return { interruption: 'dialog' };
       if (outcome.kind === 'navigation') {
         if (outcome.errorText) {
           throw new ActionError('navigation_failed', outcome.errorText, { sideEffect: true });
@@ -326,25 +346,28 @@ class ActRun<O> {
         if (outcome.download) {
           this.#notes.push('the navigation became a download; the page stays as it was');
           this.#awaitingAck = false;
-          return undefined;
+          return {};
         }
         // navigate waited for its new document itself; back, forward and reload wait here.
         const loaded = action.action === 'navigate' ? 'loaded' : await this.#awaitNavigation(watch, actedFrame, true);
         this.#awaitingAck = false;
-        return loaded === 'download' ? undefined : 'navigation';
+        return loaded === 'download' ? {} : { interruption: 'navigation' };
       }
       this.#awaitingAck = false;
-      await (settling ?? this.#settle(tab, frame, actedFrame, take));
+      const prefetched = await (settling ?? this.#settle({ tab, root: frame, frame: actedFrame, take }));
+      const taken = prefetched ? { prefetched } : {};
       if (watch.navigating) {
         // The input started a navigation: the step is done once its new document is there.
         this.#awaitingAck = true;
         const loaded = await this.#awaitNavigation(watch, actedFrame, false);
         this.#awaitingAck = false;
-        return loaded === 'download' ? undefined : 'navigation';
+        return loaded === 'download' ? taken : { interruption: 'navigation', ...taken };
       }
       // A popup or a file chooser takes the next step out of the caller's hands.
-      if (this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length > popupsBefore) return 'popup';
-      return NAVIGATING_ACTIONS.has(action.action) ? 'navigation' : undefined;
+      if (this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length > popupsBefore) {
+        return { interruption: 'popup', ...taken };
+      }
+      return NAVIGATING_ACTIONS.has(action.action) ? { interruption: 'navigation', ...taken } : taken;
     } catch (error) {
       // A navigation the input started belongs to the step: cut short, the step is unacknowledged.
       if (watch.navigating) this.#awaitingAck = true;
@@ -355,39 +378,32 @@ class ActRun<O> {
   }
 
   /**
-   * With `acknowledged`, the settle goes out along with an armed input, before that input's
-   * acknowledgement (perform.ts: settleAlongWithInput).
+   * Lets `frame` settle after an input; with `take`, takes the changes for the capture that follows
+   * and returns them. With `acknowledged`, the settle goes out along with an armed input, before
+   * that input's acknowledgement (perform.ts: settleAlongWithInput).
    */
-  async #settle(
-    tab: Tab,
-    root: FrameRecord,
-    frame: FrameRecord,
-    take: boolean,
-    acknowledged?: Promise<unknown>,
-    likelyChanged: readonly number[] = [],
-  ): Promise<void> {
-    this.#prefetched = undefined;
+  async #settle(options: SettleRequest & { take: boolean }): Promise<Prefetch | undefined> {
+    const { tab, root, frame, take, acknowledged } = options;
+    const likelyChanged = options.likelyChanged ?? [];
     const afterInput = acknowledged !== undefined;
-    let settled: Promise<unknown>;
+    let settled: Promise<Prefetch | undefined>;
     if (take && this.#env.settleAndTake) {
-      settled = this.#env.settleAndTake(tab, root, frame, acknowledged, likelyChanged).then((
-        prefetched,
-      ) => (this.#prefetched = prefetched));
+      settled = this.#env.settleAndTake({ tab, root, frame, ...(acknowledged ? { acknowledged } : {}), likelyChanged });
     } else {
       const context = await this.#env.worlds.contextFor(frame.session, frame.id, frame.loaderId).catch(() => undefined);
-      if (context === undefined) return;
+      if (context === undefined) return undefined;
       settled = callInWorld(
         frame.session,
         context,
         SETTLE,
         { arguments: [{ value: SETTLE_QUIET_MS }, { value: SETTLE_CAP_MS }, { value: afterInput }], awaitPromise: true },
         { timeoutMs: SETTLE_CAP_MS + 500 },
-      );
+      ).then(() => undefined);
     }
     const opened = tab.dialogs.whenOpened();
     try {
       // A navigation destroys the context: that is an answer too.
-      await this.#deadline.race(Promise.race([settled.catch(() => undefined), opened.promise]), 'settling');
+      return await this.#deadline.race(Promise.race([settled.catch(() => undefined), opened.promise.then(() => undefined)]), 'settling');
     } finally {
       opened.dispose();
     }
@@ -423,7 +439,8 @@ class ActRun<O> {
     }
   }
 
-  async #finish(tab: Tab, record: StateRecord, interruption: Interruption | undefined): Promise<ActOutcome<O>> {
+  async #finish(tab: Tab, record: StateRecord, dispatched: Dispatched): Promise<ActOutcome<O>> {
+    const { interruption } = dispatched;
     const request = this.#request;
     const requested = request.expect !== undefined || request.waitFor !== undefined;
     const evaluated = requested && !interruption;
@@ -439,7 +456,7 @@ class ActRun<O> {
       }
     }
     if (failure?.type !== 'operation_cancelled') this.#env.progress?.('observing the page');
-    const fresh = failure?.type === 'operation_cancelled' ? undefined : await this.#capture(tab, record);
+    const fresh = failure?.type === 'operation_cancelled' ? undefined : await this.#capture(tab, record, dispatched.prefetched);
     if (evaluated && request.expect && !failure && verdict !== 'unmet') {
       // Checked in the captured document: without one there is nothing to check it in.
       const frame = frameOf();
@@ -494,13 +511,12 @@ class ActRun<O> {
     return result;
   }
 
-  async #capture(tab: Tab, record: StateRecord): Promise<O | undefined> {
+  /** `prefetched`: the changes taken as the batch's last input settled (its dispatch's result). */
+  async #capture(tab: Tab, record: StateRecord, prefetched?: Prefetch): Promise<O | undefined> {
     if (tab.closed) return undefined;
     const frameId = tab.frames.get(record.frameId) ? record.frameId : tab.mainFrameId;
-    const prefetched = this.#prefetched;
-    this.#prefetched = undefined;
     try {
-      return await this.#env.capture(tab, frameId, this.#deadline.signal, prefetched);
+      return await this.#env.capture({ tab, frameId, signal: this.#deadline.signal, ...(prefetched ? { prefetched } : {}) });
     } catch {
       return undefined;
     }
@@ -564,7 +580,7 @@ class ActRun<O> {
     this.#lost = new Promise<never>((_, reject) => {
       const lost = () => reject(new Error('the tab was lost'));
       this.#disposables.add(tab.events.on('closed', lost));
-      this.#disposables.add(browser.events.on('tabCrashed', (event) => event.tab === tab && lost()));
+      this.#disposables.add(tab.events.on('crashed', lost));
       this.#disposables.add(browser.events.on('disconnected', lost));
       if (tab.closed || tab.crashed || !browser.isConnected) lost();
     });

@@ -1,6 +1,6 @@
 // Reaching a DOM node by backendNodeId in an isolated world of its frame, so that page scripts
 // that patch prototypes (Node.prototype.contains, focus…) cannot fake our checks.
-import type { CdpSession } from '../cdp/session.ts';
+import { type CdpSession, SessionSlot } from '../cdp/session.ts';
 import { callInWorld, pageFunction } from '../browser/page-function.ts';
 import { PerContext } from '../browser/per-context.ts';
 
@@ -25,10 +25,11 @@ export async function resolveNode(
 /** Nodes kept resolved per context of our world, most recently used last. */
 const KEPT_PER_CONTEXT = 32;
 /**
- * By document and backendNodeId (see keptKey). Contexts of documents long gone are forgotten:
- * their objects are gone too.
+ * By context, then document and backendNodeId (see keptKey), held by the CDP session whose objects
+ * they are (a slot: gone with the session). Contexts of documents long gone are forgotten: their
+ * objects are gone too.
  */
-const kept = new PerContext<Map<string, Promise<NodeHandle>>>(() => new Map(), 64);
+const KEPT = new SessionSlot(() => new PerContext<Map<string, Promise<NodeHandle>>>(() => new Map(), 64));
 
 /**
  * A tab's session outlives its renderer process (a crash, a cross-site navigation), and the new
@@ -52,7 +53,7 @@ export function resolveKept(
   node: { backendNodeId: number; executionContextId: number; loaderId: string },
 ): Promise<NodeHandle> {
   const { backendNodeId, executionContextId } = node;
-  const nodes = kept.get(session, executionContextId);
+  const nodes = session.slot(KEPT).get(session, executionContextId);
   const key = keptKey(node.loaderId, backendNodeId);
   const held = nodes.get(key);
   if (held) {

@@ -7,7 +7,7 @@ import { Deadline } from '../util/deadline.ts';
 import { DisposableStack } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
 import { IsolatedWorlds } from './isolated-worlds.ts';
-import { type ContextSetup, Tab } from './tab.ts';
+import { type ContextSetup, type PendingCalls, Tab } from './tab.ts';
 
 export interface BrowserEvents extends Record<string, unknown> {
   tabCreated: Tab;
@@ -40,6 +40,10 @@ export class Browser {
   /** Per browser context: what every new target of that context gets before it runs. */
   readonly #contextSetup = new Map<string, ContextSetup>();
   #sharedWorkersAttached = false;
+  readonly #pendingCalls: PendingCalls = {
+    mark: () => this.connection.callMark(),
+    failBefore: (sessionId, mark) => this.connection.failPending(sessionId, 'the page crashed', { sentBefore: mark }),
+  };
 
   private constructor(connection: Connection, version: BrowserVersion) {
     this.connection = connection;
@@ -54,7 +58,7 @@ export class Browser {
       root.on('Target.targetCrashed', ({ targetId, status }) => {
         const tab = this.#tabs.get(targetId);
         if (!tab) return;
-        tab.markCrashed((sessionId) => this.connection.failPending(sessionId, 'the page crashed'));
+        tab.reportCrash('browser');
         this.events.emit('tabCrashed', { tab, status });
       }),
     );
@@ -225,7 +229,7 @@ export class Browser {
     const { session, targetInfo, parent } = attached;
     if (targetInfo.type === 'page' && parent === this.connection.root) {
       const setup = targetInfo.browserContextId ? this.#contextSetup.get(targetInfo.browserContextId) : undefined;
-      const tab = new Tab(attached, setup);
+      const tab = new Tab(attached, { ...(setup ? { context: setup } : {}), pendingCalls: this.#pendingCalls });
       this.#tabs.set(tab.targetId, tab);
       this.#sessionTabs.set(session.id, tab);
       tab.events.on('closed', ({ reason }) => {

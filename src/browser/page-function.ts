@@ -1,6 +1,6 @@
 // Serialising in-page functions for Runtime.callFunctionOn, and sending each one to a context of
 // our isolated world only once.
-import type { CdpSession, SendOptions } from '../cdp/session.ts';
+import { type CdpSession, type SendOptions, SessionSlot } from '../cdp/session.ts';
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import { PerContext } from './per-context.ts';
 
@@ -18,7 +18,8 @@ export function pageFunction(fn: (...args: never[]) => unknown): string {
   return source;
 }
 
-// Keyed by function identity, holding only its source text: the same for every tab and server.
+// Not state of any tab, browser or server: the text of the program's own functions, a pure function
+// of their identity, the same for every owner and bounded by the functions the program has.
 const sources = new WeakMap<(...args: never[]) => unknown, string>();
 
 /** Where, in each context of our world, the functions sent so far are kept (page scripts cannot see it). */
@@ -28,18 +29,29 @@ const NOT_INSTALLED = 'pagewire: in-page function not installed';
 /** Contexts remembered per session; one forgotten only costs sending its functions again. */
 const MAX_CONTEXTS = 256;
 
-// Module-level, as `sources` above: a declaration's name is the same in every context of every
-// tab and server (the code that runs, not a page's state), so a name never means two functions,
-// whichever context a call lands in. It grows only with the distinct declarations sent.
-const keys = new Map<string, string>();
-/** The keys of the functions each context of our world has. */
-const installed = new PerContext<Set<string>>(() => new Set(), MAX_CONTEXTS);
+/**
+ * What a CDP session has sent into the contexts of our world, held by the session (a slot: made on
+ * first use, gone with it). Names are the session's own: a context belongs to one target, and
+ * pagewire attaches each target once, so every call into a context goes through the same session
+ * and one name never means two functions there.
+ */
+interface SentFunctions {
+  /** Each declaration's name in the contexts' registries. */
+  keys: Map<string, string>;
+  /** The names each context has. */
+  installed: PerContext<Set<string>>;
+}
 
-function keyOf(declaration: string): string {
-  let key = keys.get(declaration);
+const SENT = new SessionSlot<SentFunctions>(() => ({
+  keys: new Map(),
+  installed: new PerContext<Set<string>>(() => new Set(), MAX_CONTEXTS),
+}));
+
+function keyOf(sent: SentFunctions, declaration: string): string {
+  let key = sent.keys.get(declaration);
   if (key === undefined) {
-    key = `f${keys.size}`;
-    keys.set(declaration, key);
+    key = `f${sent.keys.size}`;
+    sent.keys.set(declaration, key);
   }
   return key;
 }
@@ -74,8 +86,9 @@ export async function callInWorld(
   params: WorldCallParams,
   options: SendOptions & { retry?: boolean } = {},
 ): Promise<Cdp.Runtime.CallFunctionOnResult> {
-  const key = keyOf(declaration);
-  const here = installed.get(session, contextId);
+  const sent = session.slot(SENT);
+  const key = keyOf(sent, declaration);
+  const here = sent.installed.get(session, contextId);
   const named = here.has(key);
   // Calls into one context run in the order they were sent: one sent behind this may name it.
   here.add(key);

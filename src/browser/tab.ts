@@ -68,6 +68,17 @@ export function autoAttachParams(context: ContextSetup | undefined): Cdp.Target.
  */
 export type TargetSetup = (session: CdpSession, targetType: string, url: string) => Promise<unknown>[];
 
+/** Who reported a renderer crash: the page's own session, or the browser. */
+export type CrashReporter = 'page' | 'browser';
+
+/** What a tab needs of the browser connection to end the calls a crashed renderer holds. */
+export interface PendingCalls {
+  /** A mark in the order of calls: every call sent later comes at or after it. */
+  mark(): number;
+  /** Fails the calls pending on the session that were sent before `mark`. */
+  failBefore(sessionId: string, mark: number): void;
+}
+
 /** What a browser context asks of every target in it. */
 export interface ContextSetup {
   readonly setup: TargetSetup;
@@ -90,10 +101,17 @@ export class Tab {
   readonly #disposables = new DisposableStack();
   #closed = false;
   #crashed = false;
+  // One renderer crash is reported twice, by the page's session (Inspector.targetCrashed) and by
+  // the browser (Target.targetCrashed), in either order and, on a busy machine, far enough apart
+  // for a client to see the crash and send a recovering navigate in between. The first report
+  // ends what was pending then; the other one must not touch what was sent after it.
+  #lastCrash: { mark: number; reporters: Set<CrashReporter> } | undefined;
+  readonly #pendingCalls: PendingCalls | undefined;
 
   readonly #context: ContextSetup | undefined;
 
-  constructor(attached: AttachedSession, context?: ContextSetup) {
+  constructor(attached: AttachedSession, options: { context?: ContextSetup; pendingCalls?: PendingCalls } = {}) {
+    const context = options.context;
     const info = attached.targetInfo;
     this.targetId = info.targetId;
     this.browserContextId = info.browserContextId;
@@ -102,11 +120,10 @@ export class Tab {
     this.url = info.url;
     this.title = info.title;
     this.#context = context;
+    this.#pendingCalls = options.pendingCalls;
     this.#watchFrames(this.session);
     this.#disposables.add(this.session.onDetached((reason) => this.markClosed(reason)));
-    // On the page's own session, right before the browser-wide Target.targetCrashed (whose
-    // handler fails the calls left pending): whatever runs in between must see the crash.
-    this.#disposables.add(this.session.on('Inspector.targetCrashed', () => this.#setCrashed()));
+    this.#disposables.add(this.session.on('Inspector.targetCrashed', () => this.reportCrash('page')));
     this.ready = initTargetSession(this.session, context, { type: 'page', url: info.url }).then(
       ({ frameTree }) => this.frames.loadTree(this.session, frameTree, false),
       (error: unknown) => {
@@ -126,11 +143,25 @@ export class Tab {
     return this.#crashed;
   }
 
-  /** The renderer died: what was pending on it will never be answered. */
-  markCrashed(failPending: (sessionId: string) => void): void {
-    this.#setCrashed();
-    failPending(this.session.id);
-    for (const frame of this.frames.list()) if (frame.session !== this.session) failPending(frame.session.id);
+  /**
+   * A report that the renderer died. The first report of a crash marks the tab crashed, emits
+   * `crashed` and fails what was pending on it (never to be answered); the other reporter's report
+   * of the same crash changes nothing. A second report from the same reporter is a new crash.
+   * True when this report was the first of its crash.
+   */
+  reportCrash(reporter: CrashReporter): boolean {
+    const last = this.#lastCrash;
+    if (last && !last.reporters.has(reporter)) {
+      last.reporters.add(reporter);
+      return false;
+    }
+    const mark = this.#pendingCalls?.mark() ?? Infinity;
+    this.#lastCrash = { mark, reporters: new Set([reporter]) };
+    this.#crashed = true;
+    const sessions = new Set([this.session, ...this.frames.list().map((frame) => frame.session)]);
+    for (const session of sessions) this.#pendingCalls?.failBefore(session.id, mark);
+    this.events.emit('crashed', undefined);
+    return true;
   }
 
   /** Settles when the renderer crashes; at once if it has and no document committed since. */
@@ -141,12 +172,6 @@ export class Tab {
       subscription = this.events.on('crashed', () => resolve());
     });
     return { promise, dispose: () => subscription?.dispose() };
-  }
-
-  #setCrashed(): void {
-    if (this.#crashed) return;
-    this.#crashed = true;
-    this.events.emit('crashed', undefined);
   }
 
   get mainFrameId(): string {

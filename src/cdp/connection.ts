@@ -105,12 +105,19 @@ export class Connection {
 
   /**
    * Fails the calls pending on a session that stays attached but will not answer them (its
-   * renderer crashed). Later calls go through as usual (a reload brings a new renderer).
+   * renderer crashed); with `sentBefore` (a callMark), only those sent before it. Later calls go
+   * through as usual (a reload brings a new renderer).
    */
-  failPending(sessionId: string, reason: string): void {
-    for (const [, pending] of [...this.#pending]) {
-      if (pending.sessionId === sessionId) pending.reject(new CdpError('closed', pending.method, reason));
+  failPending(sessionId: string, reason: string, options: { sentBefore?: number } = {}): void {
+    const before = options.sentBefore ?? Infinity;
+    for (const [id, pending] of [...this.#pending]) {
+      if (pending.sessionId === sessionId && id < before) pending.reject(new CdpError('closed', pending.method, reason));
     }
+  }
+
+  /** A mark in the order of calls: every call sent from now on comes at or after it (failPending). */
+  callMark(): number {
+    return this.#nextId;
   }
 
   /** Called for every new flattened session, before any of its own messages are routed. */

@@ -6,7 +6,10 @@
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { AxViewNode } from './ax-tree.ts';
-import type { CachedRead, PageRead, Snapshot } from './observer.ts';
+import type { PageRead } from './frame-reads.ts';
+import { observe, type ObserveOptions, type Snapshot } from './observer.ts';
+import type { CachedRead } from './read-plan.ts';
+import { type Prefetch, settleAndTakeChanges, type SettleOptions } from './settle.ts';
 import type { RefRegistry } from './refs.ts';
 import type { StitchedNode } from './render.ts';
 
@@ -75,6 +78,19 @@ export class TabReader {
   /** `totals`: the server's counters, which this tab's reads add to as well. */
   constructor(options: { totals?: ReadCounts } = {}) {
     this.#totals = options.totals;
+  }
+
+  /** Observes the tab as it is now, reading again only what changed since this reader's last read. */
+  observe(options: ObserveOptions): Promise<Snapshot> {
+    return observe({ ...options, reader: this });
+  }
+
+  /**
+   * Lets an acted frame settle and takes the frames' changes meanwhile (settle.ts); hand the result
+   * to the next `observe` as `prefetched`.
+   */
+  settle(options: Omit<SettleOptions, 'reader'>): Promise<Prefetch> {
+    return settleAndTakeChanges({ ...options, reader: this });
   }
 
   get disposed(): boolean {

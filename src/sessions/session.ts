@@ -11,7 +11,7 @@ import type { DomainPolicyInit, PolicyChain } from '../util/domain-policy.ts';
 import { type KnownSecret, redactKnown, redactUrl } from '../util/redact.ts';
 import { randomId } from '../util/ids.ts';
 import { secretForms } from '../util/secrets.ts';
-import { type ReadCounts, TabReader } from '../observe/tab-reader.ts';
+import { type FrameReadCounts, type ReadCounts, TabReader } from '../observe/tab-reader.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 import { SessionTraffic } from './session-traffic.ts';
 
@@ -233,6 +233,11 @@ export class Session {
   /** The tab's reading state (observer.ts): created with its first observation, disposed when it closes. */
   readerFor(tab: Tab): TabReader {
     return this.#stateOf(tab).reader;
+  }
+
+  /** How each open tab of the session was read since it opened (server.info `counts.tab_reads`). */
+  tabReadCounts(): Array<{ targetId: string; counts: FrameReadCounts }> {
+    return [...this.#perTab].map(([targetId, { reader }]) => ({ targetId, counts: reader.counts.snapshot() }));
   }
 
   #stateOf(tab: Tab): { refs: RefRegistry; reader: TabReader } {

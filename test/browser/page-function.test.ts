@@ -116,4 +116,26 @@ s('a new document is a new context: the source is sent to it again', async () =>
   assert.ok(sent[0]!.includes(fn));
 });
 
+s("what one tab's session sent is its own: functions sent into another tab do not move its names", async () => {
+  const { frame, contextId } = await worldOfMainFrame();
+  const { target_id: otherId } = await ctx.client.call('tabs.new', { session_id: ctx.sessionId, url: ctx.fixtures.url('/form.html') });
+  const other = tabOf(ctx.server, otherId);
+  const otherFrame = other.frames.get(other.mainFrameId)!;
+  assert.is.not(otherFrame.session, frame.session, 'each tab has its own CDP session');
+  const otherContext = await ctx.server.server.host.current!.worlds.contextFor(otherFrame.session, otherFrame.id, otherFrame.loaderId);
+  /** The name a first call gives its function in the context's registry. */
+  const nameGiven = async (session: CdpSession, context: number, fn: string) => {
+    const sent = await declarationsSentDuring(
+      session,
+      () => callInWorld(session, context, fn, { arguments: [{ value: 1 }], returnByValue: true }),
+    );
+    return Number(/\.set\("f(\d+)"/.exec(sent[0]!)?.[1]);
+  };
+  const first = await nameGiven(frame.session, contextId, marked(`own-1-${Date.now()}`));
+  for (let i = 0; i < 3; i++) await nameGiven(otherFrame.session, otherContext, marked(`other-${i}-${Date.now()}`));
+  const next = await nameGiven(frame.session, contextId, marked(`own-2-${Date.now()}`));
+  assert.is(next, first + 1, 'the next name of this session, whatever the other tab sent');
+  await ctx.client.call('tabs.close', { session_id: ctx.sessionId, target_id: otherId });
+});
+
 s.run();

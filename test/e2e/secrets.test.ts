@@ -15,6 +15,7 @@ import { createLogger } from '../../src/util/log.ts';
 import { runCli } from '../helpers/cli-process.ts';
 import { TestClient } from '../helpers/client.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
+import { refIn, textOf, type ToolResult, v2Http } from '../helpers/mcp.ts';
 import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { coloursIn, decodeBase64, decodePng } from '../helpers/png.ts';
@@ -243,6 +244,35 @@ s('the CLI types a secret by name (pagewire fill REF --secret NAME) and prints n
   const both = await runCli(['fill', token!, 'text', '--secret', 'ACME_TOKEN', '--session', sessionId], env);
   assert.is(both.code, 2, 'a usage error');
   assertNowhere('CLI output', [opened.stdout, opened.stderr, filled.stdout, filled.stderr]);
+});
+
+s('over MCP: browser_act types the secret by name; no tool result, event or log line of the MCP door holds it', async () => {
+  const door = await v2Http(`${server.server.mcpUrl}?token=${encodeURIComponent(server.token)}`);
+  onTeardown(() => door.close());
+  const results: ToolResult[] = [];
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = await door.call(name, args);
+    results.push(result);
+    return result;
+  };
+  const opened = await call('browser_tabs', { action: 'new', url: fixtures.url('/vault-signin.html') });
+  assert.is(opened.isError, false, textOf(opened));
+  const observed = await call('browser_observe');
+  const typed = await call('browser_act', {
+    state_id: observed.structuredContent!['state_id'],
+    action: 'type',
+    ref: refIn(String(observed.structuredContent!['tree']), 'API token'),
+    secret: 'ACME_TOKEN',
+  });
+  assert.is(typed.structuredContent!['status'], 'completed', textOf(typed));
+  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
+  assert.ok(tabs.length > 0);
+  // The page has it and echoes it; the MCP door shows none of it.
+  const text = await call('browser_observe', { include_text: true });
+  assert.match(textOf(text), /\[redacted\]/);
+  await call('browser_events');
+  await call('browser_screenshot');
+  assertNowhere('MCP tool results', results.map((result) => JSON.stringify(result)));
 });
 
 s('nothing the server sent or logged holds the values: every frame on the wire, every log line (the debug CDP trace too)', () => {

@@ -3,6 +3,7 @@
 // reads and closed-root marks are released with it.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { TestClient } from '../helpers/client.ts';
 import { fixtureServer } from '../helpers/fixture-server.ts';
 import { readerOf } from '../helpers/page.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
@@ -11,7 +12,8 @@ import type { ServerCounts } from '../helpers/wire.ts';
 const s = suite('tab reader');
 
 /** Reads of any kind: each observed frame counts once as full, patched or reused. */
-const frameReads = (counts: ServerCounts) => counts.frame_reads_full + counts.frame_reads_patched + counts.frame_reads_reused;
+const frameReads = (counts: Pick<ServerCounts, 'frame_reads_full' | 'frame_reads_patched' | 'frame_reads_reused'>) =>
+  counts.frame_reads_full + counts.frame_reads_patched + counts.frame_reads_reused;
 
 async function openAndObserve(server: TestServer, path: string, times: number) {
   const fixtures = await fixtureServer();
@@ -40,6 +42,39 @@ s('two servers in one process each count their own frame reads in server.info', 
   assert.is(ofTab.frameReadsFull + ofTab.frameReadsPatched + ofTab.frameReadsReused, frameReads(countsB));
   onA.client.close();
   onB.client.close();
+});
+
+s('server.info counts each open tab of the caller apart (counts.tab_reads), as its reads were', async () => {
+  const server = await startTestServer(['--token', 'reader-alice-token', '--token', 'reader-bob-token']);
+  const first = await openAndObserve(server, '/login.html', 1);
+  const { client, sessionId } = first;
+  const fixtures = await fixtureServer();
+  const { target_id: second } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url('/incremental.html') });
+  for (let i = 0; i < 4; i++) await client.call('observe', { session_id: sessionId, target_id: second });
+  const { counts } = await client.call('server.info');
+  const byTab = new Map(counts.tab_reads.map((entry) => [entry.target_id, entry]));
+  assert.equal([...byTab.keys()].sort(), [first.targetId, second].sort(), 'one entry per open tab');
+  for (const targetId of [first.targetId, second]) {
+    const own = readerOf(server, sessionId, targetId).counts.snapshot();
+    const wire = byTab.get(targetId)!;
+    assert.equal(
+      [wire.frame_reads_full, wire.frame_reads_patched, wire.frame_reads_reused, wire.snapshots_full, wire.snapshots_kept],
+      [own.frameReadsFull, own.frameReadsPatched, own.frameReadsReused, own.snapshotsFull, own.snapshotsKept],
+      `${targetId}: the tab's own counters`,
+    );
+  }
+  const firstReads = frameReads(byTab.get(first.targetId)!);
+  const secondReads = frameReads(byTab.get(second)!);
+  assert.ok(firstReads >= 1 && secondReads >= 4, `each tab counts its own observations (${firstReads}, ${secondReads})`);
+  assert.ok(secondReads > firstReads, 'the tab observed more often counts more reads');
+  assert.is(firstReads + secondReads, frameReads(counts), "the server's reads are its tabs' reads");
+  const other = await TestClient.connect(`${server.server.url}?token=reader-bob-token`);
+  assert.equal((await other.call('server.info')).counts.tab_reads, [], "another principal's tabs are not listed");
+  other.close();
+  await client.call('tabs.close', { session_id: sessionId, target_id: second });
+  const after = (await client.call('server.info')).counts;
+  assert.equal(after.tab_reads.map((entry) => entry.target_id), [first.targetId], 'a closed tab is no longer listed');
+  client.close();
 });
 
 s("a closed tab's reader is disposed and holds no reads or closed-root marks", async () => {

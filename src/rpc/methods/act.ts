@@ -8,7 +8,6 @@ import { canonicalJson, RequestLog } from '../../actions/request-log.ts';
 import type { Tab } from '../../browser/tab.ts';
 import type { Screenshot } from '../../observe/screenshot.ts';
 import { SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../../browser/page-settle.ts';
-import { settleAndTakeChanges } from '../../observe/observer.ts';
 import { isServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
@@ -150,14 +149,13 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
               blockedNavigationRule: (tab) => s.traffic.log.lastBlockedDocument(tab.targetId),
               signal,
               events: s.events,
-              capture: (tab, frameId, captureSignal, prefetched) => {
+              capture: ({ tab, frameId, signal: captureSignal, prefetched }) => {
                 const frame = tab.frames.get(frameId);
                 if (!frame) return Promise.reject(new Error('the frame is gone'));
                 return captureObservation(s, tab, frame, { signal: captureSignal, ...(prefetched ? { prefetched } : {}) });
               },
-              settleAndTake: (tab, root, frame, acknowledged, likelyChanged) =>
-                settleAndTakeChanges({
-                  reader: s.readerFor(tab),
+              settleAndTake: ({ tab, root, frame, acknowledged, likelyChanged }) =>
+                s.readerFor(tab).settle({
                   worlds: s.browser.worlds,
                   tab,
                   root,

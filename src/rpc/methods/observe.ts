@@ -4,7 +4,7 @@ import type { FrameRecord } from '../../browser/frame-tree.ts';
 import type { Tab } from '../../browser/tab.ts';
 import { ServerError } from '../../errors.ts';
 import { diffElements } from '../../observe/diff.ts';
-import { observe, type PrefetchedChanges } from '../../observe/observer.ts';
+import type { Prefetch } from '../../observe/settle.ts';
 import { hashText } from '../../observe/state-store.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
@@ -21,8 +21,8 @@ export interface CaptureOptions {
   since?: string;
   rootRef?: string;
   signal?: AbortSignal;
-  /** Changes of one frame taken as an act's input settled (see observer.settleAndTakeChanges). */
-  prefetched?: PrefetchedChanges;
+  /** The frames' changes taken as an act's input settled (TabReader.settle). */
+  prefetched?: Prefetch;
 }
 
 /** Observes `frame` of `tab`, issues the new current state, and returns the wire observation. */
@@ -45,9 +45,8 @@ export async function captureObservation(
     subtree = { frameId: target.frameId, backendNodeId: target.backendNodeId };
   }
   const secrets = session.knownSecrets();
-  const snapshot = await observe({
+  const snapshot = await session.readerFor(tab).observe({
     tab,
-    reader: session.readerFor(tab),
     root: frame,
     refs,
     maxElements: options.maxElements ?? DEFAULT_MAX_ELEMENTS,

@@ -75,8 +75,9 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
   const methods: AnyMethodDef[] = [
     defineMethod({
       ...serverInfo,
-      handler: async () => {
+      handler: async (_params, call) => {
         const browser = deps.host.current;
+        const own = deps.registry.all().filter((session) => session.principalId === call.principal.id);
         return {
           name: 'pagewire' as const,
           version: VERSION,
@@ -93,6 +94,10 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
             ...(deps.eventStats ? eventCounts(deps.eventStats()) : {}),
             ...(deps.memory ? memoryCounts(deps.memory()) : {}),
             ...frameReadWireCounts(deps.registry.readCounts.snapshot()),
+            // Only the caller's own: another principal's tabs are not its business.
+            tab_reads: own.flatMap((session) =>
+              session.tabReadCounts().map(({ targetId, counts }) => ({ target_id: targetId, ...frameReadWireCounts(counts) }))
+            ),
           },
           secrets: deps.secrets ?? [],
           domain_policy: deps.domainPolicy ?? { allow: [], block: [], block_private_network: false },

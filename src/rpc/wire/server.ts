@@ -38,6 +38,23 @@ export const domainPolicySummary = z
 
 const count = z.number().int().min(0);
 
+/** How frames were read (observation.md says what each counts). */
+const frameReadCounts = {
+  frame_reads_full: count,
+  frame_reads_patched: count,
+  frame_reads_reused: count,
+  snapshots_full: count,
+  snapshots_light: count,
+  snapshots_kept: count,
+  changes_prefetched: count,
+  ax_parts_prefetched: count,
+};
+
+/** One tab's frame reads since it opened. */
+export const tabReadCounts = z
+  .object({ target_id: z.string(), ...frameReadCounts })
+  .meta({ id: 'TabReadCounts' });
+
 /** Counters for watching a long-running server; the optional ones appear when their source exists. */
 export const serverCounts = z
   .object({
@@ -55,14 +72,10 @@ export const serverCounts = z
     dropped_events: count.optional(),
     rss_bytes: count.optional(),
     heap_used_bytes: count.optional(),
-    frame_reads_full: count,
-    frame_reads_patched: count,
-    frame_reads_reused: count,
-    snapshots_full: count,
-    snapshots_light: count,
-    snapshots_kept: count,
-    changes_prefetched: count,
-    ax_parts_prefetched: count,
+    ...frameReadCounts,
+    tab_reads: z
+      .array(tabReadCounts)
+      .describe("How each open tab of the caller's own sessions was read (the fields above, per tab)"),
   })
   .meta({ id: 'ServerCounts' });
 

@@ -1,0 +1,261 @@
+// The CDP reads of one observation: each frame's accessibility tree (in full, or the last one with
+// its changed parts read again), one DOMSnapshot per renderer (full, light or kept), and the
+// owners of out-of-process frames. What to read comes from a ReadPlan (read-plan.ts); this module
+// only carries it out within the observation's budget.
+import type { Cdp } from '../../protocol/generated/cdp.ts';
+import type { PendingDialog } from '../browser/dialogs.ts';
+import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { Tab } from '../browser/tab.ts';
+import { isCdpError } from '../cdp/errors.ts';
+import type { CdpSession } from '../cdp/session.ts';
+import { ServerError } from '../errors.ts';
+import { type AxDocument, axDocument, type AxPatch, patchAxDocument } from './ax-document.ts';
+import { type AxPart, readAxPart } from './ax-part.ts';
+import { type AxViewNode, buildAxTree, buildAxTreeFrom } from './ax-tree.ts';
+import { type DocumentFacts, readSnapshot, SNAPSHOT_STYLES } from './page-facts.ts';
+import type { ReadPlan } from './read-plan.ts';
+import type { TabReader } from './tab-reader.ts';
+
+export interface ObserveBudget {
+  perFrameMs: number;
+  totalMs: number;
+}
+
+export const DEFAULT_BUDGET: ObserveBudget = { perFrameMs: 1_000, totalMs: 3_000 };
+
+export interface FrameRead {
+  frame: FrameRecord;
+  /** The frame's document when its read began. */
+  loaderId: string;
+  tree?: AxViewNode;
+  /** The nodes the tree was built from, kept for patching after a change. */
+  ax?: AxDocument;
+  reason?: string;
+}
+
+export interface SessionRead {
+  session: CdpSession;
+  documents: DocumentFacts[];
+  metrics: Cdp.Page.GetLayoutMetricsResult | undefined;
+}
+
+export interface PageRead {
+  frameReads: FrameRead[];
+  sessionSnapshots: SessionRead[];
+  ownerPairs: Array<readonly [number, string] | undefined>;
+}
+
+export interface ReadPageOptions {
+  tab: Tab;
+  reader: TabReader;
+  /** The observed frame: it may use the whole budget. */
+  root: FrameRecord;
+  /** The root and every frame below it, in the tree's order (framesUnder). */
+  frames: FrameRecord[];
+  budget: ObserveBudget;
+  /** What need not be read in full; without it everything is. */
+  plan?: ReadPlan;
+  signal?: AbortSignal;
+}
+
+/** The frame and every frame below it, in the tree's order. */
+export function framesUnder(tab: Tab, root: FrameRecord): FrameRecord[] {
+  const all = tab.frames.list();
+  const inside = new Set([root.id]);
+  const out: FrameRecord[] = [];
+  for (const frame of all) {
+    if (frame.id === root.id || (frame.parentId !== undefined && inside.has(frame.parentId))) {
+      inside.add(frame.id);
+      out.push(frame);
+    }
+  }
+  return out;
+}
+
+function failure(error: unknown, budgetMs: number): string {
+  if (isCdpError(error) && error.kind === 'timeout') return `no answer within ${budgetMs} ms`;
+  if (isCdpError(error) && error.isTargetGone) return 'the frame went away while it was read';
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs `work`, but gives up as soon as a dialog opens (the renderer is paused then). */
+async function unlessDialog<T>(tab: Tab, work: Promise<T>): Promise<{ value?: T; dialog?: PendingDialog }> {
+  const opened = tab.dialogs.whenOpened();
+  try {
+    return await Promise.race([work.then((value) => ({ value })), opened.promise.then((dialog) => ({ dialog }))]);
+  } finally {
+    opened.dispose();
+  }
+}
+
+/** The raw reads of every frame and renderer an observation needs (or the dialog that stopped them). */
+export async function readPage(options: ReadPageOptions): Promise<PageRead | { dialog: PendingDialog }> {
+  const { tab, root, reader, frames, budget, plan } = options;
+  const started = performance.now();
+  const sessions = new Map<CdpSession, FrameRecord>();
+  for (const frame of frames) if (!sessions.has(frame.session)) sessions.set(frame.session, frame);
+  // The observed frame itself (and its renderer's snapshot) may use the whole budget: a large page
+  // can take more than a second to read, and without it there is no observation at all. Every
+  // other frame gets its own, shorter budget, so one stalled iframe cannot hold the rest.
+  const timeoutFor = (isRoot: boolean) => {
+    const left = budget.totalMs - (performance.now() - started);
+    return Math.max(1, isRoot ? left : Math.min(budget.perFrameMs, left));
+  };
+  const send = <T>(isRoot: boolean, call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) =>
+    call({ timeoutMs: timeoutFor(isRoot), ...(options.signal ? { signal: options.signal } : {}) });
+
+  const readFrame = async (frame: FrameRecord): Promise<Omit<FrameRead, 'loaderId'>> => {
+    // Its first document has not committed: what is there is a placeholder, not the page.
+    if (frame !== root && frame.loaderId === '' && frame.loading) {
+      return { frame, reason: 'its document is still loading (no navigation has committed)' };
+    }
+    const framePlan = plan?.frames.get(frame.id);
+    if (framePlan?.kind === 'reuse') {
+      reader.count('frameReadsReused');
+      return { ...framePlan.read, frame };
+    }
+    try {
+      if (framePlan?.kind === 'patch') {
+        const patched = await readPatched({
+          reader,
+          frame,
+          ax: framePlan.ax,
+          roots: framePlan.roots,
+          send: (call) => send(frame === root, call),
+          ...(framePlan.preread ? { preread: framePlan.preread } : {}),
+        });
+        if (patched) {
+          reader.count('frameReadsPatched');
+          return { frame, tree: treeOf(patched, reader), ax: patched };
+        }
+      }
+      reader.count('frameReadsFull');
+      const { nodes } = await send(frame === root, (o) => frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }));
+      // Built from the kept nodes, so that a later patch of them reuses this build's work.
+      const ax = axDocument(nodes);
+      const tree = ax ? treeOf(ax, reader) : buildAxTree(nodes);
+      if (!tree) return { frame, reason: 'the frame has no document' };
+      return ax ? { frame, tree, ax } : { frame, tree };
+    } catch (error) {
+      if (isCdpError(error) && error.kind === 'protocol' && /Accessibility/i.test(error.message) && frame === root) {
+        throw new ServerError('internal_error', `the CDP Accessibility domain is unavailable: ${error.message}`, { cause: error });
+      }
+      return { frame, reason: failure(error, frame === root ? budget.totalMs : budget.perFrameMs) };
+    }
+  };
+  const reads = Promise.all(
+    frames.map(async (frame): Promise<FrameRead> => {
+      const loaderId = frame.loaderId;
+      return { ...(await readFrame(frame)), loaderId };
+    }),
+  );
+  const snapshots = Promise.all(
+    [...sessions.keys()].map(async (session): Promise<SessionRead> => {
+      const kept = plan?.snapshots.get(session);
+      if (kept) {
+        reader.count('snapshotsKept');
+        return kept;
+      }
+      try {
+        const pointers = plan?.light.get(session);
+        reader.count(pointers ? 'snapshotsLight' : 'snapshotsFull');
+        const [snapshot, metrics] = await Promise.all([
+          send(
+            session === root.session,
+            (o) =>
+              session.sendWith(o, 'DOMSnapshot.captureSnapshot', {
+                computedStyles: pointers ? [] : SNAPSHOT_STYLES,
+                includeDOMRects: false,
+              }),
+          ),
+          send(session === root.session, (o) => session.sendWith(o, 'Page.getLayoutMetrics')),
+        ]);
+        return { session, documents: readSnapshot(snapshot, pointers), metrics };
+      } catch {
+        return { session, documents: [] as DocumentFacts[], metrics: undefined };
+      }
+    }),
+  );
+  const owners = Promise.all(
+    frames
+      .filter((frame) => frame.crossProcess && frame.parentId !== undefined && frame !== root)
+      .map((frame) => readFrameOwner({ tab, reader, frame, send: (call) => send(false, call) })),
+  );
+  const outcome = await unlessDialog(tab, Promise.all([reads, snapshots, owners]));
+  if (outcome.dialog || !outcome.value) return { dialog: outcome.dialog ?? tab.dialogs.pending! };
+  const [frameReads, sessionSnapshots, ownerPairs] = outcome.value;
+  return { frameReads, sessionSnapshots, ownerPairs };
+}
+
+type Send = <T>(call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) => Promise<T>;
+
+/**
+ * The element of its parent document that owns an out-of-process frame (such a frame is not in its
+ * parent's snapshot). Asked once per parent document: a frame keeps its owner element, and a new
+ * element makes a new frame.
+ */
+async function readFrameOwner(options: {
+  tab: Tab;
+  reader: TabReader;
+  frame: FrameRecord;
+  send: Send;
+}): Promise<readonly [number, string] | undefined> {
+  const { tab, reader, frame, send } = options;
+  const parent = tab.frames.get(frame.parentId!);
+  if (!parent) return undefined;
+  const known = reader.frameOwners.get(frame);
+  if (known?.parentLoaderId === parent.loaderId) return [known.backendNodeId, frame.id] as const;
+  try {
+    const { backendNodeId } = await send((o) => parent.session.sendWith(o, 'DOM.getFrameOwner', { frameId: frame.id }));
+    reader.frameOwners.set(frame, { parentLoaderId: parent.loaderId, backendNodeId });
+    return [backendNodeId, frame.id] as const;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The frame's last tree with the changed parts read again (see ax-document.ts), or undefined when
+ * that cannot be done and the caller must read the whole document.
+ */
+async function readPatched(options: {
+  reader: TabReader;
+  frame: FrameRecord;
+  ax: AxDocument;
+  roots: readonly number[];
+  send: Send;
+  preread?: ReadonlyMap<number, Promise<AxPart | undefined>>;
+}): Promise<AxDocument | undefined> {
+  const { reader, frame, ax, roots, send, preread } = options;
+  const readPart = async (backendNodeId: number, retry: boolean): Promise<AxPatch | undefined> => {
+    const early = await preread?.get(backendNodeId);
+    if (early) reader.count('axPartsPrefetched');
+    const { subtree, relatives } = early ?? (await send((o) => readAxPart(frame, backendNodeId, o)));
+    const own = subtree.find((node) => node.backendDOMNodeId === backendNodeId);
+    if (own) return { backendNodeId, subtree, relatives };
+    // No accessibility node of its own (a <b> inside a button, whose content is the button's):
+    // read the nearest ancestor that the last tree has instead.
+    if (!retry) return undefined;
+    const byId = new Map(relatives.map((node) => [node.nodeId, node]));
+    let node = relatives.find((candidate) => candidate.backendDOMNodeId === backendNodeId);
+    while (node && (node.backendDOMNodeId === backendNodeId || !ax.nodes.has(node.nodeId))) {
+      node = node.parentId === undefined ? undefined : byId.get(node.parentId);
+    }
+    // Up to the document itself: that is a full read.
+    if (!node || node.backendDOMNodeId === undefined || node.nodeId === ax.rootId) return undefined;
+    return readPart(node.backendDOMNodeId, false);
+  };
+  try {
+    const patches = await Promise.all(roots.map((backendNodeId) => readPart(backendNodeId, true)));
+    if (patches.some((patch) => patch === undefined)) return undefined;
+    return patchAxDocument(ax, patches as AxPatch[]);
+  } catch (error) {
+    if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
+    return undefined; // e.g. a changed element without an accessibility node
+  }
+}
+
+function treeOf(document: AxDocument, reader: TabReader): AxViewNode | undefined {
+  const root = document.nodes.get(document.rootId);
+  return root ? buildAxTreeFrom(document.nodes, root, reader.views) : undefined;
+}

@@ -1,0 +1,174 @@
+// TabReader.observe over a scripted CDP peer: the exact commands a first read, a reused read and a
+// patched read send. What the monitor answers is scripted; the rest is the real reader, planner
+// and reads, so a plan that reads more (or less) than it should shows here as a different list.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Cdp } from '../../protocol/generated/cdp.ts';
+import { IsolatedWorlds } from '../../src/browser/isolated-worlds.ts';
+import { Tab } from '../../src/browser/tab.ts';
+import { Connection } from '../../src/cdp/connection.ts';
+import { RefRegistry } from '../../src/observe/refs.ts';
+import { TabReader } from '../../src/observe/tab-reader.ts';
+import { attachEvent, FakeCdpPeer, until } from '../helpers/fake-cdp.ts';
+
+type AXNode = Cdp.Accessibility.AXNode;
+
+const s = suite('TabReader over a scripted CDP peer');
+
+function axNode(nodeId: string, role: string, name: string, parentId: string | undefined, childIds: string[], value?: string): AXNode {
+  // A field is named by its label; anything else here by its contents.
+  const source = value === undefined ? 'contents' : 'relatedElement';
+  return {
+    nodeId,
+    ignored: false,
+    role: { type: 'role', value: role },
+    name: { type: 'computedString', value: name, sources: [{ type: source, value: { type: 'computedString', value: name } }] },
+    ...(value !== undefined ? { value: { type: 'string', value } } : {}),
+    ...(parentId === undefined ? {} : { parentId }),
+    childIds,
+    backendDOMNodeId: Number(nodeId),
+  };
+}
+
+/** A document with a button (backendNodeId 2) and a text field (3), as Chromium would give it. */
+const page = {
+  root: axNode('1', 'RootWebArea', 'Sign in', undefined, ['2', '3']),
+  button: axNode('2', 'button', 'Go', '1', []),
+  field: (value: string) => axNode('3', 'textbox', 'Name', '1', [], value),
+};
+
+const snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult = {
+  strings: ['MAIN', '#document', 'BUTTON', 'INPUT'],
+  documents: [{
+    documentURL: 0,
+    title: 0,
+    baseURL: 0,
+    contentLanguage: 0,
+    encodingName: 0,
+    publicId: 0,
+    systemId: 0,
+    frameId: 0,
+    nodes: { backendNodeId: [1, 2, 3], parentIndex: [-1, 0, 0], nodeName: [1, 2, 3], nodeType: [9, 1, 1], isClickable: { index: [1] } },
+    layout: {
+      nodeIndex: [1, 2],
+      styles: [[], []],
+      bounds: [[0, 0, 80, 30], [0, 40, 200, 30]],
+      text: [-1, -1],
+      stackingContexts: { index: [] },
+    },
+    textBoxes: { layoutIndex: [], bounds: [], start: [], length: [] },
+    scrollOffsetX: 0,
+    scrollOffsetY: 0,
+  }],
+};
+
+/** What the frame's monitor says, as takeChanges' deep-serialized answer (change-monitor.ts). */
+function monitorAnswer(summary: Record<string, unknown>, changed: number[] = []) {
+  const remoteObject = {
+    type: 'object',
+    deepSerializedValue: {
+      type: 'array',
+      value: [
+        { type: 'string', value: JSON.stringify({ monitor: 'm1', roots: changed.length, ...summary }) },
+        ...changed.map((backendNodeId) => ({ type: 'node', value: { backendNodeId } })),
+      ],
+    },
+  };
+  return { result: { result: remoteObject } };
+}
+
+async function scriptedTab() {
+  const peer = new FakeCdpPeer();
+  for (
+    const method of [
+      'Page.enable',
+      'Page.setLifecycleEventsEnabled',
+      'Runtime.enable',
+      'Page.setInterceptFileChooserDialog',
+      'Target.setAutoAttach',
+      'Runtime.runIfWaitingForDebugger',
+    ]
+  ) peer.answer(method, () => ({ result: {} }));
+  peer.answer('Page.getFrameTree', () => ({
+    result: {
+      frameTree: {
+        frame: {
+          id: 'MAIN',
+          loaderId: 'L1',
+          url: 'http://127.0.0.1/login',
+          domainAndRegistry: '',
+          securityOrigin: 'http://127.0.0.1',
+          mimeType: 'text/html',
+          secureContextType: 'Secure',
+          crossOriginIsolatedContextType: 'NotIsolated',
+          gatedAPIFeatures: [],
+        },
+      },
+    },
+  }));
+  peer.answer('Page.createIsolatedWorld', () => ({ result: { executionContextId: 7 } }));
+  peer.answer('Page.getLayoutMetrics', () => ({
+    result: { cssLayoutViewport: { pageX: 0, pageY: 0, clientWidth: 800, clientHeight: 600 } },
+  }));
+  peer.answer('DOMSnapshot.captureSnapshot', () => ({ result: snapshot }));
+  const connection = new Connection(peer);
+  const attached = new Promise<Parameters<Parameters<Connection['onAttached']>[0]>[0]>((resolve) => connection.onAttached(resolve));
+  peer.emit('Target.attachedToTarget', attachEvent('P', 'MAIN'));
+  await until(() => connection.session('P') !== undefined);
+  const tab = new Tab(await attached);
+  await tab.ready;
+  return { peer, tab };
+}
+
+s('a first read, a reused read and a patched read send exactly what they need', async () => {
+  const { peer, tab } = await scriptedTab();
+  const reader = new TabReader();
+  const worlds = new IsolatedWorlds();
+  const refs = new RefRegistry();
+  const observe = () => reader.observe({ tab, root: tab.frames.get('MAIN')!, refs, maxElements: 100, secrets: [], worlds });
+  const sentDuring = async (work: () => Promise<unknown>) => {
+    const from = peer.sent.length;
+    await work();
+    return peer.sent.slice(from).map((message) => message.method);
+  };
+
+  // First: a new monitor can place nothing; the tree and the snapshot are read in full.
+  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true }));
+  peer.answer('Accessibility.getFullAXTree', () => ({ result: { nodes: [page.root, page.button, page.field('')] } }));
+  let first: Awaited<ReturnType<typeof observe>> | undefined;
+  assert.equal(await sentDuring(async () => (first = await observe())), [
+    'Page.createIsolatedWorld',
+    'Runtime.callFunctionOn',
+    'Accessibility.getFullAXTree',
+    'DOMSnapshot.captureSnapshot',
+    'Page.getLayoutMetrics',
+  ]);
+  assert.match(first!.tree, /textbox "Name" @2/);
+
+  // Nothing changed since: one question to the monitor, and the last read as it was.
+  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: false, geometry: false, layout: false }));
+  let second: Awaited<ReturnType<typeof observe>> | undefined;
+  assert.equal(await sentDuring(async () => (second = await observe())), ['Runtime.callFunctionOn']);
+  assert.is(second, first, 'the same read renders the same');
+
+  // A value typed into the field: that element is read again, the snapshot kept.
+  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 2, full: false, geometry: false, layout: false }, [3]));
+  peer.answer('Accessibility.getPartialAXTree', () => ({ result: { nodes: [page.field('Ada'), page.root] } }));
+  let third: Awaited<ReturnType<typeof observe>> | undefined;
+  assert.equal(await sentDuring(async () => (third = await observe())), ['Runtime.callFunctionOn', 'Accessibility.getPartialAXTree']);
+  assert.match(third!.tree, /textbox "Name" \[has_value\]/, 'the patched tree has the typed value');
+  assert.equal(peer.lastSent('Accessibility.getPartialAXTree')?.params, { backendNodeId: 3, fetchRelatives: true });
+
+  assert.equal(reader.counts.snapshot(), {
+    frameReadsFull: 1,
+    frameReadsPatched: 1,
+    frameReadsReused: 1,
+    snapshotsFull: 1,
+    snapshotsLight: 0,
+    snapshotsKept: 1,
+    changesPrefetched: 0,
+    axPartsPrefetched: 0,
+  });
+});
+
+s.run();
