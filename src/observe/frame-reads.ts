@@ -146,15 +146,21 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
       // document's full read costs the renderer seconds (ax-prefix.ts).
       if (frame === root && options.prefix) {
         const { worlds, maxElements } = options.prefix;
-        const documentBackendNodeId = await send(true, (o) => documentNodeOf(worlds, frame, o));
-        if (documentBackendNodeId !== undefined) {
-          const wanted = maxElements + 1;
-          const ax = await send(
-            true,
-            (o) => readPrefix({ read: partReader(frame, o), documentBackendNodeId, wanted, cost: costOf(reader) }),
-          );
-          const tree = ax ? treeOf(ax, reader) : undefined;
-          if (!ax || !tree) return { frame, reason: 'the frame has no document' };
+        const wanted = maxElements + 1;
+        const prefixed = await send(true, async (o) => {
+          const documentBackendNodeId = await documentNodeOf(worlds, frame, o);
+          if (documentBackendNodeId === undefined) return undefined;
+          const ax = await readPrefix({ read: partReader(frame, o), documentBackendNodeId, wanted, cost: costOf(reader) });
+          return ax ? { ax, documentBackendNodeId } : undefined;
+        }).catch((error: unknown) => {
+          // A part it cannot read (a node without an element whose children did not come): the
+          // document is read whole instead. A frame that does not answer does not answer that either.
+          if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
+          return undefined;
+        });
+        const tree = prefixed ? treeOf(prefixed.ax, reader) : undefined;
+        if (prefixed && tree) {
+          const { ax, documentBackendNodeId } = prefixed;
           return ax.partial ? { frame, tree, ax, prefix: { wanted, documentBackendNodeId } } : { frame, tree, ax };
         }
       }
@@ -353,6 +359,12 @@ export async function readFurther(options: {
     wanted,
     document: frameRead.ax,
     cost: costOf(reader),
+  }).catch(async (error: unknown) => {
+    if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
+    // A part it cannot read: the document whole.
+    const { nodes } = await frameRead.frame.session.sendWith(send, 'Accessibility.getFullAXTree', { frameId: frameRead.frame.id });
+    reader.count('axNodesRead', nodes.length);
+    return axDocument(nodes);
   });
   const tree = ax ? treeOf(ax, reader) : undefined;
   if (!ax || !tree) return false;

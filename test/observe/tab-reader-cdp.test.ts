@@ -179,4 +179,31 @@ s('a first read, a reused read and a patched read send exactly what they need', 
   });
 });
 
+s('a first look that meets a part it cannot read from the top reads the document whole', async () => {
+  const { peer, tab } = await scriptedTab();
+  const reader = new TabReader();
+  const refs = new RefRegistry();
+  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true }));
+  peer.answer(
+    'Runtime.evaluate',
+    () => ({ result: { result: { type: 'object', deepSerializedValue: { type: 'node', value: { backendNodeId: 1 } } } } }),
+  );
+  // The root lists a child without an element of its own, and without its children: getPartialAXTree
+  // cannot be asked for them.
+  const orphan: AXNode = { nodeId: 'x1', ignored: false, role: { type: 'role', value: 'generic' }, parentId: '1', childIds: ['x2'] };
+  peer.answer('Accessibility.getPartialAXTree', () => ({ result: { nodes: [{ ...page.root, childIds: ['x1'] }, orphan] } }));
+  peer.answer('Accessibility.getFullAXTree', () => ({ result: { nodes: [page.root, page.button, page.field('')] } }));
+  const observation = await reader.observe({
+    tab,
+    root: tab.frames.get('MAIN')!,
+    refs,
+    maxElements: 100,
+    secrets: [],
+    worlds: new IsolatedWorlds(),
+  });
+  assert.match(observation.tree, /button "Go" @1/);
+  assert.ok(peer.lastSent('Accessibility.getFullAXTree'), 'read whole');
+  assert.is(reader.counts.snapshot().axNodesRead, 3 + 2);
+});
+
 s.run();
