@@ -4,17 +4,27 @@
 // `browser_observe` over /mcp with a plain HTTP POST (the server's side of MCP alone), and (c) as
 // `browser_observe` through the official MCP client (SDK v2, what a host pays). Reported per
 // call: the server process's CPU time (from /proc, which other work on the machine inflates far
-// less than wall time) and the median wall time.
+// less than wall time) and the median wall time. The floors, in the same rounds, from a process of
+// their own answering what /mcp answered: the smallest SDK v2 server (one tool returning the same
+// result) behind the least node:http glue, what any MCP server on the SDK pays for this call; a
+// bare node:http POST; and a bare WebSocket message (the two show what HTTP itself costs).
 //
 //   --calls N   timed calls per kind (default 300, in 5 interleaved rounds)
+//   --floor     (internal) be the floor server
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { Buffer } from 'node:buffer';
+import { createServer } from 'node:http';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type CallToolResult, createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import WebSocket, { WebSocketServer } from 'ws';
 import { TestClient } from '../test/helpers/client.ts';
+
+if (process.argv.includes('--floor')) await serveFloor();
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ROUNDS = 5;
@@ -35,9 +45,9 @@ const line = await new Promise<string>((resolve) => child.stdout!.once('data', (
 const wsUrl = line.replace('pagewire listening on ', '');
 const mcpUrl = wsUrl.replace(/^ws:/, 'http:').replace('/?token=', '/mcp?token=');
 
-/** CPU time of the server process so far, ms (utime + stime, in clock ticks of 10 ms). */
-function serverCpuMs(): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** CPU time of a server process so far, ms (utime + stime, in clock ticks of 10 ms). */
+function serverCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
@@ -80,38 +90,127 @@ const kinds: Record<string, () => Promise<unknown>> = {
   'browser_observe, SDK v2 client': () => client.callTool({ name: 'browser_observe', arguments: ids }),
 };
 
+// The floors answer what /mcp answers (the same bytes; the SDK floor the same tool result), so
+// that the same amount crosses the same stack.
+const answer = await (await fetch(mcpUrl, { method: 'POST', headers, body })).text();
+const floor = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--floor'], {
+  cwd: ROOT,
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
+floor.stdin!.end(answer);
+const floorUrl = await new Promise<string>((resolve) => floor.stdout!.once('data', (chunk: Buffer) => resolve(String(chunk).trim())));
+const floorWs = new WebSocket(floorUrl.replace(/^http:/, 'ws:'));
+await new Promise((resolve, reject) => floorWs.once('open', resolve).once('error', reject));
+const floorMessage = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'observe', params: ids });
+
+kinds['floor: bare SDK v2 server, plain HTTP POST'] = async () => {
+  const response = await fetch(`${floorUrl}sdk`, { method: 'POST', headers, body });
+  if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+  await response.text();
+};
+kinds['floor: bare node:http POST'] = async () => {
+  const response = await fetch(floorUrl, { method: 'POST', headers, body });
+  await response.text();
+};
+kinds['floor: bare WebSocket message'] = () =>
+  new Promise((resolve) => {
+    floorWs.once('message', resolve);
+    floorWs.send(floorMessage);
+  });
+const cpuOf = new Map<string, number>(Object.keys(kinds).map((name) => [name, name.startsWith('floor') ? floor.pid! : child.pid!]));
+
 const results = Object.fromEntries(Object.keys(kinds).map((name) => [name, { cpu: 0, wall: [] as number[] }]));
 for (const run of Object.values(kinds)) for (let i = 0; i < 10; i++) await run();
 const loadBefore = os.loadavg()[0]!;
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, run] of Object.entries(kinds)) {
-    const cpu0 = serverCpuMs();
+    const pid = cpuOf.get(name)!;
+    const cpu0 = serverCpuMs(pid);
     for (let i = 0; i < calls / ROUNDS; i++) {
       const t0 = performance.now();
       await run();
       results[name]!.wall.push(performance.now() - t0);
     }
-    results[name]!.cpu += serverCpuMs() - cpu0;
+    results[name]!.cpu += serverCpuMs(pid) - cpu0;
   }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const base = results['observe over the WebSocket']!;
+/** What each row is compared with: the MCP rows with observe over the socket, the HTTP floor with the socket floor. */
+const against: Record<string, string> = {
+  'browser_observe, plain HTTP POST': 'observe over the WebSocket',
+  'browser_observe, SDK v2 client': 'observe over the WebSocket',
+  'floor: bare SDK v2 server, plain HTTP POST': 'floor: bare WebSocket message',
+  'floor: bare node:http POST': 'floor: bare WebSocket message',
+};
 console.log(
   `pagewire MCP overhead, ${calls} calls per kind, ${os.cpus().length} cores, load average ${loadBefore.toFixed(1)} → ${
     os.loadavg()[0]!.toFixed(1)
   }`,
 );
-console.log('| call | server CPU ms/call | + vs WebSocket | wall median ms | + vs WebSocket |');
+console.log('| call | server CPU ms/call | + vs its socket row | wall median ms | + vs its socket row |');
 console.log('| --- | ---: | ---: | ---: | ---: |');
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
 for (const [name, r] of Object.entries(results)) {
+  const base = against[name] === undefined ? undefined : results[against[name]!]!;
   const cpu = r.cpu / calls;
   const wall = median(r.wall);
-  const plus = (value: number, against: number) => (r === base ? '' : `${value - against >= 0 ? '+' : ''}${(value - against).toFixed(2)}`);
-  console.log(`| ${name} | ${cpu.toFixed(2)} | ${plus(cpu, base.cpu / calls)} | ${wall.toFixed(2)} | ${plus(wall, median(base.wall))} |`);
+  const plusCpu = base ? signed(cpu - base.cpu / calls) : '';
+  const plusWall = base ? signed(wall - median(base.wall)) : '';
+  console.log(`| ${name} | ${cpu.toFixed(2)} | ${plusCpu} | ${wall.toFixed(2)} | ${plusWall} |`);
 }
 
 await client.close();
 ws.close();
-child.kill('SIGTERM');
-await new Promise((resolve) => child.once('exit', resolve));
+floorWs.close();
+for (const server of [child, floor]) {
+  server.kill('SIGTERM');
+  await new Promise((resolve) => server.once('exit', resolve));
+}
+
+/**
+ * The floor server, answering what /mcp answered (read from stdin): `/sdk` is the smallest MCP
+ * server the SDK makes, one tool returning the same result, behind the least node:http glue;
+ * any other POST and every socket message get the answer's bytes as they are.
+ */
+async function serveFloor(): Promise<never> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const answer = Buffer.concat(chunks);
+  const { result } = JSON.parse(answer.toString('utf8')) as { result: CallToolResult };
+  const sdk = createMcpHandler(() => {
+    const server = new McpServer({ name: 'floor', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.registerTool('browser_observe', { description: 'the same result as pagewire' }, () => ({
+      content: result.content,
+      structuredContent: result.structuredContent!,
+    }));
+    return server;
+  }, { legacy: 'reject' });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const parsedBody = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (req.url !== '/sdk') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer);
+        return;
+      }
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+      const request = new Request(`http://localhost${req.url}`, { method: 'POST', headers, signal: new AbortController().signal });
+      const response = await sdk.fetch(request, { parsedBody });
+      const whole = Buffer.from(await response.arrayBuffer());
+      res.writeHead(response.status, { 'content-type': 'application/json', 'content-length': whole.length }).end(whole);
+    });
+  });
+  const sockets = new WebSocketServer({ server });
+  sockets.on('connection', (socket) =>
+    socket.on('message', (data) => {
+      JSON.parse(String(data));
+      socket.send(answer);
+    }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  console.log(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
+  process.once('SIGTERM', () => process.exit(0));
+  return new Promise<never>(() => {});
+}

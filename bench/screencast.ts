@@ -46,6 +46,8 @@ try {
   };
   const samples = { act: { without: [] as number[], with: [] as number[] }, observe: { without: [] as number[], with: [] as number[] } };
   let frames = 0;
+  /** From screencast.start to the viewer's first frame (what the inspector's first live picture waits for). */
+  const firstFrame: number[] = [];
   for (let i = 0; i < WARMUPS; i++) {
     await act();
     await observe();
@@ -54,9 +56,11 @@ try {
   for (let block = 0; block < BLOCKS * 2; block++) {
     const watching = block % 2 === 1;
     if (watching) {
+      const started = performance.now();
       const { subscription_id } = await viewer.call('screencast.start', { session_id, target_id });
       // Timed from the first frame on: the viewer is really watching.
       await viewer.waitForNotification((n) => (n.params as { subscription_id?: string }).subscription_id === subscription_id);
+      firstFrame.push(performance.now() - started);
     }
     for (let i = 0; i < perBlock; i++) {
       samples.act[watching ? 'with' : 'without'].push((await timed(act)).ms);
@@ -80,6 +84,15 @@ try {
       ];
     })
   );
+  const first = stats(firstFrame);
+  rows.push([
+    'first frame',
+    'screencast.start → frame',
+    String(first.samples_ms.length),
+    ms(first.median_ms),
+    ms(first.p90_ms),
+    ms(first.min_ms),
+  ]);
   console.log(table(['call', 'screencast', 'n', 'median ms', 'p90 ms', 'min ms'], rows, 2));
   console.log(`frames delivered to the viewer: ${frames}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
@@ -94,6 +107,7 @@ try {
         frames_delivered: frames,
         act: { without: stats(samples.act.without), with: stats(samples.act.with) },
         observe: { without: stats(samples.observe.without), with: stats(samples.observe.with) },
+        first_frame: first,
       },
       null,
       2,

@@ -22,7 +22,10 @@ const ALLOWED: Record<string, string[]> = {
   events: ['util', 'errors', 'rpc/wire'],
   version: [],
   cdp: ['protocol/generated', 'util', 'errors'],
-  browser: ['protocol/generated', 'cdp', 'util', 'errors', 'rpc/wire'],
+  // The in-page module (it runs in the page, not in the server): DOM only, nothing of the server;
+  // the browser layer installs it and is the only one that imports it.
+  page: [],
+  browser: ['protocol/generated', 'cdp', 'util', 'errors', 'rpc/wire', 'page'],
   observe: ['protocol/generated', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
   actions: ['protocol/generated', 'observe', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
   sessions: ['protocol/generated', 'events', 'observe', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
@@ -103,6 +106,27 @@ s('every import in src/ and protocol/generated follows the layer table', () => {
         violations.push(`${relative(root, file)} → ${spec} (${from} may not import packages like this)`);
       }
     }
+  }
+  assert.equal(violations, []);
+});
+
+s('only the installer (src/browser/page-module.ts) imports the in-page module', () => {
+  const importers = new Set<string>();
+  for (const file of sources(join(root, 'src'))) {
+    if (layerOf(file) === 'page') continue;
+    for (const spec of imports(readFileSync(file, 'utf8'))) {
+      if (spec.startsWith('.') && layerOf(resolve(dirname(file), spec)) === 'page') importers.add(relative(root, file));
+    }
+  }
+  assert.equal([...importers], ['src/browser/page-module.ts']);
+});
+
+s('the in-page module imports no package and names nothing of Node or Deno', () => {
+  const violations: string[] = [];
+  for (const file of sources(join(root, 'src/page'))) {
+    const text = withoutComments(readFileSync(file, 'utf8'));
+    for (const spec of imports(text)) if (!spec.startsWith('.')) violations.push(`${relative(root, file)} → ${spec}`);
+    if (/\b(process|Buffer|Deno|require)\b/.test(text)) violations.push(`${relative(root, file)} names a server runtime global`);
   }
   assert.equal(violations, []);
 });

@@ -12,8 +12,8 @@ import { checkExpectation, waitForCondition } from './conditions.ts';
 import { checkFrame, NodeResolver } from './identity.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { CRASHED_DURING_NAVIGATION } from '../browser/navigation.ts';
-import { callInWorld } from '../browser/page-function.ts';
-import { SETTLE, SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../browser/page-settle.ts';
+import { callPage } from '../browser/page-module.ts';
+import { SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../browser/page-settle.ts';
 import { NavigationWatch } from './navigation-watch.ts';
 import {
   type ActEnding,
@@ -392,13 +392,9 @@ class ActRun<O> {
     } else {
       const context = await this.#env.worlds.contextFor(frame.session, frame.id, frame.loaderId).catch(() => undefined);
       if (context === undefined) return undefined;
-      settled = callInWorld(
-        frame.session,
-        context,
-        SETTLE,
-        { arguments: [{ value: SETTLE_QUIET_MS }, { value: SETTLE_CAP_MS }, { value: afterInput }], awaitPromise: true },
-        { timeoutMs: SETTLE_CAP_MS + 500 },
-      ).then(() => undefined);
+      settled = callPage({ session: frame.session, executionContextId: context }, 'settle', [SETTLE_QUIET_MS, SETTLE_CAP_MS, afterInput], {
+        timeoutMs: SETTLE_CAP_MS + 500,
+      }).then(() => undefined);
     }
     const opened = tab.dialogs.whenOpened();
     try {

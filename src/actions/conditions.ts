@@ -7,68 +7,31 @@ import { isCdpError } from '../cdp/errors.ts';
 import { type Deadline, DeadlineExceededError } from '../util/deadline.ts';
 import { compileUrlGlob } from '../util/url-glob.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
-import { callInWorld, pageFunction } from '../browser/page-function.ts';
+import { callPageRaw, type PageArgs, type PageResult, type PageTarget } from '../browser/page-module.ts';
 import { ActionError } from './outcome.ts';
 import type { Expectation, WaitFor } from './types.ts';
-
-function expectText(selector: string, text: string): string {
-  const matches = document.querySelectorAll(selector);
-  if (matches.length !== 1) return 'unmet';
-  return matches[0]!.textContent === text ? 'met' : 'unmet';
-}
-
-function waitInPage(kind: string, argument: string, state: string, timeoutMs: number): Promise<boolean> {
-  const visible = (element: Element) => {
-    const style = getComputedStyle(element);
-    const box = element.getBoundingClientRect();
-    return style.visibility !== 'hidden' && style.display !== 'none' && box.width > 0 && box.height > 0;
-  };
-  const holds = (): boolean => {
-    if (kind === 'text') {
-      const present = (document.body?.innerText ?? '').includes(argument);
-      return state === 'hidden' || state === 'detached' ? !present : present;
-    }
-    const element = document.querySelector(argument);
-    if (state === 'attached') return element !== null;
-    if (state === 'detached') return element === null;
-    if (state === 'hidden') return element === null || !visible(element);
-    return element !== null && visible(element);
-  };
-  return new Promise((resolve) => {
-    if (holds()) return resolve(true);
-    const finish = (value: boolean) => {
-      observer.disconnect();
-      clearInterval(poll);
-      clearTimeout(timer);
-      resolve(value);
-    };
-    const observer = new MutationObserver(() => holds() && finish(true));
-    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    const poll = setInterval(() => holds() && finish(true), 100); // style-only changes fire no mutation
-    const timer = setTimeout(() => finish(false), timeoutMs);
-  });
-}
 
 /** The page function threw (an invalid selector): the caller's params are at fault. */
 class PageThrew extends Error {}
 
-async function evaluateIn<T>(
+/** A check in the frame's document, in our world. Throws PageThrew when the function threw. */
+async function evaluateIn<K extends 'expectText' | 'waitInPage'>(
   frame: FrameRecord,
   worlds: IsolatedWorlds,
-  fn: (...args: never[]) => unknown,
-  args: unknown[],
+  name: K,
+  args: PageArgs<K>,
   timeoutMs?: number,
-): Promise<T> {
+): Promise<PageResult<K>> {
   const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
-  const { result, exceptionDetails } = await callInWorld(
-    frame.session,
-    contextId,
-    pageFunction(fn),
-    { arguments: args.map((value) => ({ value })), returnByValue: true, awaitPromise: true },
+  const { result, exceptionDetails } = await callPageRaw(
+    { session: frame.session, executionContextId: contextId } as PageTarget<K>,
+    name,
+    args,
+    { returnByValue: true, awaitPromise: true },
     timeoutMs === undefined ? {} : { timeoutMs: timeoutMs + 1_000 },
   );
   if (exceptionDetails) throw new PageThrew(exceptionDetails.exception?.description ?? exceptionDetails.text);
-  return result.value as T;
+  return result.value as PageResult<K>;
 }
 
 /**
@@ -79,7 +42,7 @@ async function evaluateIn<T>(
 export async function checkExpectation(frame: FrameRecord, worlds: IsolatedWorlds, expectation: Expectation): Promise<'met' | 'unmet'> {
   let verdict: string;
   try {
-    verdict = await evaluateIn<string>(frame, worlds, expectText, [expectation.selector, expectation.text], 5_000);
+    verdict = await evaluateIn(frame, worlds, 'expectText', [expectation.selector, expectation.text], 5_000);
   } catch (error) {
     if (error instanceof PageThrew) {
       throw new ActionError('invalid_params', `expect.selector is not a selector the page accepts: ${firstLine(error.message)}`);
@@ -158,10 +121,10 @@ export async function waitForCondition(
         const held = await untilLost(
           deadline.race(
             // The page gives up a little before the budget does, so an unmet condition reads as unmet.
-            evaluateIn<boolean>(
+            evaluateIn(
               frame,
               worlds,
-              waitInPage,
+              'waitInPage',
               [kind, argument, state, Math.max(1, Math.floor(deadline.remaining() - 100))],
               deadline.remaining(),
             ),

@@ -4,51 +4,10 @@
 // our isolated world it is a CSSPseudoElement, whose `element` is the element it belongs to.
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
-import { callInWorld, pageFunction } from '../browser/page-function.ts';
+import { callPageRaw } from '../browser/page-module.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import { type NodeHandle, release, resolveNode } from './node-handle.ts';
 import type { HitDescription } from './outcome.ts';
-
-/**
- * Where a click on a hit node goes: to the target (`target`), forwarded to it by its label
- * (`label`), or elsewhere: to an element, or to an element whose pseudo-element was hit.
- */
-export type Reach = 'target' | 'label' | 'covered' | 'covered_by_pseudo';
-
-/**
- * In page, `this` = the target. A pseudo-element is never an event target: its originating
- * element is. The target or a node inside it (up the flat tree: slots, parents, shadow hosts) is
- * the target. Otherwise the nearest <label> above the hit decides, unless interactive content of
- * its own (a link, a button…) comes first: a label forwards a click to its labelled control, but
- * not a click on such content, and an outer label forwards nothing from an inner one.
- */
-export function clickReaches(this: Element, hit: object): Reach {
-  const up = (node: Node): Node | null => (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
-  // The HTML spec's interactive content, as Chromium's label activation tests it.
-  const interactive = (element: Element): boolean => {
-    if (element instanceof HTMLAnchorElement) return element.hasAttribute('href');
-    if (element instanceof HTMLInputElement) return element.type !== 'hidden';
-    if (element instanceof HTMLImageElement || element instanceof HTMLObjectElement) return element.hasAttribute('usemap');
-    if (element instanceof HTMLMediaElement) return element.controls;
-    return [HTMLButtonElement, HTMLDetailsElement, HTMLEmbedElement, HTMLIFrameElement, HTMLSelectElement, HTMLTextAreaElement].some((
-      type,
-    ) => element instanceof type);
-  };
-  const pseudo = !(hit instanceof Node);
-  // A CSSPseudoElement (resolved from a pseudo-element's backendNodeId) names its element.
-  const start: Node | null = pseudo ? ((hit as { element?: Element }).element ?? null) : hit;
-  for (let node = start; node; node = up(node)) if (node === this) return 'target';
-  for (let node = start; node; node = up(node)) {
-    if (node instanceof HTMLLabelElement) return node.control === this ? 'label' : 'covered';
-    if (node instanceof Element && interactive(node)) break;
-  }
-  return pseudo ? 'covered_by_pseudo' : 'covered';
-}
-
-/** In page: the element a CSSPseudoElement belongs to. */
-function originatingElement(this: { element?: Element }): Element | null {
-  return this.element ?? null;
-}
 
 /**
  * Role, name and tag of a node, given by backendNodeId or as an object of a context, and whether
@@ -89,9 +48,7 @@ export async function describeHit(
 
 /** A hit pseudo-element (a handle in our world) described as the element it belongs to. */
 export async function describeOriginating(pseudo: NodeHandle): Promise<HitDescription | undefined> {
-  const { result } = await callInWorld(pseudo.session, pseudo.executionContextId, pageFunction(originatingElement), {
-    objectId: pseudo.objectId,
-  });
+  const { result } = await callPageRaw(pseudo, 'originatingElement', [], {});
   if (!result.objectId) return undefined;
   try {
     return (await describeHit(pseudo.session, { objectId: result.objectId })).hit;

@@ -7,14 +7,10 @@ import type { Tab } from '../browser/tab.ts';
 import type { StateRecord } from '../observe/state-store.ts';
 import type { RefTarget } from '../observe/render.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
-import { callOn, type NodeHandle, resolveKept } from './node-handle.ts';
+import { callPage, PageObject } from '../browser/page-module.ts';
+import { type NodeHandle, resolveKept } from './node-handle.ts';
 import { ActionError } from './outcome.ts';
 import type { PointTarget } from './pointer.ts';
-
-/** In page: the node is still connected to the observed document (also run by the focusing call). */
-export function isSameConnectedNode(this: Node, document: Document): boolean {
-  return this.isConnected && this.ownerDocument === document;
-}
 
 /**
  * The frame a state observed, still attached and still showing the observed document. Acting on
@@ -111,7 +107,7 @@ export class NodeResolver {
 
   async #resolve(ref: string): Promise<PointTarget> {
     const { target, document } = await this.#lookUp(ref);
-    const same = await callOn<boolean>(target.handle, isSameConnectedNode, [{ objectId: document.objectId }]);
+    const same = await callPage(target.handle, 'isSameConnectedNode', [new PageObject(document.objectId)]);
     if (!same) throw new ActionError('node_detached', `the node of ${ref} was removed from the document`);
     return target;
   }

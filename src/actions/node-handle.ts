@@ -1,7 +1,6 @@
 // Reaching a DOM node by backendNodeId in an isolated world of its frame, so that page scripts
 // that patch prototypes (Node.prototype.contains, focus…) cannot fake our checks.
 import { type CdpSession, SessionSlot } from '../cdp/session.ts';
-import { callInWorld, pageFunction } from '../browser/page-function.ts';
 import { PerContext } from '../browser/per-context.ts';
 
 export interface NodeHandle {
@@ -70,32 +69,6 @@ export function resolveKept(
     evicted.then(release, () => {});
   }
   return handle;
-}
-
-/**
- * Calls `fn` with `this` = the node and returns its JSON result. `fn` is serialised with
- * toString(), so it must not close over anything; a string is an already serialised function.
- */
-export async function callOn<T>(
-  handle: NodeHandle,
-  fn: ((this: never, ...args: never[]) => unknown) | string,
-  args: Array<{ value?: unknown; objectId?: string }> = [],
-): Promise<T> {
-  const { result, exceptionDetails } = await callInWorld(
-    handle.session,
-    handle.executionContextId,
-    typeof fn === 'string' ? fn : pageFunction(fn),
-    {
-      objectId: handle.objectId,
-      arguments: args,
-      returnByValue: true,
-      awaitPromise: true,
-    },
-  );
-  if (exceptionDetails) {
-    throw new Error(`in-page check failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
-  }
-  return result.value as T;
 }
 
 export function release(handle: NodeHandle): void {

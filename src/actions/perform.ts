@@ -4,17 +4,15 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import { navigateFrame } from '../browser/navigation.ts';
 import type { Tab } from '../browser/tab.ts';
-import { armInputWait } from '../browser/page-settle.ts';
-import { pageFunction } from '../browser/page-function.ts';
+import { callPage, type Focused, PageObject, type Preparation } from '../browser/page-module.ts';
 import { redactUrl } from '../util/redact.ts';
 import { isServerError } from '../errors.ts';
 import type { Deadline } from '../util/deadline.ts';
 import type { Verdict } from '../util/domain-policy.ts';
 import type { SecretCheck } from '../util/secrets.ts';
 import { clickSteps, type InputOutcome, type KeyEventParams, keySteps, modifierMask, mouseMove, sendInput } from './input.ts';
-import { type FocusTarget, isSameConnectedNode } from './identity.ts';
+import type { FocusTarget } from './identity.ts';
 import { charKeyEvents, keyEventsFor } from './keys.ts';
-import { callOn } from './node-handle.ts';
 import { ActionError } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
 import { clickablePoint, type Point, pointAfterMove, type PointTarget } from './pointer.ts';
@@ -59,128 +57,6 @@ export type PerformOutcome =
 /** What Chromium says of a request the domain policy failed (Fetch.failRequest BlockedByClient). */
 export const BLOCKED_BY_POLICY = /net::ERR_BLOCKED_BY_CLIENT/;
 
-// ---- in-page functions (serialised; no closures) ----
-
-/** What to do to a field once focus is confirmed on it, before typing. */
-type Preparation = 'none' | 'select' | 'caret_end';
-
-interface Focused {
-  /** Focus is on the node, through any shadow roots, in a document that has focus. */
-  focused: boolean;
-  password: boolean;
-  /** The origin of the node's document, as the page's own `origin` says it. */
-  origin: string;
-  /** With 'select': what was selected ('empty', 'selected', 'readonly', 'other' or `input:<type>`). */
-  contents?: string;
-}
-
-/**
- * Focuses the node, confirms focus is on it and only then prepares it, so nothing is selected in
- * a field that did not keep the focus.
- */
-function focusAndPrepare(this: Element, preparation: Preparation): Focused {
-  // In the isolated world: the page cannot have patched focus(). Same as DOM.focus (both run
-  // Element::focus), one message less.
-  (this as HTMLElement).focus();
-  // deno-lint-ignore no-this-alias -- in-page code walks up from `this`
-  let node: Element = this;
-  let root = node.getRootNode() as Document | ShadowRoot;
-  let focused = true;
-  while (root instanceof ShadowRoot) {
-    if (root.activeElement !== node) {
-      focused = false;
-      break;
-    }
-    node = root.host;
-    root = node.getRootNode() as Document | ShadowRoot;
-  }
-  focused = focused && (root as Document).activeElement === node && (root as Document).hasFocus();
-  const password = this instanceof HTMLInputElement && this.type === 'password';
-  const origin = this.ownerDocument.defaultView?.origin ?? 'null';
-  if (!focused) return { focused, password, origin };
-  if (preparation === 'caret_end') {
-    // Append: put the caret at the end rather than wherever a previous selection left it.
-    const field = this as HTMLInputElement;
-    if (typeof field.setSelectionRange === 'function' && typeof field.value === 'string') {
-      try {
-        field.setSelectionRange(field.value.length, field.value.length);
-      } catch {
-        // types without a selection API (email, number) keep their caret
-      }
-    }
-    return { focused, password, origin };
-  }
-  if (preparation !== 'select') return { focused, password, origin };
-  if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement) {
-    const textual = this instanceof HTMLTextAreaElement ||
-      ['', 'text', 'search', 'url', 'tel', 'email', 'password', 'number'].includes(this.type);
-    if (!textual) return { focused, password, origin, contents: `input:${this.type}` };
-    if (this.readOnly || this.disabled) return { focused, password, origin, contents: 'readonly' };
-    this.select();
-    return { focused, password, origin, contents: this.value === '' ? 'empty' : 'selected' };
-  }
-  if ((this as HTMLElement).isContentEditable) {
-    const range = document.createRange();
-    range.selectNodeContents(this);
-    const selection = getSelection();
-    selection?.removeAllRanges();
-    selection?.addRange(range);
-    return { focused, password, origin, contents: this.textContent === '' ? 'empty' : 'selected' };
-  }
-  return { focused, password, origin, contents: 'other' };
-}
-
-/**
- * With `sameDocument`, first the node check of identity.ts, touching nothing when it fails
- * ('detached'); then focusAndPrepare; then, when `armInput` and focus took, armInputWait.
- */
-const FOCUS_AND_PREPARE = `function (preparation, sameDocument, armInput) {
-  if (sameDocument && !(${pageFunction(isSameConnectedNode)}).call(this, sameDocument)) return 'detached';
-  const focused = (${pageFunction(focusAndPrepare)}).call(this, preparation);
-  if (armInput && focused.focused) (${pageFunction(armInputWait)}).call(this);
-  return focused;
-}`;
-
-function setValueAndNotify(this: HTMLInputElement, value: string): boolean {
-  // The native setter, so frameworks that track value changes (React) see the change.
-  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(this, value);
-  this.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-  this.dispatchEvent(new Event('change', { bubbles: true }));
-  return this.value === value;
-}
-
-function checkedState(this: Element): boolean | 'mixed' | 'unsupported' {
-  if (this instanceof HTMLInputElement && (this.type === 'checkbox' || this.type === 'radio')) {
-    return this.indeterminate ? 'mixed' : this.checked;
-  }
-  const aria = this.getAttribute('aria-checked');
-  if (aria === 'true') return true;
-  if (aria === 'mixed') return 'mixed';
-  if (aria === 'false') return false;
-  return 'unsupported';
-}
-
-function chooseOptions(this: Element, mode: string, wanted: string[]): { error?: string; selected?: string[] } {
-  if (!(this instanceof HTMLSelectElement)) return { error: 'select needs a <select> element' };
-  if (this.disabled) return { error: 'the <select> is disabled' };
-  const options = [...this.options];
-  const picked = wanted.map((w) =>
-    options.find((o) => (mode === 'label' ? o.label === w || (o.textContent ?? '').trim() === w : o.value === w))
-  );
-  const missing = wanted.find((_, i) => !picked[i]);
-  if (missing !== undefined) return { error: `no option with ${mode} ${JSON.stringify(missing)}` };
-  if (picked.length > 1 && !this.multiple) return { error: 'this <select> takes a single value' };
-  if (picked.some((o) => o!.disabled)) return { error: 'that option is disabled' };
-  for (const option of options) option.selected = picked.includes(option);
-  this.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-  this.dispatchEvent(new Event('change', { bubbles: true }));
-  return { selected: picked.map((o) => o!.value) };
-}
-
-function fileInputInfo(this: Element): { isFileInput: boolean; multiple: boolean } {
-  return { isFileInput: this instanceof HTMLInputElement && this.type === 'file', multiple: (this as HTMLInputElement).multiple === true };
-}
-
 // ---- helpers ----
 
 /** `work`, or 'dialog' as soon as a held dialog opens (navigation commands wait on beforeunload). */
@@ -209,11 +85,7 @@ async function focusChecked(
   const retract = await env.beginSideEffect();
   let result: Focused | 'detached';
   try {
-    result = await callOn<Focused | 'detached'>(target.handle, FOCUS_AND_PREPARE, [
-      { value: preparation },
-      sameDocument ? { objectId: sameDocument } : { value: null },
-      { value: armInput },
-    ]);
+    result = await callPage(target.handle, 'focusPrepared', [preparation, sameDocument ? new PageObject(sameDocument) : null, armInput]);
   } catch (error) {
     throw new ActionError('focus_mismatch', `the element cannot take focus: ${(error as Error).message}`, {
       sideEffect: true,
@@ -343,7 +215,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       const state = focused.contents ?? 'other';
       if (state.startsWith('input:')) {
         // date, time, color, range…: no text insertion; set the value the way a picker would.
-        const ok = await callOn<boolean>(target.handle, setValueAndNotify, [{ value: text }]);
+        const ok = await callPage(target.handle, 'setValueAndNotify', [text]);
         const shown = action.secret !== undefined ? `secret ${action.secret}` : JSON.stringify(text);
         if (!ok) throw new ActionError('action_failed', `the ${state.slice(6)} input did not accept ${shown}`, { sideEffect: true });
         return { kind: 'input', input: 'acknowledged' };
@@ -367,14 +239,14 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
     }
     case 'check': {
       const target = await env.target(action.ref);
-      const current = await callOn<boolean | 'mixed' | 'unsupported'>(target.handle, checkedState);
+      const current = await callPage(target.handle, 'checkedState', []);
       if (current === 'unsupported') throw new ActionError('action_failed', 'check needs a checkbox, radio or switch');
       if (current === action.checked) return { kind: 'input', input: 'acknowledged' };
       const point = await hoveredPoint(env, target);
       if (point === 'dialog') return { kind: 'input', input: 'dialog' };
       const outcome = await input(env, clickSteps(point).slice(1));
       if (outcome.kind === 'input' && outcome.input === 'dialog') return outcome;
-      const after = await callOn<boolean | 'mixed' | 'unsupported'>(target.handle, checkedState);
+      const after = await callPage(target.handle, 'checkedState', []);
       if (after !== action.checked) {
         throw new ActionError(
           'action_failed',
@@ -389,7 +261,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
     case 'select': {
       const { target } = await focusChecked(env, action.ref);
       const [mode, wanted] = action.label !== undefined ? ['label', [action.label]] : ['value', action.values ?? [action.value!]];
-      const result = await callOn<{ error?: string }>(target.handle, chooseOptions, [{ value: mode }, { value: wanted }]);
+      const result = await callPage(target.handle, 'chooseOptions', [mode, wanted]);
       if (result.error) throw new ActionError('action_failed', result.error, { sideEffect: true });
       return { kind: 'input', input: 'acknowledged' };
     }
@@ -435,7 +307,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       return drag(env, action.ref, action.to_ref);
     case 'upload': {
       const target = await env.target(action.ref);
-      const info = await callOn<{ isFileInput: boolean; multiple: boolean }>(target.handle, fileInputInfo);
+      const info = await callPage(target.handle, 'fileInputInfo', []);
       if (!info.isFileInput) throw new ActionError('action_failed', 'upload needs an <input type=file>');
       if (action.paths.length > 1 && !info.multiple) throw new ActionError('action_failed', 'this file input takes a single file');
       let files: string[];

@@ -9,10 +9,10 @@ import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
-import { clickReaches, describeHit, describeInFrame, describeOriginating, type Reach } from './hit.ts';
+import { describeHit, describeInFrame, describeOriginating } from './hit.ts';
 import { unbufferedInput } from './input.ts';
-import { callInWorld, pageFunction } from '../browser/page-function.ts';
-import { callOn, type NodeHandle, release, resolveNode } from './node-handle.ts';
+import { callPage, callPageRaw, PageObject } from '../browser/page-module.ts';
+import { type NodeHandle, release, resolveNode } from './node-handle.ts';
 import { ActionError, type HitDescription } from './outcome.ts';
 import { quadBox, type Rect } from '../browser/geometry.ts';
 
@@ -35,10 +35,6 @@ export interface PointTarget {
   executionContextId: number;
   /** Our world's contexts, for naming what covers an out-of-process frame in its parent. */
   worlds: IsolatedWorlds;
-}
-
-function scrollIntoCenter(this: Element): void {
-  this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
 }
 
 function intersect(a: Rect, b: Rect): Rect | undefined {
@@ -107,17 +103,9 @@ async function hitAt(session: CdpSession, x: number, y: number, scroll?: Scroll)
   }
 }
 
-/** In page: a labelable control's labels in tree order (its own tree), or null when it has none. */
-function labelsOf(this: Element): HTMLLabelElement[] | null {
-  const labels = (this as Partial<HTMLInputElement>).labels;
-  return labels && labels.length > 0 ? [...labels] : null;
-}
-
 /** The node's labels as objects of its world (`label.control` is the node), in tree order. */
 async function labelObjects(handle: NodeHandle): Promise<string[]> {
-  const { result, exceptionDetails } = await callInWorld(handle.session, handle.executionContextId, pageFunction(labelsOf), {
-    objectId: handle.objectId,
-  });
+  const { result, exceptionDetails } = await callPageRaw(handle, 'labelsOf', [], {});
   if (exceptionDetails) throw new Error(`in-page check failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
   if (!result.objectId) return [];
   try {
@@ -169,7 +157,7 @@ async function visibleCentre(target: PointTarget, node: { objectId: string; labe
   let visible = visibleOf(await geometry);
   if (!visible.part) {
     // scrollIntoViewIfNeeded leaves some nodes (nested scrollers, under fixed bars) out of view.
-    await callInWorld(session, target.executionContextId, pageFunction(scrollIntoCenter), { objectId: node.objectId });
+    await callPage({ session, executionContextId: target.executionContextId, objectId: node.objectId }, 'scrollIntoCenter', []);
     visible = visibleOf(await Promise.all([session.send('DOM.getContentQuads', selector), viewportOf(target.tab, target.frame)]));
   }
   const part = visible.part;
@@ -243,7 +231,7 @@ async function assertHits(target: PointTarget, point: Point): Promise<void> {
   const hitHandle = await resolveNode(point.session, hit, target.executionContextId).catch(() => undefined);
   let description: HitDescription | undefined;
   try {
-    const reach = hitHandle ? await callOn<Reach>(target.handle, clickReaches, [{ objectId: hitHandle.objectId }]) : 'covered';
+    const reach = hitHandle ? await callPage(target.handle, 'clickReaches', [new PageObject(hitHandle.objectId)]) : 'covered';
     if (reach === 'target' || reach === 'label') return;
     if (reach === 'covered_by_pseudo') description = await describeOriginating(hitHandle!).catch(() => undefined);
   } finally {

@@ -38,10 +38,15 @@ const INSTRUCTIONS =
   'pagewire drives a real Chromium. Observe a tab (browser_observe), then act on its refs (browser_act); every act answers ' +
   'with a fresh observation. A refused act changed nothing: read its error_type and observe again.';
 
+/** A tool as the SDK registers it: built once per host, handed to every instance. */
 interface Registered {
   readonly spec: ToolSpec;
-  readonly input: JsonSchema;
-  readonly output: JsonSchema;
+  readonly config: {
+    description: string;
+    inputSchema: ReturnType<typeof passThrough>;
+    outputSchema: ReturnType<typeof passThrough>;
+    annotations: ToolSpec['annotations'];
+  };
 }
 
 /** Lets the SDK list a JSON Schema and hand arguments through untouched: the wire validates them. */
@@ -56,6 +61,16 @@ function passThrough(json: JsonSchema) {
   };
 }
 
+/**
+ * The one tool a 2026-07-28 HTTP request calls, from its Mcp-Method and Mcp-Name headers (the SDK
+ * refuses a request whose headers and body disagree before it asks for an instance); undefined
+ * for anything else (a listing, a discover probe, a stdio connection, a 2025-era session).
+ */
+function calledTool(context: McpRequestContext): string | undefined {
+  const headers = context.era === 'modern' ? context.requestInfo?.headers : undefined;
+  return headers?.get('mcp-method') === 'tools/call' ? headers.get('mcp-name') ?? undefined : undefined;
+}
+
 export class McpHost {
   readonly #options: McpHostOptions;
   readonly #log: Logger;
@@ -67,10 +82,22 @@ export class McpHost {
     this.#options = options;
     this.#log = options.log ?? silentLogger;
     const schemas = wireSchemas(options.methods);
-    this.#tools = TOOLS.map((spec) => ({ spec, input: toolInputSchema(spec, schemas), output: toolOutputSchema(spec, schemas) }));
+    this.#tools = TOOLS.map((spec) => ({
+      spec,
+      config: {
+        description: spec.description,
+        inputSchema: passThrough(toolInputSchema(spec, schemas)),
+        outputSchema: passThrough(toolOutputSchema(spec, schemas)),
+        annotations: spec.annotations,
+      },
+    }));
   }
 
-  /** The SDK's McpServerFactory: a fresh instance with every tool, bound to the caller's principal. */
+  /**
+   * The SDK's McpServerFactory: a fresh instance bound to the caller's principal, with every tool,
+   * or with only the one a tools/call request names (an instance serves that one request, and
+   * registering the others is most of what making it costs).
+   */
   readonly factory = (context: McpRequestContext): McpServer => {
     const id = context.authInfo?.clientId;
     const principal = id !== undefined ? { id } : this.#options.stdioPrincipal;
@@ -80,15 +107,12 @@ export class McpHost {
       capabilities: { tools: {} },
       instructions: INSTRUCTIONS,
     });
-    for (const tool of this.#tools) {
+    const called = calledTool(context);
+    const only = this.#tools.filter((tool) => tool.spec.name === called);
+    for (const tool of only.length === 1 ? only : this.#tools) {
       server.registerTool(
         tool.spec.name,
-        {
-          description: tool.spec.description,
-          inputSchema: passThrough(tool.input),
-          outputSchema: passThrough(tool.output),
-          annotations: tool.spec.annotations,
-        },
+        tool.config,
         (args: unknown, ctx: ServerContext) => this.#run(tool.spec, (args ?? {}) as Record<string, unknown>, ctx, state),
       );
     }

@@ -50,6 +50,26 @@ export function slim(node: AXNode): AXNode {
   return out;
 }
 
+/** A flat map of a document's nodes, with the nodeIds of each element built when first asked. */
+class FlatNodes extends Map<string, AXNode> {
+  #byBackend: Map<number, string[]> | undefined;
+
+  /** The nodeIds of the element's accessibility nodes in this map (usually one). */
+  nodesOf(backendNodeId: number): readonly string[] {
+    if (!this.#byBackend) {
+      const index = new Map<number, string[]>();
+      for (const node of this.values()) {
+        if (node.backendDOMNodeId === undefined) continue;
+        const list = index.get(node.backendDOMNodeId);
+        if (list) list.push(node.nodeId);
+        else index.set(node.backendDOMNodeId, [node.nodeId]);
+      }
+      this.#byBackend = index;
+    }
+    return this.#byBackend.get(backendNodeId) ?? [];
+  }
+}
+
 /**
  * A read-only map made of a shared base and a small layer of changes over it (undefined: deleted),
  * so that patching a 7,500-node document costs what the patch touches, while the patched-from
@@ -57,11 +77,11 @@ export function slim(node: AXNode): AXNode {
  * grows past a share of the base, the next patch starts from one flat map again.
  */
 class LayeredMap implements ReadonlyMap<string, AXNode> {
-  readonly base: ReadonlyMap<string, AXNode>;
+  readonly base: FlatNodes;
   readonly layer: ReadonlyMap<string, AXNode | undefined>;
   readonly size: number;
 
-  constructor(base: ReadonlyMap<string, AXNode>, layer: ReadonlyMap<string, AXNode | undefined>, size: number) {
+  constructor(base: FlatNodes, layer: ReadonlyMap<string, AXNode | undefined>, size: number) {
     this.base = base;
     this.layer = layer;
     this.size = size;
@@ -100,27 +120,9 @@ class LayeredMap implements ReadonlyMap<string, AXNode> {
 /** Past this share of the base in changes, a patch flattens the layers into one map. */
 const MAX_LAYER_SHARE = 1 / 8;
 
-/** nodeIds by backendDOMNodeId, built once per flat base map. */
-const backendIndexes = new WeakMap<ReadonlyMap<string, AXNode>, Map<number, string[]>>();
-
-function backendIndex(base: ReadonlyMap<string, AXNode>): Map<number, string[]> {
-  let index = backendIndexes.get(base);
-  if (!index) {
-    index = new Map();
-    for (const node of base.values()) {
-      if (node.backendDOMNodeId === undefined) continue;
-      const list = index.get(node.backendDOMNodeId);
-      if (list) list.push(node.nodeId);
-      else index.set(node.backendDOMNodeId, [node.nodeId]);
-    }
-    backendIndexes.set(base, index);
-  }
-  return index;
-}
-
 /** The changes one patch makes, over the document it patches. */
 class Draft {
-  readonly #base: ReadonlyMap<string, AXNode>;
+  readonly #base: FlatNodes;
   readonly #layer: Map<string, AXNode | undefined>;
   #size: number;
 
@@ -129,7 +131,7 @@ class Draft {
       this.#base = nodes.base;
       this.#layer = new Map(nodes.layer);
     } else {
-      this.#base = nodes instanceof LayeredMap ? new Map(nodes.entries()) : nodes;
+      this.#base = nodes instanceof FlatNodes ? nodes : new FlatNodes(nodes.entries());
       this.#layer = new Map();
     }
     this.#size = nodes.size;
@@ -152,7 +154,7 @@ class Draft {
 
   /** The nodeIds of the element's accessibility nodes (usually one). */
   nodesOf(backendNodeId: number): string[] {
-    const ids = (backendIndex(this.#base).get(backendNodeId) ?? []).filter((id) => this.get(id)?.backendDOMNodeId === backendNodeId);
+    const ids = this.#base.nodesOf(backendNodeId).filter((id) => this.get(id)?.backendDOMNodeId === backendNodeId);
     for (const [id, node] of this.#layer) if (node?.backendDOMNodeId === backendNodeId && !ids.includes(id)) ids.push(id);
     return ids;
   }
@@ -166,8 +168,8 @@ class Draft {
  * Keeps only what hangs off the root (nodes of the payload outside the tree are dropped);
  * undefined when a child is missing, since a tree with holes would silently hide part of the page.
  */
-function reachable(rootId: string, nodes: Map<string, AXNode>): Map<string, AXNode> | undefined {
-  const out = new Map<string, AXNode>();
+function reachable(rootId: string, nodes: Map<string, AXNode>): FlatNodes | undefined {
+  const out = new FlatNodes();
   const stack = [rootId];
   while (stack.length > 0) {
     const id = stack.pop()!;

@@ -12,7 +12,7 @@ import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { Tab } from '../browser/tab.ts';
 import type { KnownSecret } from '../util/redact.ts';
 import { readAxPart } from './ax-part.ts';
-import { readChanges, watchClosedRoots } from './change-monitor.ts';
+import { type FrameChanges, readChanges, watchClosedRoots } from './change-monitor.ts';
 import { DEFAULT_BUDGET, framesUnder, type ObserveBudget, type PageRead, readFurther, readPage } from './frame-reads.ts';
 import { IncompleteRead } from './render.ts';
 import { cachedFrameOf, type EarlyReads, planReads, readToKeep } from './read-plan.ts';
@@ -138,19 +138,27 @@ async function readPageCached(
   // (a status line, a counter, a live region changes again and again): when it did change, its
   // read is there with the answer, a round trip sooner. It reaches the page after the question,
   // so it sees the page as the answer does, or later, as any read after the answer would.
-  const early: Array<EarlyReads | undefined> = frames.map((_frame, i) => prefetched[i]?.preread);
-  const changes = await Promise.all(
-    frames.map(
-      (frame, i) =>
-        prefetched[i]?.changes ??
-          readChanges(worlds, frame, cachedFrame(frame)?.mark, budget.perFrameMs, undefined, () => {
-            const likely = cachedFrame(frame)?.lastChanged ?? [];
-            if (likely.length === 0) return;
-            const options = { timeoutMs: budget.perFrameMs, ...(input.signal ? { signal: input.signal } : {}) };
-            early[i] = new Map(likely.map((id) => [id, readAxPart(frame, id, options).catch(() => undefined)]));
-          }),
-    ),
+  const asked = await Promise.all(
+    frames.map(async (frame, i): Promise<{ changes?: FrameChanges; early?: EarlyReads }> => {
+      const taken = prefetched[i];
+      if (taken) return { changes: taken.changes, ...(taken.preread ? { early: taken.preread } : {}) };
+      const likely = cachedFrame(frame)?.lastChanged ?? [];
+      const options = { timeoutMs: budget.perFrameMs, ...(input.signal ? { signal: input.signal } : {}) };
+      const readEarly = likely.length === 0
+        ? undefined
+        : () => new Map(likely.map((id) => [id, readAxPart(frame, id, options).catch(() => undefined)]));
+      const { changes, behind } = await readChanges({
+        worlds,
+        frame,
+        since: cachedFrame(frame)?.mark,
+        timeoutMs: budget.perFrameMs,
+        ...(readEarly ? { behind: readEarly } : {}),
+      });
+      return { ...(changes ? { changes } : {}), ...(behind ? { early: behind } : {}) };
+    }),
   );
+  const changes = asked.map((answer) => answer.changes);
+  const early = asked.map((answer) => answer.early);
   const planned = planReads({ cached, frames, changes, early });
   if (planned.kind === 'cached') {
     reader.count('frameReadsReused', frames.length);

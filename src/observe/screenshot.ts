@@ -14,7 +14,7 @@
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { PendingDialog } from '../browser/dialogs.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
-import { pageFunction } from '../browser/page-function.ts';
+import { callPage, callPageRaw } from '../browser/page-module.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import { type CdpSession, type SendOptions, SessionSlot } from '../cdp/session.ts';
@@ -644,11 +644,7 @@ async function maskInline(
       const restoreOptions = { timeoutMs: RESTORE_TIMEOUT_MS };
       await Promise.allSettled(
         objects.map((objectId) =>
-          session.sendWith(restoreOptions, 'Runtime.callFunctionOn', {
-            objectId,
-            functionDeclaration: pageFunction(restoreInPage),
-            arguments: [{ value: SAVED_STYLE_KEY }],
-          })
+          callPage({ session, executionContextId: contextId, objectId }, 'restoreInPage', [SAVED_STYLE_KEY], restoreOptions)
         ),
       );
       await session.sendWith(restoreOptions, 'Runtime.releaseObjectGroup', { objectGroup });
@@ -656,37 +652,15 @@ async function maskInline(
     await Promise.all(
       objects.map(async (objectId) => {
         const { exceptionDetails } = await guard.run(
-          session.sendWith(step, 'Runtime.callFunctionOn', {
-            objectId,
-            functionDeclaration: pageFunction(maskInPage),
-            arguments: [{ value: MASK_DECLARATIONS }, { value: SAVED_STYLE_KEY }],
+          callPageRaw({ session, executionContextId: contextId, objectId }, 'maskInPage', [MASK_DECLARATIONS, SAVED_STYLE_KEY], {
             returnByValue: true,
-          }),
+          }, step),
         );
         if (exceptionDetails) throw new Error(`masking a password input failed: ${exceptionDetails.text}`);
       }),
     );
     return;
   }
-}
-
-/** In page (isolated world): keeps the style attribute on the wrapper, then masks inline. */
-function maskInPage(this: HTMLElement & Record<string, unknown>, declarations: Array<[string, string]>, key: string): void {
-  // A mask left by an earlier, interrupted screenshot keeps the original saved, not its own.
-  if (!Object.prototype.hasOwnProperty.call(this, key)) this[key] = this.getAttribute('style');
-  for (const [property, value] of declarations) this.style.setProperty(property, value, 'important');
-}
-
-/** In page (isolated world): puts the saved style attribute back exactly; nothing if never masked. */
-function restoreInPage(this: HTMLElement & Record<string, unknown>, key: string): void {
-  if (!Object.prototype.hasOwnProperty.call(this, key)) return;
-  const saved = this[key] as string | null;
-  delete this[key];
-  // Blink writes CSSOM changes back to the attribute lazily: without this read, a removed
-  // attribute came back as style="" the next time the page read it.
-  this.getAttribute('style');
-  if (saved === null) this.removeAttribute('style');
-  else this.setAttribute('style', saved);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -85,7 +85,7 @@ export async function settleAndTakeChanges(options: SettleOptions): Promise<Pref
   const take = async (target: FrameRecord, settleFirst?: SettleFirst): Promise<[string, PrefetchedFrame] | undefined> => {
     const loaderId = target.loaderId;
     const since = cachedFrameOf(cached, target)?.mark;
-    const changes = await readChanges(worlds, target, since, timeoutMs, settleFirst);
+    const { changes } = await readChanges({ worlds, frame: target, since, timeoutMs, ...(settleFirst ? { settle: settleFirst } : {}) });
     return changes ? [target.id, { loaderId, since, changes }] : undefined;
   };
   const others = framesUnder(tab, root).filter((other) => other !== frame && cachedFrameOf(cached, other) !== undefined);

@@ -1,9 +1,8 @@
 // A SOCKS5 proxy on loopback for one browser context (docs/safety.md). Chromium's request
 // interception never sees WebSockets (measured: Fetch does not pause their handshakes, and
 // Network.setBlockedURLs does not block them), but a context's proxy does: with the bypass list
-// `<-loopback>;http://*;https://*` only WebSockets (ws: and wss:) come here; with the bypass list
-// `<-loopback>` everything does, which is how --block-private-network sees the addresses a name
-// resolves to. Each CONNECT is checked before anything is resolved or connected, the name is
+// `<-loopback>` every connection of the context comes here, so WebSockets, what a name resolves
+// to (--block-private-network) and any request that escaped the interception meet the policy. Each CONNECT is checked before anything is resolved or connected, the name is
 // resolved here (socks5: Chromium sends names, not addresses), the addresses are checked too, and
 // the connection goes to an address that was checked: a name that resolves differently a moment
 // later (DNS rebinding) gains nothing.

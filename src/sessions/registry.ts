@@ -41,17 +41,17 @@ export interface RegistryOptions {
   secrets?: SecretStore;
   /** The server's domain policy (--allow-domain, --block-domain, --block-private-network). */
   policy?: DomainPolicy;
-  /** Starts the proxy of a context with a domain policy (its WebSockets, or all of it under --block-private-network). */
+  /** Starts the proxy of a context with a domain policy (all of its traffic goes through it). */
   proxies?: ProxyFactory;
 }
 
 /**
- * What the proxy carries: WebSockets only (HTTP(S) is intercepted in the browser), or everything
- * when private addresses are refused (only the proxy sees what a name resolves to). `<-loopback>`
- * undoes Chromium's implicit bypass of loopback hosts.
+ * The proxy carries everything of a policed context: WebSockets, which the interception never
+ * sees; what a name resolves to under --block-private-network; and any request that escapes the
+ * interception (a service worker's fetch did once, under load), which still meets the policy
+ * there. `<-loopback>` undoes Chromium's implicit bypass of loopback hosts.
  */
-const WEBSOCKETS_ONLY = '<-loopback>;http://*;https://*';
-const EVERYTHING = '<-loopback>';
+const PROXY_BYPASS = '<-loopback>';
 
 export interface RegistryEvents extends Record<string, unknown> {
   closed: { session: Session; reason: string };
@@ -136,7 +136,7 @@ export class SessionRegistry {
         });
       }
       const browserContextId = await browser.createContext(
-        proxy ? { server: proxy.url, bypassList: policy.blocksPrivateNetwork ? EVERYTHING : WEBSOCKETS_ONLY } : undefined,
+        proxy ? { server: proxy.url, bypassList: PROXY_BYPASS } : undefined,
       );
       try {
         session = new Session({

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
-import { evaluate, tabOf } from '../helpers/page.ts';
+import { documentLoaded, evaluate, tabOf } from '../helpers/page.ts';
 import { sharedServer, startTestServer, type TestServer } from '../helpers/pagewire.ts';
 import { type ActResult, type Observation, ref } from '../helpers/wire.ts';
 
@@ -112,6 +112,12 @@ const refused = (status: string, error_type: string, postcondition = 'not_reques
 interface Row {
   scenario: string;
   expected: Outcome;
+  /**
+   * The other outcome Chromium's own ordering allows, where PROTOCOL.md §7 says so: a click whose
+   * handler closes the tab is acknowledged or not, as the browser answers the input before or
+   * after it closes the tab.
+   */
+  orElse?: Outcome;
   /** On the private server: the row kills, crashes or closes things behind the server's back. */
   private?: true;
   run(stage: Stage): Promise<ActResult>;
@@ -546,6 +552,13 @@ const ROWS: Row[] = [
       postcondition: 'not_requested',
       error_type: 'target_not_found',
     },
+    orElse: {
+      status: 'action_failed',
+      execution: 'dispatched_unknown',
+      observation: 'unavailable',
+      postcondition: 'not_requested',
+      error_type: 'target_not_found',
+    },
     run: async (st) => receiptClosed(st, {}),
   },
   {
@@ -553,6 +566,13 @@ const ROWS: Row[] = [
     expected: {
       status: 'action_failed',
       execution: 'completed',
+      observation: 'unavailable',
+      postcondition: 'unknown',
+      error_type: 'target_not_found',
+    },
+    orElse: {
+      status: 'action_failed',
+      execution: 'dispatched_unknown',
       observation: 'unavailable',
       postcondition: 'unknown',
       error_type: 'target_not_found',
@@ -715,11 +735,8 @@ async function receiptClosed(st: Stage, extra: Record<string, unknown>): Promise
   if (!popup) throw new Error(`no popup: ${JSON.stringify(opened.events)}`);
   const targetId = popup.data['target_id'] as string;
   // The popup is reported as it opens: observe it once its document is there.
-  let receipt: Observation | undefined;
-  for (let i = 0; i < 100 && !receipt?.elements.some((e) => e.name === 'Close receipt'); i++) {
-    receipt = await st.observe({ target_id: targetId }).catch(() => undefined);
-  }
-  if (!receipt) throw new Error('the receipt popup never became observable');
+  await documentLoaded(st.server, targetId, '/receipt.html');
+  const receipt = await st.observe({ target_id: targetId });
   return st.act({ state_id: receipt.state_id, target_id: targetId, action: 'click', ref: ref(receipt, 'Close receipt'), ...extra });
 }
 
@@ -755,7 +772,8 @@ s('every outcome act can produce, one scenario a row, against PROTOCOL.md §7', 
       } catch (error) {
         actual = `threw ${(error as Error).stack ?? String(error)}`;
       }
-      if (typeof actual === 'string' || JSON.stringify(actual) !== JSON.stringify(pinned(row.expected))) {
+      const allowed = [row.expected, ...(row.orElse ? [row.orElse] : [])].map((outcome) => JSON.stringify(pinned(outcome)));
+      if (typeof actual === 'string' || !allowed.includes(JSON.stringify(actual))) {
         wrong.push(
           `${row.scenario}\n    expected ${JSON.stringify(pinned(row.expected))}\n    actual   ${
             typeof actual === 'string' ? actual : JSON.stringify(actual)

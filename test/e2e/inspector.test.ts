@@ -72,17 +72,17 @@ s('a wrong or missing token gets no data: 401 for the page and its scripts, and 
   await viewer.call('tabs.close', { session_id: viewerSession, target_id });
 });
 
-s("the page with the token shows the agent's tab live within 2 s", async () => {
+// How soon the first picture comes is for the bench (npm run bench:screencast, "first frame"):
+// a timed assertion here would measure the machine's load.
+s("the page with the token shows the agent's tab live", async () => {
   const response = await fetch(`${server.server.inspectorUrl}?token=${server.token}`);
   assert.is(response.status, 200);
   assert.match(response.headers.get('content-security-policy') ?? '', "default-src 'none'");
-  const opened = Date.now();
   ({ target_id: inspectorTab } = await viewer.call('tabs.new', {
     session_id: viewerSession,
     url: `${server.server.inspectorUrl}?token=${server.token}&session=${agentSession}`,
   }));
-  await pageUntil(`document.getElementById('live')?.dataset.frames >= 1`, 2_000);
-  assert.ok(Date.now() - opened < 2_000, `first live frame after ${Date.now() - opened} ms`);
+  await pageUntil(`document.getElementById('live')?.dataset.frames >= 1`);
   assert.ok(await inPage<boolean>(`document.getElementById('live').naturalWidth > 100`), 'the frame is an image that decoded');
   const sessions = await inPage<string[]>(`[...document.querySelectorAll('[data-session]')].map((b) => b.textContent)`);
   assert.ok(

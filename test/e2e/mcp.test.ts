@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { fixtureServer } from '../helpers/fixture-server.ts';
 import { type McpDoor, refIn, textOf, type ToolResult, v1Http, v2Http, v2Stdio } from '../helpers/mcp.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
@@ -349,6 +351,78 @@ http(
       const invalid = await door.call('browser_events', { kinds: ['nope'] });
       assert.is(invalid.isError, true);
       assert.is((invalid.structuredContent!['data'] as Record<string, unknown>)['error_type'], 'invalid_params');
+    }),
+);
+
+/** The tools of the instance the host makes for a request with these headers (2026-07-28 era). */
+async function toolsOfInstance(server: TestServer, headers: Record<string, string>): Promise<string[]> {
+  const instance = await server.server.mcp.factory({
+    era: 'modern',
+    authInfo: { token: 'token-1', clientId: 'token-1', scopes: [] },
+    requestInfo: new Request('http://localhost/mcp', { method: 'POST', headers: { 'mcp-protocol-version': '2026-07-28', ...headers } }),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'instance-probe', version: '1.0.0' });
+  await instance.connect(serverSide);
+  await client.connect(clientSide);
+  try {
+    return (await client.listTools()).tools.map((tool) => tool.name);
+  } finally {
+    await client.close();
+    await instance.close();
+  }
+}
+
+http(
+  'a tools/call request gets an instance with only the tool it calls; a listing, or a name the host does not know, all nine',
+  async () => {
+    const server = await httpServer();
+    assert.equal(await toolsOfInstance(server, { 'mcp-method': 'tools/call', 'mcp-name': 'browser_observe' }), ['browser_observe']);
+    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/list' })).length, 9);
+    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/call', 'mcp-name': 'browser_nope' })).length, 9);
+  },
+);
+
+http(
+  'a tools/call whose Mcp-Name header names another tool than its body is refused before any tool runs',
+  () =>
+    withDoor(async (door, server) => {
+      await openApp(door);
+      const selectedUrl = async () => {
+        const listed = await door.call('browser_tabs', { action: 'list' });
+        return (listed.structuredContent!['tabs'] as Array<{ url: string; selected: boolean }>).find((tab) => tab.selected)?.url;
+      };
+      const before = await selectedUrl();
+      assert.match(String(before), '/mcp-app.html');
+      const response = await fetch(`${server.server.mcpUrl}?token=${TOKEN_V2}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'browser_observe',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: {
+            name: 'browser_act',
+            arguments: { action: 'navigate', url: 'about:blank' },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        }),
+      });
+      const answer = (await response.json()) as { error?: { message: string } };
+      assert.is(response.status, 400);
+      assert.match(String(answer.error?.message), 'Mcp-Name');
+      // Nothing ran: the tab did not navigate.
+      assert.is(await selectedUrl(), before);
     }),
 );
 

@@ -1,6 +1,7 @@
 // Direct page access for tests that must change a page behind the server's back (DOM edits,
 // timers, dialogs): through the in-process server's own CDP session of that tab.
 import type { TestServer } from './pagewire.ts';
+import type { CdpSession } from '../../src/cdp/session.ts';
 
 export function tabOf(server: TestServer, targetId: string) {
   const tab = server.server.host.current?.tab(targetId);
@@ -24,4 +25,47 @@ export function readerOf(server: TestServer, sessionId: string, targetId: string
   const session = server.server.registry.all().find((candidate) => candidate.id === sessionId);
   if (!session) throw new Error(`no session ${sessionId} in the test server`);
   return session.readerFor(tabOf(server, targetId));
+}
+
+/** The function declarations of the Runtime.callFunctionOn messages `session` sends while `work` runs. */
+export async function functionsSentDuring(session: CdpSession, work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const original = session.sendRaw;
+  session.sendRaw = function (method, params, options) {
+    if (method === 'Runtime.callFunctionOn') sent.push(String((params as { functionDeclaration: string }).functionDeclaration));
+    return original.call(this, method, params, options);
+  };
+  try {
+    await work();
+  } finally {
+    session.sendRaw = original;
+  }
+  return sent;
+}
+
+/**
+ * Resolves once the tab's main frame shows a document whose URL holds `path` and that document
+ * reached DOMContentLoaded (a popup reported as it opened, say); checked again at each
+ * Page.domContentEventFired, so nothing is polled.
+ */
+export async function documentLoaded(server: TestServer, targetId: string, path: string): Promise<void> {
+  const session = tabOf(server, targetId).session;
+  const there = async () => {
+    const reply = await session
+      .send('Runtime.evaluate', {
+        expression: `location.href.includes(${JSON.stringify(path)}) && document.readyState !== 'loading'`,
+        returnByValue: true,
+      })
+      .catch(() => undefined);
+    return reply?.result.value === true;
+  };
+  let subscription: { dispose(): void } | undefined;
+  const fired = new Promise<void>((resolve) => {
+    subscription = session.on('Page.domContentEventFired', () => void there().then((yes) => yes && resolve()));
+  });
+  try {
+    if (!(await there())) await fired;
+  } finally {
+    subscription?.dispose();
+  }
 }

@@ -1,18 +1,13 @@
 // dialog.handle and file_chooser.resolve (PROTOCOL.md §8). Both bypass the session's queue: the
 // call they release may be the one holding it.
 import type { PathPolicy } from '../../actions/paths.ts';
-import { pageFunction } from '../../browser/page-function.ts';
+import { callPage } from '../../browser/page-module.ts';
 import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { redactSecrets } from '../../util/redact.ts';
 import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { dialogHandle, fileChooserResolve } from '../wire/modal.ts';
 import { onSession } from './common.ts';
-
-function dispatchCancel(this: HTMLInputElement): void {
-  // What a person's "Cancel" in the native chooser fires.
-  this.dispatchEvent(new Event('cancel', { bubbles: true }));
-}
 
 export function modalMethods(registry: SessionRegistry, uploads: PathPolicy): AnyMethodDef[] {
   return [
@@ -70,12 +65,15 @@ export function modalMethods(registry: SessionRegistry, uploads: PathPolicy): An
             tab.fileChooser.take();
             if (chooser.backendNodeId === undefined) return { cancelled: true as const };
             if (files.length === 0) {
-              const { object } = await chooser.session.send('DOM.resolveNode', { backendNodeId: chooser.backendNodeId });
+              // Dispatched from our world: the page's listeners get it all the same.
+              const frame = tab.frames.get(chooser.frameId);
+              const executionContextId = await session.browser.worlds.contextFor(chooser.session, chooser.frameId, frame?.loaderId ?? '');
+              const { object } = await chooser.session.send('DOM.resolveNode', {
+                backendNodeId: chooser.backendNodeId,
+                executionContextId,
+              });
               if (object.objectId) {
-                await chooser.session.send('Runtime.callFunctionOn', {
-                  objectId: object.objectId,
-                  functionDeclaration: pageFunction(dispatchCancel),
-                });
+                await callPage({ session: chooser.session, executionContextId, objectId: object.objectId }, 'dispatchCancel', []);
                 chooser.session.send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => {});
               }
               return { cancelled: true as const };

@@ -1,0 +1,56 @@
+// The in-page module: everything pagewire runs inside a page, in a context of its isolated world.
+// browser/page-module.ts turns it into one source, installs it once per context and calls its
+// functions by name. Every function here is self-contained but for the DOM and the other names
+// of this module (PAGE_API and PAGE_HELPERS), which are in scope wherever it runs: nothing else
+// of the server is.
+import { expectText, waitInPage } from './conditions.ts';
+import { checkedState, chooseOptions, dispatchCancel, fileInputInfo, setValueAndNotify } from './controls.ts';
+import { focusAndPrepare, focusPrepared } from './focus.ts';
+import { isSameConnectedNode } from './identity.ts';
+import { maskInPage, restoreInPage } from './masks.ts';
+import { addCssReach, ChangeMonitor, controlSignature, flatParent, settleThenTake, takeChanges, watchRoot } from './monitor.ts';
+import { clickReaches, labelsOf, originatingElement, scrollIntoCenter } from './pointer.ts';
+import { armedInputHandled, armInputWait, settle, settleInPage } from './settle.ts';
+import { worldState } from './world.ts';
+
+/** The functions the server calls by name. */
+export const PAGE_API = {
+  armInputWait,
+  checkedState,
+  chooseOptions,
+  clickReaches,
+  dispatchCancel,
+  expectText,
+  fileInputInfo,
+  focusPrepared,
+  isSameConnectedNode,
+  labelsOf,
+  maskInPage,
+  originatingElement,
+  restoreInPage,
+  scrollIntoCenter,
+  setValueAndNotify,
+  settle,
+  settleThenTake,
+  takeChanges,
+  waitInPage,
+  watchRoot,
+};
+
+/** What those functions use from one another besides themselves: in scope, not called by name. */
+export const PAGE_HELPERS = {
+  addCssReach,
+  armedInputHandled,
+  ChangeMonitor,
+  controlSignature,
+  flatParent,
+  focusAndPrepare,
+  settleInPage,
+  worldState,
+};
+
+export type PageApi = typeof PAGE_API;
+
+export type { Focused, Preparation } from './focus.ts';
+export type { MonitorSummary } from './monitor.ts';
+export type { PseudoElement, Reach } from './pointer.ts';

@@ -1,0 +1,59 @@
+// Where a click lands: scrolling a node to the centre, a control's labels, and whether a hit
+// node passes a click on to the target.
+
+/** What DOM.resolveNode gives for a pseudo-element's backendNodeId (a CSSPseudoElement). */
+export interface PseudoElement {
+  readonly type: string;
+  readonly element: Element | null;
+}
+
+/**
+ * Where a click on a hit node goes: to the target (`target`), forwarded to it by its label
+ * (`label`), or elsewhere: to an element, or to an element whose pseudo-element was hit.
+ */
+export type Reach = 'target' | 'label' | 'covered' | 'covered_by_pseudo';
+
+export function scrollIntoCenter(this: Element): void {
+  this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+}
+
+/** A labelable control's labels in tree order (its own tree), or null when it has none. */
+export function labelsOf(this: Element): HTMLLabelElement[] | null {
+  const labels = (this as Partial<HTMLInputElement>).labels;
+  return labels && labels.length > 0 ? [...labels] : null;
+}
+
+/**
+ * `this` = the target. A pseudo-element is never an event target: its originating
+ * element is. The target or a node inside it (up the flat tree: slots, parents, shadow hosts) is
+ * the target. Otherwise the nearest <label> above the hit decides, unless interactive content of
+ * its own (a link, a button…) comes first: a label forwards a click to its labelled control, but
+ * not a click on such content, and an outer label forwards nothing from an inner one.
+ */
+export function clickReaches(this: Element, hit: Node | PseudoElement): Reach {
+  const up = (node: Node): Node | null => (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
+  // The HTML spec's interactive content, as Chromium's label activation tests it.
+  const interactive = (element: Element): boolean => {
+    if (element instanceof HTMLAnchorElement) return element.hasAttribute('href');
+    if (element instanceof HTMLInputElement) return element.type !== 'hidden';
+    if (element instanceof HTMLImageElement || element instanceof HTMLObjectElement) return element.hasAttribute('usemap');
+    if (element instanceof HTMLMediaElement) return element.controls;
+    return [HTMLButtonElement, HTMLDetailsElement, HTMLEmbedElement, HTMLIFrameElement, HTMLSelectElement, HTMLTextAreaElement].some((
+      type,
+    ) => element instanceof type);
+  };
+  const pseudo = !(hit instanceof Node);
+  // A CSSPseudoElement (resolved from a pseudo-element's backendNodeId) names its element.
+  const start: Node | null = hit instanceof Node ? hit : hit.element;
+  for (let node = start; node; node = up(node)) if (node === this) return 'target';
+  for (let node = start; node; node = up(node)) {
+    if (node instanceof HTMLLabelElement) return node.control === this ? 'label' : 'covered';
+    if (node instanceof Element && interactive(node)) break;
+  }
+  return pseudo ? 'covered_by_pseudo' : 'covered';
+}
+
+/** The element a pseudo-element belongs to. */
+export function originatingElement(this: PseudoElement): Element | null {
+  return this.element ?? null;
+}
