@@ -55,6 +55,43 @@ function frontier(nodes: ReadonlyMap<string, AXNode>, rootId: string, wanted: nu
   return next;
 }
 
+/** Past this many rounds for the elements names are taken from, the document is read whole. */
+const MAX_RELATED_ROUNDS = 48;
+
+/**
+ * The elements that names of read nodes are taken from (name source `relatedElement`): those not
+ * read at all (by backendNodeId), and read nodes in their subtrees whose children were not.
+ */
+function relatedUnread(nodes: ReadonlyMap<string, AXNode>): { missing: number[]; unread: AXNode[] } {
+  const byBackend = new Map<number, AXNode>();
+  for (const node of nodes.values()) if (node.backendDOMNodeId !== undefined) byBackend.set(node.backendDOMNodeId, node);
+  const missing = new Set<number>();
+  const unread = new Set<AXNode>();
+  for (const node of nodes.values()) {
+    const source = node.name?.sources?.find((candidate) =>
+      !candidate.superseded && candidate.value?.value !== undefined && candidate.value.value !== ''
+    );
+    if (source?.type !== 'relatedElement') continue;
+    for (const related of source.attributeValue?.relatedNodes ?? source.nativeSourceValue?.relatedNodes ?? []) {
+      const known = byBackend.get(related.backendDOMNodeId);
+      if (!known) {
+        missing.add(related.backendDOMNodeId);
+        continue;
+      }
+      const stack = [known];
+      while (stack.length > 0) {
+        const next = stack.pop()!;
+        if (unreadBelow(nodes, next)) unread.add(next);
+        for (const id of next.childIds ?? []) {
+          const child = nodes.get(id);
+          if (child) stack.push(child);
+        }
+      }
+    }
+  }
+  return { missing: [...missing], unread: [...unread] };
+}
+
 function take(nodes: Map<string, AXNode>, payload: readonly AXNode[], cost: PrefixCost): void {
   cost.calls++;
   cost.nodes += payload.length;
@@ -88,9 +125,7 @@ export async function readPrefix(options: {
     rootId = root.nodeId;
     take(nodes, payload, cost);
   }
-  for (;;) {
-    const next = frontier(nodes, rootId, wanted);
-    if (next.length === 0) break;
+  const readAll = async (next: AXNode[]) => {
     const answers = await Promise.all(
       next.map((node) => {
         // Nodes without an element of their own have their children read with their parent's.
@@ -101,6 +136,21 @@ export async function readPrefix(options: {
     const before = nodes.size;
     for (const payload of answers) take(nodes, payload, cost);
     if (nodes.size === before) throw new Error('a prefix read stopped finding nodes');
+  };
+  for (;;) {
+    const next = frontier(nodes, rootId, wanted);
+    if (next.length === 0) break;
+    await readAll(next);
+  }
+  // A name taken from other elements (aria-labelledby, a <label for>) is rebuilt without input
+  // values from those elements' subtrees (ax-tree.ts): they are read whole, wherever they are.
+  for (let rounds = 0;; rounds++) {
+    const next = relatedUnread(nodes);
+    if (next.missing.length === 0 && next.unread.length === 0) break;
+    if (rounds >= MAX_RELATED_ROUNDS) throw new Error(`the elements names are taken from need more than ${MAX_RELATED_ROUNDS} rounds`);
+    const answers = await Promise.all(next.missing.map((backendNodeId) => read(backendNodeId)));
+    for (const payload of answers) take(nodes, payload, cost);
+    if (next.unread.length > 0) await readAll(next.unread);
   }
   const complete = frontier(nodes, rootId, Infinity).length === 0;
   return complete ? { rootId, nodes } : { rootId, nodes, partial: true };

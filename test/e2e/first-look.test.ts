@@ -129,6 +129,26 @@ s('after a change, a prefix read is patched (or read again) and says what a whol
   }
 });
 
+s('a name taken from a field past what a first look reads carries no value, as in a whole read', async () => {
+  await open('/long-index.html?entries=400');
+  // A header button named by a label and a search field at the very end of the page, which holds
+  // what the user typed: Chromium's name of the button includes it.
+  await evaluate(
+    ctx.server,
+    targetId,
+    `document.querySelector('.header').insertAdjacentHTML('afterbegin', '<button aria-labelledby="far-label far-field">x</button>');
+     document.querySelector('.footer').insertAdjacentHTML('beforeend', '<span id="far-label">Find in</span> <input id="far-field" aria-label="Scope">');
+     document.getElementById('far-field').value = 'typed words'; true`,
+  );
+  reader().forgetReads();
+  const first = await observe(20);
+  const button = first.elements.find((element) => element.role === 'button' && element.name.startsWith('Find in'));
+  assert.ok(button, first.tree);
+  assert.not.ok(first.tree.includes('typed words'), first.tree);
+  const { observation: whole } = await wholeRead(20);
+  same(first, whole, 'a name from a far field');
+});
+
 s('root_ref on a prefix read: the subtree of an element further down than a fresh first look reads', async () => {
   await open('/long-index.html?entries=400');
   reader().forgetReads();
