@@ -28,6 +28,7 @@ import {
   WAIT_FOR_LOAD_JS,
 } from './contender.ts';
 import { INTERACTIVE_ROLES } from './snapshot-text.ts';
+import { readPrefix } from '../../src/observe/ax-prefix.ts';
 
 interface CdpMessage {
   id?: number;
@@ -49,7 +50,8 @@ export class CdpFloor implements Contender {
   version = 'unknown';
   command = '';
   readonly calls = {
-    observe: '`Accessibility.getFullAXTree` per frame, sent together (raw JSON)',
+    observe: '`Accessibility.getFullAXTree` per frame, sent together (raw JSON); with room for 500 refs: the prefix read of ' +
+      'src/observe/ax-prefix.ts (`getPartialAXTree` from the document down until 501 refs by role)',
     click: '`Input.dispatchMouseEvent` ×3 (moved, pressed, released)',
     click_observed: 'not a call of its own: the click, then `Accessibility.getFullAXTree` per frame',
     fill: '`Runtime.callFunctionOn` (focus, select) + `Input.insertText`, then `Accessibility.getFullAXTree` per frame (raw JSON)',
@@ -245,6 +247,33 @@ export class CdpFloor implements Contender {
     return { text: '', interactive, wire_bytes: utf8(JSON.stringify(nodes)) };
   }
 
+  /**
+   * The cheapest read of the first 500 refs pagewire knows (its prefix read, src/observe/ax-prefix.ts):
+   * getPartialAXTree from the document down, in document order, until 501 refs by role are read,
+   * on the main frame (the pages measured with it have no iframes). Raw nodes, nothing rendered.
+   * A fill on a page with `floorRead: 'prefix'` reads the same way, to 151 refs.
+   */
+  observeMore(): Promise<ObserveOutcome> {
+    return this.#readPrefix(501);
+  }
+
+  async #readPrefix(wanted: number): Promise<ObserveOutcome> {
+    const found = (await this.#send(
+      'Runtime.evaluate',
+      { expression: 'document', serializationOptions: { serialization: 'deep', maxDepth: 0 } },
+      true,
+    )) as { result: { deepSerializedValue?: { value?: { backendNodeId?: number } } } };
+    const documentId = found.result.deepSerializedValue?.value?.backendNodeId;
+    if (documentId === undefined) throw new Error('no backendNodeId for the document');
+    const read = async (backendNodeId: number) =>
+      ((await this.#send('Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true }, true)) as { nodes: never[] }).nodes;
+    const prefix = await readPrefix({ read, documentBackendNodeId: documentId, wanted, cost: { calls: 0, nodes: 0 } });
+    if (!prefix) throw new Error('the document has no accessibility tree');
+    const nodes = [...prefix.nodes.values()] as AxNode[];
+    const interactive = nodes.filter((node) => !node.ignored && INTERACTIVE_ROLES.has(String(node.role?.value ?? ''))).length;
+    return { text: '', interactive, wire_bytes: utf8(JSON.stringify(nodes)) };
+  }
+
   async mutate(i: number): Promise<void> {
     await this.#evaluate(mutateJs(i));
   }
@@ -296,7 +325,8 @@ export class CdpFloor implements Contender {
       const started = performance.now();
       await this.#send('Runtime.callFunctionOn', { objectId, functionDeclaration: 'function () { this.focus(); this.select(); }' }, true);
       await this.#send('Input.insertText', { text }, true);
-      await this.#readAll();
+      if (page.floorRead === 'prefix') await this.#readPrefix(151);
+      else await this.#readAll();
       const ms = performance.now() - started;
       // Untimed: a floor that typed nothing would be no floor.
       const value = await this.#evaluate(`(${page.fill.js}).value`);

@@ -15,7 +15,28 @@ export interface PageSpec {
   click: ElementSpec;
   /** undefined: the page has no text field. */
   fill: ElementSpec | undefined;
+  /**
+   * The series run on the page (default: all but `observe_500`). A page where a full read takes
+   * tens of seconds runs only the first-look series.
+   */
+  series?: readonly SeriesName[];
+  /**
+   * How the raw CDP floor reads the page after a fill: `full` (getFullAXTree per frame, the
+   * default) or `prefix` (the first 150 refs, as pagewire's prefix read), where a full read takes
+   * Chromium tens of seconds.
+   */
+  floorRead?: 'full' | 'prefix';
 }
+
+/** The runner's series (run.ts), by name. */
+export type SeriesName =
+  | 'observe_unchanged'
+  | 'observe_changed'
+  | 'observe_500'
+  | 'click'
+  | 'click_observed'
+  | 'fill'
+  | 'navigate';
 
 export interface ObserveOutcome {
   /** The text a model reads: pagewire's tree (+ text); the MCP tools' result text. */
@@ -60,6 +81,11 @@ export interface Contender {
   /** Untimed: navigate and wait until the page (and its frames) fired load. */
   open(url: string): Promise<void>;
   observe(): Promise<ObserveOutcome>;
+  /**
+   * An observation with room for 500 refs (pagewire: `max_elements: 500`); a tool without such a
+   * limit makes its one snapshot.
+   */
+  observeMore(): Promise<ObserveOutcome>;
   /** Untimed: change the page's DOM (a text node), so no tool can answer from a cache. */
   mutate(i: number): Promise<void>;
   /** Untimed: resolve the refs the next click/fill series needs, from a fresh observation. */

@@ -105,6 +105,11 @@ abstract class McpContender implements Contender {
     return { text, interactive: countInteractive(text, this.format), wire_bytes: utf8(text) };
   }
 
+  /** The tool's snapshot has no limit to raise: the same call. */
+  observeMore(): Promise<ObserveOutcome> {
+    return this.observe();
+  }
+
   async prepare(_page: PageSpec): Promise<void> {
     this.lastSnapshot = await this.snapshotCall();
   }

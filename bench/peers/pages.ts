@@ -1,4 +1,4 @@
-// The four fixture pages (fixtures/pages, served by test/helpers/fixture-server.ts) and, on each,
+// The fixture pages (fixtures/pages, served by test/helpers/fixture-server.ts) and, on each,
 // the element every contender clicks and the field it fills, found by role and accessible name
 // in each tool's own snapshot (and by a DOM expression for the raw CDP floor).
 import type { PageSpec } from './contender.ts';
@@ -10,6 +10,17 @@ export const PAGES: PageSpec[] = [
     description: '1,500 controls: 300 rows × (button, link, text field, checkbox, select)',
     click: { role: 'button', name: 'Edit row 1', js: "document.querySelector('#row1 button')" },
     fill: { role: 'textbox', name: 'Note for row 1', js: "document.querySelector('#row1 input[type=text]')" },
+    series: ['observe_unchanged', 'observe_changed', 'observe_500', 'click', 'click_observed', 'fill', 'navigate'],
+  },
+  {
+    id: 'long-index',
+    path: '/long-index.html',
+    description: 'a generated documentation index: 5,000 entries, 11,000+ links with code-styled names, 2.2 MB (fixtures/long-index.ts)',
+    click: { role: 'button', name: 'Dark mode', js: "document.querySelector('.theme-toggle')" },
+    fill: { role: 'searchbox', name: 'Search the docs', js: "document.querySelector('input[name=q]')" },
+    // A full accessibility read of it takes Chromium tens of seconds: only the first-look series.
+    series: ['observe_500', 'fill', 'navigate'],
+    floorRead: 'prefix',
   },
   {
     id: 'form',

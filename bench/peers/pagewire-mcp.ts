@@ -44,8 +44,12 @@ export class PagewireMcpContender extends PagewireContender {
     return { answer, bytes: utf8(JSON.stringify(answer)) };
   }
 
-  protected override async observeCall(): Promise<{ observation: Observation; wire: number; text?: string }> {
-    const { answer, bytes } = await this.#tool('browser_observe', { session_id: this.sessionId, target_id: this.targetId });
+  protected override async observeCall(maxElements?: number): Promise<{ observation: Observation; wire: number; text?: string }> {
+    const { answer, bytes } = await this.#tool('browser_observe', {
+      session_id: this.sessionId,
+      target_id: this.targetId,
+      ...(maxElements ? { max_elements: maxElements } : {}),
+    });
     if (answer.isError || !answer.structuredContent) throw new Error(`browser_observe failed: ${answer.content[0]?.text ?? ''}`);
     return {
       observation: answer.structuredContent as unknown as Observation,

@@ -124,14 +124,18 @@ export class PagewireContender implements Contender {
   }
 
   /** One timed observation: the observation, the bytes that crossed the wire, and the text a model reads when it is not the tree. */
-  protected async observeCall(): Promise<{ observation: Observation; wire: number; text?: string }> {
-    const reply = await this.#rpc.request('observe', { session_id: this.sessionId, target_id: this.targetId });
+  protected async observeCall(maxElements?: number): Promise<{ observation: Observation; wire: number; text?: string }> {
+    const reply = await this.#rpc.request('observe', {
+      session_id: this.sessionId,
+      target_id: this.targetId,
+      ...(maxElements ? { max_elements: maxElements } : {}),
+    });
     if (reply.error) throw new Error(`observe failed: ${JSON.stringify(reply.error)}`);
     return { observation: reply.result as Observation, wire: utf8(JSON.stringify(reply)) };
   }
 
-  async #observeRaw(): Promise<{ observation: Observation; wire: number; text?: string }> {
-    const answer = await this.observeCall();
+  async #observeRaw(maxElements?: number): Promise<{ observation: Observation; wire: number; text?: string }> {
+    const answer = await this.observeCall(maxElements);
     this.#state = answer.observation;
     return answer;
   }
@@ -146,8 +150,16 @@ export class PagewireContender implements Contender {
     await this.#observeRaw();
   }
 
-  async observe(): Promise<ObserveOutcome> {
-    const { observation, wire, text: read } = await this.#observeRaw();
+  observe(): Promise<ObserveOutcome> {
+    return this.#observeOutcome();
+  }
+
+  observeMore(): Promise<ObserveOutcome> {
+    return this.#observeOutcome(500);
+  }
+
+  async #observeOutcome(maxElements?: number): Promise<ObserveOutcome> {
+    const { observation, wire, text: read } = await this.#observeRaw(maxElements);
     const text = read ?? observation.tree + (observation.text ? `\n${observation.text}` : '');
     return {
       text,

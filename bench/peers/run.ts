@@ -2,16 +2,10 @@
 // interleaved call by call (A B C D E, A B C D E, …) so that machine noise hits all alike.
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { type ActOutcome, type Contender, errorText, type PageSpec, utf8 } from './contender.ts';
+import { type ActOutcome, type Contender, errorText, type ObserveOutcome, type PageSpec, type SeriesName, utf8 } from './contender.ts';
 import { type Stats, stats } from './stats.ts';
 
-export type SeriesName =
-  | 'observe_unchanged'
-  | 'observe_changed'
-  | 'click'
-  | 'click_observed'
-  | 'fill'
-  | 'navigate';
+export type { SeriesName } from './contender.ts';
 
 export interface Sample {
   ms: number;
@@ -183,10 +177,13 @@ async function runSeries(
   }
 }
 
-async function observeSample(c: Contender): Promise<Sample & { facts?: ObservationFacts }> {
+async function observeSample(
+  c: Contender,
+  call: (c: Contender) => Promise<ObserveOutcome> = (c) => c.observe(),
+): Promise<Sample & { facts?: ObservationFacts }> {
   const started = performance.now();
   try {
-    const outcome = await c.observe();
+    const outcome = await call(c);
     const ms = performance.now() - started;
     const textBytes = utf8(outcome.text);
     const facts: ObservationFacts = {
@@ -244,7 +241,11 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
       options.log(`  ${c.label}: could not open ${page.path}: ${errorText(error)}`);
     }
   }
-  const step = async (label: string, run: () => Promise<void>) => {
+  const wanted = new Set<SeriesName>(
+    page.series ?? ['observe_unchanged', 'observe_changed', 'click', 'click_observed', 'fill', 'navigate'],
+  );
+  const step = async (label: string, run: () => Promise<void>, ...names: SeriesName[]) => {
+    if (!names.some((name) => wanted.has(name))) return;
     const t0 = performance.now();
     await run();
     options.log(`  ${page.id} ${label}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -260,7 +261,7 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
         if (facts) lastFacts.set(c.id, facts);
         return plain;
       },
-    }));
+    }), 'observe_unchanged');
   for (const [id, facts] of lastFacts) results[id]!.observation = facts;
 
   // 2. Observation right after the page changed (one text node), so no cache can answer.
@@ -272,7 +273,18 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
         return plain;
       },
       before: (c, i) => c.mutate(i),
-    }));
+    }), 'observe_changed');
+
+  // 2b. The first look with room for 500 refs, right after the page changed (one text node).
+  await step('observe, 500 refs (after a change)', () =>
+    runSeries('observe_500', open, results, options, {
+      runs: options.actRuns,
+      call: async (c) => {
+        const { facts: _facts, ...plain } = await observeSample(c, (c) => c.observeMore());
+        return plain;
+      },
+      before: (c, i) => c.mutate(1_000 + i),
+    }), 'observe_500');
 
   const prepareAll = async () => {
     for (const c of open) await c.prepare(page).catch(() => undefined);
@@ -282,7 +294,7 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
   await step('click', async () => {
     await prepareAll();
     await runSeries('click', open, results, options, { runs: options.actRuns, call: (c) => timedAct(() => c.click(page)) });
-  });
+  }, 'click');
   await step('click with a fresh observation', async () => {
     await prepareAll();
     await runSeries('click_observed', open, results, options, {
@@ -290,8 +302,9 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
       call: (c) => timedAct(() => c.clickObserved!(page)),
       has: (c) => c.clickObservation === 'option' && c.clickObserved !== undefined,
     });
-  });
+  }, 'click_observed');
   for (const c of open) {
+    if (!wanted.has('click')) break;
     const series = results[c.id]!.series;
     if (c.clickObservation === 'in-answer') series.click_observed = { ...series.click!, same_as: 'click' };
     if (c.clickObservation === 'second-call') {
@@ -300,7 +313,7 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
   }
 
   // 4. Fill (pages with a text field).
-  if (page.fill) {
+  if (page.fill && wanted.has('fill')) {
     await step('fill', async () => {
       await prepareAll();
       await runSeries('fill', open, results, options, {
@@ -308,8 +321,8 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
         call: (c, i) => timedAct(() => c.fill!(page, `bench text ${i}`)),
         has: (c) => c.fill !== undefined,
       });
-    });
-  } else {
+    }, 'fill');
+  } else if (wanted.has('fill')) {
     for (const c of open) {
       results[c.id]!.series.fill = { status: 'not_applicable', samples: [], errors: 0, note: 'the page has no text field' };
     }
@@ -319,6 +332,7 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
   await step(
     'navigate',
     () => runSeries('navigate', open, results, options, { runs: options.actRuns, call: (c) => timedAct(() => c.navigate(url)) }),
+    'navigate',
   );
 
   return {

@@ -10,6 +10,11 @@ type AXNode = Cdp.Accessibility.AXNode;
 export interface AxDocument {
   rootId: string;
   nodes: ReadonlyMap<string, AXNode>;
+  /**
+   * Read from the top only as far as an observation needed (ax-prefix.ts): children missing from
+   * `nodes` were not read (rather than a hole), and a tree built from it says where.
+   */
+  partial?: true;
 }
 
 /** A re-read part of the document: the subtree of one DOM element and that element's relatives. */
@@ -23,7 +28,7 @@ export interface AxPatch {
  * What is worth keeping of a node: of its name sources (the bulk of the payload) only the one used,
  * and of its value only whether there is one (see statesOf), so typed text is not kept either.
  */
-function slim(node: AXNode): AXNode {
+export function slim(node: AXNode): AXNode {
   const out: AXNode = { nodeId: node.nodeId, ignored: node.ignored };
   if (node.role) out.role = node.role;
   if (node.name) {
@@ -253,5 +258,5 @@ export function patchAxDocument(document: AxDocument, patches: readonly AxPatch[
     const parent = parentId === undefined ? undefined : draft.get(parentId);
     if (parent?.childIds?.includes(id)) return undefined;
   }
-  return { rootId: document.rootId, nodes: draft.done() };
+  return { rootId: document.rootId, nodes: draft.done(), ...(document.partial ? { partial: true as const } : {}) };
 }

@@ -46,6 +46,17 @@ export interface AxViewNode {
 const DROPPED_ROLES = new Set(['InlineTextBox']);
 
 /**
+ * The role of a placeholder for children not read yet (a prefix read, ax-prefix.ts): rendering
+ * one means the read must go further (render.ts, IncompleteRead). Never a role Chromium uses.
+ */
+export const UNREAD_ROLE = '\u0000unread';
+
+/** A node whose children were not read: they are one placeholder, where they would be. */
+function unread(): AxViewNode {
+  return { role: UNREAD_ROLE, name: '', backendNodeId: undefined, states: {}, children: [] };
+}
+
+/**
  * Controls whose content is a value (typed, chosen or set by the user): the accessible-name
  * algorithm puts that value into the name of a container or label around them.
  */
@@ -347,12 +358,19 @@ export function buildAxTree(
   return root ? buildAxTreeFrom(byId, root, reuse) : undefined;
 }
 
-/** The same, from nodes already keyed by id (a kept document: no copy of tens of thousands). */
+/**
+ * The same, from nodes already keyed by id (a kept document: no copy of tens of thousands). With
+ * `partial` (a prefix read, ax-prefix.ts), each child missing from `byId` becomes an UNREAD_ROLE
+ * placeholder (a text node's InlineTextBoxes excepted: they are dropped anyway), and `reuse` is not
+ * used, since a node's view changes as its children are read.
+ */
 export function buildAxTreeFrom(
   byId: ReadonlyMap<string, Cdp.Accessibility.AXNode>,
   root: Cdp.Accessibility.AXNode,
   reuse?: WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>,
+  partial = false,
 ): AxViewNode | undefined {
+  if (partial) reuse = undefined;
   const visited = new Set<string>();
   const names = new SafeNames(byId);
 
@@ -368,11 +386,12 @@ export function buildAxTreeFrom(
   };
   const convertOnce = (node: Cdp.Accessibility.AXNode): AxViewNode[] => {
     const children: AxViewNode[] = [];
+    const role = String(node.role?.value ?? '');
     for (const childId of node.childIds ?? []) {
       const child = byId.get(childId);
       if (child) children.push(...convert(child));
+      else if (partial && role !== 'StaticText') children.push(unread());
     }
-    const role = String(node.role?.value ?? '');
     if (DROPPED_ROLES.has(role)) return [];
     if (node.ignored) return children;
     const fromContents = node.name?.value ? names.fromContents(node) : false;

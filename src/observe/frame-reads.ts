@@ -13,6 +13,8 @@ import { type AxDocument, axDocument, type AxPatch, patchAxDocument } from './ax
 import { type AxPart, readAxPart } from './ax-part.ts';
 import { type AxViewNode, buildAxTree, buildAxTreeFrom } from './ax-tree.ts';
 import { type DocumentFacts, readSnapshot, SNAPSHOT_STYLES } from './page-facts.ts';
+import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { type PrefixCost, readPrefix } from './ax-prefix.ts';
 import type { ReadPlan } from './read-plan.ts';
 import type { TabReader } from './tab-reader.ts';
 
@@ -30,6 +32,8 @@ export interface FrameRead {
   tree?: AxViewNode;
   /** The nodes the tree was built from, kept for patching after a change. */
   ax?: AxDocument;
+  /** A prefix read (ax.partial): the refs by role it was read for, and the document it reads. */
+  prefix?: { wanted: number; documentBackendNodeId: number };
   reason?: string;
 }
 
@@ -55,6 +59,11 @@ export interface ReadPageOptions {
   budget: ObserveBudget;
   /** What need not be read in full; without it everything is. */
   plan?: ReadPlan;
+  /**
+   * Read the observed frame's tree from the top only as far as `maxElements` refs need
+   * (ax-prefix.ts), through our isolated world; without it, in full.
+   */
+  prefix?: { maxElements: number; worlds: IsolatedWorlds };
   signal?: AbortSignal;
 }
 
@@ -126,11 +135,37 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
         });
         if (patched) {
           reader.count('frameReadsPatched');
-          return { frame, tree: treeOf(patched, reader), ax: patched };
+          const tree = treeOf(patched, reader);
+          return patched.partial && framePlan.prefix
+            ? { frame, tree, ax: patched, prefix: framePlan.prefix }
+            : { frame, tree, ax: patched };
         }
       }
       reader.count('frameReadsFull');
+      // The observed frame is read from the top only as far as the answer needs: a large
+      // document's full read costs the renderer seconds (ax-prefix.ts).
+      if (frame === root && options.prefix) {
+        const { worlds, maxElements } = options.prefix;
+        const wanted = maxElements + 1;
+        const prefixed = await send(true, async (o) => {
+          const documentBackendNodeId = await documentNodeOf(worlds, frame, o);
+          if (documentBackendNodeId === undefined) return undefined;
+          const ax = await readPrefix({ read: partReader(frame, o), documentBackendNodeId, wanted, cost: costOf(reader) });
+          return ax ? { ax, documentBackendNodeId } : undefined;
+        }).catch((error: unknown) => {
+          // A part it cannot read (a node without an element whose children did not come): the
+          // document is read whole instead. A frame that does not answer does not answer that either.
+          if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
+          return undefined;
+        });
+        const tree = prefixed ? treeOf(prefixed.ax, reader) : undefined;
+        if (prefixed && tree) {
+          const { ax, documentBackendNodeId } = prefixed;
+          return ax.partial ? { frame, tree, ax, prefix: { wanted, documentBackendNodeId } } : { frame, tree, ax };
+        }
+      }
       const { nodes } = await send(frame === root, (o) => frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }));
+      reader.count('axNodesRead', nodes.length);
       // Built from the kept nodes, so that a later patch of them reuses this build's work.
       const ax = axDocument(nodes);
       const tree = ax ? treeOf(ax, reader) : buildAxTree(nodes);
@@ -257,5 +292,85 @@ async function readPatched(options: {
 
 function treeOf(document: AxDocument, reader: TabReader): AxViewNode | undefined {
   const root = document.nodes.get(document.rootId);
-  return root ? buildAxTreeFrom(document.nodes, root, reader.views) : undefined;
+  return root ? buildAxTreeFrom(document.nodes, root, reader.views, document.partial === true) : undefined;
+}
+
+type SendOptions = { timeoutMs: number; signal?: AbortSignal };
+
+/** The backendNodeId of the frame's document, asked in our isolated world (no DOM.getDocument). */
+async function documentNodeOf(worlds: IsolatedWorlds, frame: FrameRecord, options: SendOptions): Promise<number | undefined> {
+  const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
+  const { result } = await frame.session.sendWith(options, 'Runtime.evaluate', {
+    expression: 'document',
+    contextId,
+    serializationOptions: { serialization: 'deep', maxDepth: 0 },
+  });
+  const id = (result.deepSerializedValue?.value as { backendNodeId?: unknown } | undefined)?.backendNodeId;
+  return typeof id === 'number' ? id : undefined;
+}
+
+function partReader(frame: FrameRecord, options: SendOptions) {
+  return async (backendNodeId: number) =>
+    (await frame.session.sendWith(options, 'Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true })).nodes;
+}
+
+/** A prefix read's cost, counted into the reader's axNodesRead as it goes (a failed read cost too). */
+function costOf(reader: TabReader): PrefixCost {
+  const cost = { calls: 0, nodes: 0 };
+  return {
+    get calls() {
+      return cost.calls;
+    },
+    set calls(n: number) {
+      cost.calls = n;
+    },
+    get nodes() {
+      return cost.nodes;
+    },
+    set nodes(n: number) {
+      reader.count('axNodesRead', n - cost.nodes);
+      cost.nodes = n;
+    },
+  };
+}
+
+/**
+ * Reads the observed frame's prefix read further, in place (twice as many refs by role as last
+ * time): for an answer that needs more than was read (more refs asked for, a root_ref further
+ * down, a delegating root whose controls lie further on). False when nothing is left to read.
+ */
+export async function readFurther(options: {
+  reader: TabReader;
+  root: FrameRecord;
+  read: PageRead;
+  maxElements: number;
+  budget: ObserveBudget;
+  signal?: AbortSignal;
+}): Promise<boolean> {
+  const { reader, root, read, budget } = options;
+  const frameRead = read.frameReads.find((candidate) => candidate.frame === root);
+  const prefix = frameRead?.prefix;
+  if (!frameRead?.ax?.partial || !prefix) return false;
+  const wanted = Math.max(prefix.wanted * 2, options.maxElements + 1);
+  const send = { timeoutMs: budget.totalMs, ...(options.signal ? { signal: options.signal } : {}) };
+  const ax = await readPrefix({
+    read: partReader(frameRead.frame, send),
+    documentBackendNodeId: prefix.documentBackendNodeId,
+    wanted,
+    document: frameRead.ax,
+    cost: costOf(reader),
+  }).catch(async (error: unknown) => {
+    if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
+    // A part it cannot read: the document whole.
+    const { nodes } = await frameRead.frame.session.sendWith(send, 'Accessibility.getFullAXTree', { frameId: frameRead.frame.id });
+    reader.count('axNodesRead', nodes.length);
+    return axDocument(nodes);
+  });
+  const tree = ax ? treeOf(ax, reader) : undefined;
+  if (!ax || !tree) return false;
+  frameRead.ax = ax;
+  frameRead.tree = tree;
+  if (ax.partial) frameRead.prefix = { ...prefix, wanted };
+  else delete frameRead.prefix;
+  return true;
 }

@@ -13,7 +13,8 @@ import type { Tab } from '../browser/tab.ts';
 import type { KnownSecret } from '../util/redact.ts';
 import { readAxPart } from './ax-part.ts';
 import { type FrameChanges, readChanges, watchClosedRoots } from './change-monitor.ts';
-import { DEFAULT_BUDGET, framesUnder, type ObserveBudget, type PageRead, readPage } from './frame-reads.ts';
+import { DEFAULT_BUDGET, framesUnder, type ObserveBudget, type PageRead, readFurther, readPage } from './frame-reads.ts';
+import { IncompleteRead } from './render.ts';
 import { cachedFrameOf, type EarlyReads, planReads, readToKeep } from './read-plan.ts';
 import type { RefRegistry } from './refs.ts';
 import { type Prefetch, prefetchedFor } from './settle.ts';
@@ -68,7 +69,7 @@ export async function observe(input: ObserveInput): Promise<Snapshot> {
 
 async function observeLive(input: ObserveInput): Promise<Snapshot> {
   const { tab, root } = input;
-  const budget = input.budget ?? DEFAULT_BUDGET;
+  const budget = input.budget ?? input.reader.wholeReads?.budget ?? DEFAULT_BUDGET;
   let frames = framesUnder(tab, root);
   let read = await readPageCached(input, frames, budget);
   // A document committed while the page was read (a navigation under way): what was read may
@@ -82,19 +83,28 @@ async function observeLive(input: ObserveInput): Promise<Snapshot> {
   const key = JSON.stringify([input.maxElements, input.subtree ?? null, input.secrets]);
   const memo = input.reader.renderMemo.get(read);
   if (memo && memo.refs === input.refs && memo.key === key) return memo.snapshot;
-  const snapshot = renderPage({
-    tab,
-    root,
-    frames,
-    read,
-    refs: input.refs,
-    maxElements: input.maxElements,
-    secrets: input.secrets,
-    stitchedViews: input.reader.stitchedViews,
-    ...(input.subtree ? { subtree: input.subtree } : {}),
-  });
-  input.reader.renderMemo.set(read, { refs: input.refs, key, snapshot });
-  return snapshot;
+  for (;;) {
+    try {
+      const snapshot = renderPage({
+        tab,
+        root,
+        frames,
+        read,
+        refs: input.refs,
+        maxElements: input.maxElements,
+        secrets: input.secrets,
+        stitchedViews: input.reader.stitchedViews,
+        ...(input.subtree ? { subtree: input.subtree } : {}),
+      });
+      input.reader.renderMemo.set(read, { refs: input.refs, key, snapshot });
+      return snapshot;
+    } catch (error) {
+      // The answer needs more of the document than its prefix read holds: read on, and again.
+      if (!(error instanceof IncompleteRead)) throw error;
+      const further = { reader: input.reader, root, read, maxElements: input.maxElements, budget };
+      if (!(await readFurther(input.signal ? { ...further, signal: input.signal } : further))) throw error;
+    }
+  }
 }
 
 /** Whether the frames under `root`, or any of their documents, changed since `read` began. */
@@ -117,6 +127,7 @@ async function readPageCached(
   const common = { tab, root, reader, frames, budget, ...(input.signal ? { signal: input.signal } : {}) };
   const worlds = input.worlds;
   if (!worlds) return readPage(common);
+  const prefix = reader.wholeReads ? {} : { prefix: { maxElements: input.maxElements, worlds } };
   const cached = reader.lastRead(root.id);
   const cachedFrame = (frame: FrameRecord) => cachedFrameOf(cached, frame);
   // Changes are taken before the page is read: a change during the read is seen next time.
@@ -153,7 +164,7 @@ async function readPageCached(
     reader.count('frameReadsReused', frames.length);
     return planned.read;
   }
-  const read = await readPage({ ...common, plan: planned.plan });
+  const read = await readPage({ ...common, ...prefix, plan: planned.plan });
   if ('dialog' in read) return read;
   const keep = readToKeep(read, changes);
   const monitors = new Map(frames.map((frame, i) => [frame.id, changes[i]?.monitor]));

@@ -35,7 +35,7 @@ export interface CachedRead {
 export type FramePlan =
   | { kind: 'full' }
   | { kind: 'reuse'; read: FrameRead }
-  | { kind: 'patch'; ax: AxDocument; roots: number[]; preread?: EarlyReads };
+  | { kind: 'patch'; ax: AxDocument; roots: number[]; preread?: EarlyReads; prefix?: FrameRead['prefix'] };
 
 export interface ReadPlan {
   frames: Map<string, FramePlan>;
@@ -110,7 +110,10 @@ export function planReads(input: PlanInput): PagePlan {
 function planFrame(cached: CachedFrame | undefined, frame: PlannedFrame, changes: FrameChanges, preread?: EarlyReads): FramePlan {
   if (!cached || cached.loaderId !== frame.loaderId || changes.full || !cached.read.tree) return { kind: 'full' };
   if (changes.roots.length === 0) return { kind: 'reuse', read: cached.read };
-  return cached.read.ax ? { kind: 'patch', ax: cached.read.ax, roots: changes.roots, ...(preread ? { preread } : {}) } : { kind: 'full' };
+  const prefix = cached.read.prefix;
+  return cached.read.ax
+    ? { kind: 'patch', ax: cached.read.ax, roots: changes.roots, ...(preread ? { preread } : {}), ...(prefix ? { prefix } : {}) }
+    : { kind: 'full' };
 }
 
 /**

@@ -3,7 +3,7 @@
 // names which DOM node. Refs go on interactive nodes in document order; values are never shown.
 // The tree's format is described in docs/tree-format.md; each rule below says why.
 import { type KnownSecret, redactSecrets, redactUrl } from '../util/redact.ts';
-import type { AxViewNode } from './ax-tree.ts';
+import { type AxViewNode, UNREAD_ROLE } from './ax-tree.ts';
 import type { Box, NodeFacts } from './page-facts.ts';
 
 export interface StitchedNode extends AxViewNode {
@@ -62,6 +62,17 @@ export interface Rendered {
   targets: RefTarget[];
   /** Each visible element's box, by ref, in CSS px of the tab's viewport (observe include_boxes). */
   boxes: Map<string, Box>;
+}
+
+/**
+ * Thrown when rendering reached a part of a prefix read that was not read (an UNREAD_ROLE
+ * placeholder) before the element budget was spent: what it says would depend on that part, so
+ * the read must go further first (observer.ts). A tree without placeholders never throws it.
+ */
+export class IncompleteRead extends Error {
+  constructor() {
+    super('the tree was read only in part, and the answer needs more of it');
+  }
 }
 
 /** Roles that are interactive by themselves (links, buttons, form controls, ARIA widgets). */
@@ -471,6 +482,17 @@ function isLineNumberGutter(lines: readonly Line[]): boolean {
   return numbers.every((n, i) => i === 0 || Number(n) === Number(numbers[i - 1]) + 1);
 }
 
+/**
+ * Whether a node gets a ref by its role alone, wherever it stands (outside a <select>): what a
+ * prefix read (ax-prefix.ts) counts to know it has read far enough. Refs from the page's facts (a
+ * click listener, `cursor: pointer`) come on top, so the count is never more than the refs.
+ */
+export function refByRole(role: string, states: AxViewNode['states']): boolean {
+  if (role === 'option') return false; // a <select>'s options get none
+  if (INTERACTIVE_ROLES.has(role) && (!INTERACTIVE_WHEN_FOCUSABLE.has(role) || states.focusable === true)) return true;
+  return VALUE_ROLES.has(role) || (states.editable === true && states.focusable === true);
+}
+
 export function render(root: StitchedNode, context: RenderContext): Rendered {
   const textLines: TextLine[] = [];
   const elements: ElementView[] = [];
@@ -509,6 +531,7 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     if (known !== undefined) return known;
     let found = false;
     for (const child of node.children) {
+      if (child.role === UNREAD_ROLE) throw new IncompleteRead();
       if (child.frameId !== node.frameId) continue;
       if (refBasis(child) !== undefined || holdsRefs(child)) {
         found = true;
@@ -589,6 +612,7 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
   // folded away, its children's. Refs, elements and text are collected in document order.
   // `insidePre`: below a <pre>, whose text keeps its line breaks and spaces.
   const visit = (node: StitchedNode, insideControl: boolean, insideSelect: boolean, insidePre: boolean): Line[] => {
+    if (node.role === UNREAD_ROLE) throw new IncompleteRead();
     if (node.role === 'StaticText') {
       // Spaces between two spans are text nodes of their own: kept, the run needs them. Chromium
       // keeps a line break in a name only where the page keeps it (a <pre>, `white-space: pre`).
@@ -643,6 +667,7 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
         return [];
       }
       const holdsCode = node.children.some((child) => child.role === 'code');
+      if (!holdsCode && node.children.some((child) => child.role === UNREAD_ROLE)) throw new IncompleteRead();
       return [{ kind: 'node', role: holdsCode ? 'code' : 'pre', name: '', words: [], children }];
     }
     children = closeBlock(children);

@@ -11,7 +11,7 @@ import type { AxViewNode } from './ax-tree.ts';
 import type { PageRead } from './frame-reads.ts';
 import type { Box, DocumentFacts } from './page-facts.ts';
 import type { RefRegistry } from './refs.ts';
-import { render, type Rendered, type StitchedNode } from './render.ts';
+import { IncompleteRead, render, type Rendered, type StitchedNode } from './render.ts';
 import type { ObservedFrame } from './state-store.ts';
 
 export interface RenderPageOptions {
@@ -93,6 +93,8 @@ export function renderPage(input: RenderPageOptions): RenderedPage {
     : { role: 'RootWebArea', name: '', backendNodeId: undefined, states: {}, frameId: root.id, children: [] };
   if (input.subtree) {
     const found = findNode(tree, input.subtree.frameId, input.subtree.backendNodeId);
+    // A prefix read may not have reached it yet: the caller reads on (IncompleteRead).
+    if (!found && rootRead?.ax?.partial) throw new IncompleteRead();
     if (!found) throw new ServerError('invalid_params', 'root_ref is no longer in the page', { details: { field: 'root_ref' } });
     tree = found;
   }

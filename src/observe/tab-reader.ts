@@ -7,7 +7,7 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { AxViewNode } from './ax-tree.ts';
 import type { PageRead } from './frame-reads.ts';
-import { observe, type ObserveOptions, type Snapshot } from './observer.ts';
+import { observe, type ObserveBudget, type ObserveOptions, type Snapshot } from './observer.ts';
 import type { CachedRead } from './read-plan.ts';
 import { type Prefetch, settleAndTakeChanges, type SettleOptions } from './settle.ts';
 import type { RefRegistry } from './refs.ts';
@@ -24,6 +24,8 @@ export interface FrameReadCounts {
   changesPrefetched: number;
   /** Accessibility reads made while an act's input settled (PrefetchedFrame.preread) and used. */
   axPartsPrefetched: number;
+  /** Accessibility nodes the renderer answered with to full and prefix reads (what they cost it). */
+  axNodesRead: number;
 }
 
 /** Counters of frame reads; a server holds one summing its tabs', each TabReader its own. */
@@ -37,6 +39,7 @@ export class ReadCounts {
     snapshotsKept: 0,
     changesPrefetched: 0,
     axPartsPrefetched: 0,
+    axNodesRead: 0,
   };
 
   add(name: keyof FrameReadCounts, n = 1): void {
@@ -74,6 +77,13 @@ export class TabReader {
   readonly views = new WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>();
   /** The same read asked the same way renders the same. */
   readonly renderMemo = new WeakMap<PageRead, { refs: RefRegistry; key: string; snapshot: Snapshot }>();
+
+  /**
+   * Set: read every document whole (getFullAXTree), never from the top only as far as an answer
+   * needs (ax-prefix.ts), within this budget. For tests that compare a prefix read with a whole one
+   * (a whole read of a large page on a loaded machine needs more than an observation's budget).
+   */
+  wholeReads: { budget: ObserveBudget } | undefined;
 
   /** `totals`: the server's counters, which this tab's reads add to as well. */
   constructor(options: { totals?: ReadCounts } = {}) {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { onTeardown } from './teardown.ts';
+import { longIndexHtml } from '../../fixtures/long-index.ts';
 
 export const PAGES_DIR = fileURLToPath(new URL('../../fixtures/pages/', import.meta.url));
 
@@ -158,8 +159,22 @@ const routes: Record<string, Route> = {
   },
 };
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** Pages made by a generator (too large to commit), each made once per server, on first request. */
+const generated: Record<string, (query: URLSearchParams) => string> = {
+  // ?entries=N: a shorter or longer index (tests and measurements); the default is the bench's.
+  '/long-index.html': (query) => longIndexHtml(query.has('entries') ? { entries: Number(query.get('entries')) } : {}),
+};
+
+async function handle(req: IncomingMessage, res: ServerResponse, made: Map<string, Buffer>): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const generate = generated[url.pathname];
+  if (generate) {
+    let body = made.get(url.href);
+    if (!body) made.set(url.href, body = Buffer.from(generate(url.searchParams), 'utf8'));
+    res.writeHead(200, { 'content-type': TYPES['.html']!, 'content-length': body.length });
+    res.end(body);
+    return;
+  }
   const route = routes[url.pathname] ?? prefixRoutes.find(([prefix]) => url.pathname.startsWith(prefix))?.[1];
   if (route) return route(req, res, url);
   const rel = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
@@ -180,12 +195,13 @@ export async function startFixtureServer(): Promise<FixtureServer> {
   // Responses still open (e.g. /hang), destroyed on close so that close() finishes promptly.
   const open = new Set<ServerResponse>();
   const seen: SeenRequest[] = [];
+  const made = new Map<string, Buffer>();
   const server = createServer((req, res) => {
     seen.push({ method: req.method ?? '', path: req.url ?? '', host: req.headers.host ?? '', websocket: false });
     if (seen.length > 10_000) seen.splice(0, seen.length - 10_000);
     open.add(res);
     res.once('close', () => open.delete(res));
-    handle(req, res).catch(() => {
+    handle(req, res, made).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });

@@ -132,17 +132,24 @@ s('a first read, a reused read and a patched read send exactly what they need', 
     return peer.sent.slice(from).map((message) => message.method);
   };
 
-  // First: a new monitor can place nothing; the tree and the snapshot are read in full.
+  // First: a new monitor can place nothing; the tree is read from the top (the document node,
+  // asked in our world, then its children: here that is all of it), the snapshot in full.
   peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true }));
-  peer.answer('Accessibility.getFullAXTree', () => ({ result: { nodes: [page.root, page.button, page.field('')] } }));
+  peer.answer(
+    'Runtime.evaluate',
+    () => ({ result: { result: { type: 'object', deepSerializedValue: { type: 'node', value: { backendNodeId: 1 } } } } }),
+  );
+  peer.answer('Accessibility.getPartialAXTree', () => ({ result: { nodes: [page.root, page.button, page.field('')] } }));
   let first: Awaited<ReturnType<typeof observe>> | undefined;
   assert.equal(await sentDuring(async () => (first = await observe())), [
     'Page.createIsolatedWorld',
     'Runtime.callFunctionOn',
-    'Accessibility.getFullAXTree',
     'DOMSnapshot.captureSnapshot',
     'Page.getLayoutMetrics',
+    'Runtime.evaluate',
+    'Accessibility.getPartialAXTree',
   ]);
+  assert.equal(peer.lastSent('Accessibility.getPartialAXTree')?.params, { backendNodeId: 1, fetchRelatives: true });
   assert.match(first!.tree, /textbox "Name" @2/);
 
   // Nothing changed since: one question to the monitor, and the last read as it was.
@@ -168,7 +175,35 @@ s('a first read, a reused read and a patched read send exactly what they need', 
     snapshotsKept: 1,
     changesPrefetched: 0,
     axPartsPrefetched: 0,
+    axNodesRead: 3,
   });
+});
+
+s('a first look that meets a part it cannot read from the top reads the document whole', async () => {
+  const { peer, tab } = await scriptedTab();
+  const reader = new TabReader();
+  const refs = new RefRegistry();
+  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true }));
+  peer.answer(
+    'Runtime.evaluate',
+    () => ({ result: { result: { type: 'object', deepSerializedValue: { type: 'node', value: { backendNodeId: 1 } } } } }),
+  );
+  // The root lists a child without an element of its own, and without its children: getPartialAXTree
+  // cannot be asked for them.
+  const orphan: AXNode = { nodeId: 'x1', ignored: false, role: { type: 'role', value: 'generic' }, parentId: '1', childIds: ['x2'] };
+  peer.answer('Accessibility.getPartialAXTree', () => ({ result: { nodes: [{ ...page.root, childIds: ['x1'] }, orphan] } }));
+  peer.answer('Accessibility.getFullAXTree', () => ({ result: { nodes: [page.root, page.button, page.field('')] } }));
+  const observation = await reader.observe({
+    tab,
+    root: tab.frames.get('MAIN')!,
+    refs,
+    maxElements: 100,
+    secrets: [],
+    worlds: new IsolatedWorlds(),
+  });
+  assert.match(observation.tree, /button "Go" @1/);
+  assert.ok(peer.lastSent('Accessibility.getFullAXTree'), 'read whole');
+  assert.is(reader.counts.snapshot().axNodesRead, 3 + 2);
 });
 
 s.run();

@@ -1,0 +1,167 @@
+// The first look reads what its answer needs (ax-prefix.ts): an observation with max_elements N
+// reads the observed document from the top until its first N refs, later ones read further or
+// patch what they read. Each case checks the answer against a whole read of the same page
+// (TabReader.wholeReads: getFullAXTree), and that the read did not cost what a whole one does.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { evaluate, readerOf } from '../helpers/page.ts';
+import { withSession } from '../helpers/session-suite.ts';
+import type { Observation } from '../helpers/wire.ts';
+
+const s = suite('first look');
+const ctx = withSession(s, 'first-look');
+let targetId: string;
+
+async function open(path: string): Promise<void> {
+  const { client, sessionId, fixtures } = ctx;
+  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
+  ({ target_id: targetId } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) }));
+  for (const tab of tabs) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
+  await evaluate(
+    ctx.server,
+    targetId,
+    "new Promise((resolve) => document.readyState === 'complete' ? resolve(true) : addEventListener('load', () => resolve(true), { once: true }))",
+  );
+}
+
+const reader = () => readerOf(ctx.server, ctx.sessionId, targetId);
+
+async function observe(maxElements: number, extra: Record<string, unknown> = {}): Promise<Observation> {
+  return (await ctx.client.call('observe', {
+    session_id: ctx.sessionId,
+    target_id: targetId,
+    include_text: true,
+    max_elements: maxElements,
+    ...extra,
+  })) as Observation;
+}
+
+/** The same observation from a whole read of the page as it is now (nothing kept, getFullAXTree). */
+async function wholeRead(maxElements: number, extra: Record<string, unknown> = {}): Promise<{ observation: Observation; nodes: number }> {
+  const tab = reader();
+  tab.forgetReads();
+  tab.wholeReads = { budget: { perFrameMs: 30_000, totalMs: 60_000 } };
+  const before = tab.counts.snapshot().axNodesRead;
+  try {
+    const observation = await observe(maxElements, extra);
+    return { observation, nodes: tab.counts.snapshot().axNodesRead - before };
+  } finally {
+    tab.wholeReads = undefined;
+    tab.forgetReads();
+  }
+}
+
+function same(actual: Observation, expected: Observation, what: string): void {
+  assert.is(actual.tree, expected.tree, `tree: ${what}`);
+  assert.is(actual.text, expected.text, `text: ${what}`);
+  const differ = actual.elements.findIndex((element, i) => JSON.stringify(element) !== JSON.stringify(expected.elements[i]));
+  assert.equal(
+    actual.elements,
+    expected.elements,
+    `elements: ${what} (first differing: ${JSON.stringify([actual.elements[differ], expected.elements[differ]])})`,
+  );
+  assert.is(actual.truncated, expected.truncated, `truncated: ${what}`);
+}
+
+/** A first observation of N (a fresh read), then M > N (read further), each against a whole read. */
+async function firstLookThenMore(path: string, n: number, m: number): Promise<{ first: Observation; firstNodes: number }> {
+  await open(path);
+  const tab = reader();
+  tab.forgetReads();
+  const before = tab.counts.snapshot().axNodesRead;
+  const first = await observe(n);
+  const firstNodes = tab.counts.snapshot().axNodesRead - before;
+  const more = await observe(m);
+  // Nothing changed: the first read was kept and read further, not read again from the top.
+  const { observation: wholeM } = await wholeRead(m);
+  same(more, wholeM, `${path}: ${m} after ${n}`);
+  const { observation: wholeN } = await wholeRead(n);
+  same(first, wholeN, `${path}: first look of ${n}`);
+  return { first, firstNodes };
+}
+
+s('a first look of N refs, and then of more, says what a whole read says (large page, documentation index)', async () => {
+  for (const [path, n, m] of [['/large-table.html', 20, 150], ['/long-index.html?entries=400', 50, 300]] as const) {
+    const { first } = await firstLookThenMore(path, n, m);
+    assert.is(first.elements.length, n, `${path}: ${n} refs`);
+    assert.ok(first.truncated, `${path}: truncated`);
+  }
+});
+
+s('… and on pages with iframes, shadow roots, delegating listeners and pointer-only controls', async () => {
+  for (
+    const path of ['/shadow-iframe.html', '/delegating-app.html', '/clickables.html', '/docs-page.html', '/cards.html', '/ui-kit.html']
+  ) {
+    await firstLookThenMore(path, 3, 40);
+  }
+});
+
+s('a first look with max_elements 50 on the long index does not read the whole document', async () => {
+  const path = '/long-index.html?entries=800';
+  const { first, firstNodes } = await firstLookThenMore(path, 50, 150);
+  const { nodes: wholeNodes } = await wholeRead(50);
+  assert.is(first.elements.length, 50);
+  assert.ok(wholeNodes > 10_000, `a whole read of the index returns its ${wholeNodes} nodes`);
+  assert.ok(firstNodes * 10 < wholeNodes, `the first look read ${firstNodes} nodes, a whole read ${wholeNodes}`);
+});
+
+s('after a change, a prefix read is patched (or read again) and says what a whole read says', async () => {
+  await open('/long-index.html?entries=400');
+  reader().forgetReads();
+  await observe(60);
+  const cases = [
+    // Inside what was read: patched in.
+    "document.querySelector('.theme-toggle').click()",
+    "document.querySelector('#e3 a').textContent = 'renamed_entry()'",
+    "document.querySelector('.sidebar ul').insertAdjacentHTML('afterbegin', '<li><a href=\"#new\">new module</a></li>')",
+    // Past what was read, and at the end of the document.
+    "document.querySelector('#e390').remove()",
+    "document.body.append(Object.assign(document.createElement('p'), { textContent: 'Toast one' }))",
+    // Before everything: what comes first changes what the first 60 refs are.
+    "document.querySelector('.header').insertAdjacentHTML('afterbegin', '<button>Skip</button><button>Menu</button>')",
+  ];
+  for (const script of cases) {
+    await evaluate(ctx.server, targetId, script);
+    const after = await observe(60);
+    const { observation: whole } = await wholeRead(60);
+    same(after, whole, `after: ${script}`);
+    await observe(60); // the prefix read to patch next
+  }
+});
+
+s('a name taken from a field past what a first look reads carries no value, as in a whole read', async () => {
+  await open('/long-index.html?entries=400');
+  // A header button named by a label and a search field at the very end of the page, which holds
+  // what the user typed: Chromium's name of the button includes it.
+  await evaluate(
+    ctx.server,
+    targetId,
+    `document.querySelector('.header').insertAdjacentHTML('afterbegin', '<button aria-labelledby="far-label far-field">x</button>');
+     document.querySelector('.footer').insertAdjacentHTML('beforeend', '<span id="far-label">Find in</span> <input id="far-field" aria-label="Scope">');
+     document.getElementById('far-field').value = 'typed words'; true`,
+  );
+  reader().forgetReads();
+  const first = await observe(20);
+  const button = first.elements.find((element) => element.role === 'button' && element.name.startsWith('Find in'));
+  assert.ok(button, first.tree);
+  assert.not.ok(first.tree.includes('typed words'), first.tree);
+  const { observation: whole } = await wholeRead(20);
+  same(first, whole, 'a name from a far field');
+});
+
+s('root_ref on a prefix read: the subtree of an element further down than a fresh first look reads', async () => {
+  await open('/long-index.html?entries=400');
+  reader().forgetReads();
+  const first = await observe(500);
+  const link = first.elements[480]!;
+  const kept = await observe(20, { root_ref: link.ref });
+  // Nothing kept: a first look of 20 does not reach it, so the read goes further until it does.
+  reader().forgetReads();
+  const fresh = await observe(20, { root_ref: link.ref });
+  const { observation: whole } = await wholeRead(20, { root_ref: link.ref });
+  same(kept, whole, 'root_ref, from the kept read');
+  same(fresh, whole, 'root_ref, from a fresh first look');
+  assert.ok(fresh.elements.some((element) => element.ref === link.ref), fresh.tree);
+});
+
+s.run();

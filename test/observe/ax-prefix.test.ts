@@ -1,0 +1,112 @@
+// The prefix read (ax-prefix.ts) over a scripted document: what it asks for, in which order, and
+// that the tree built from what it read renders as the whole document's does, cut short.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Cdp } from '../../protocol/generated/cdp.ts';
+import { readPrefix } from '../../src/observe/ax-prefix.ts';
+import { buildAxTree, buildAxTreeFrom } from '../../src/observe/ax-tree.ts';
+import { IncompleteRead, render, type StitchedNode } from '../../src/observe/render.ts';
+import type { AxViewNode } from '../../src/observe/ax-tree.ts';
+
+type AXNode = Cdp.Accessibility.AXNode;
+
+const s = suite('prefix read');
+
+/**
+ * A documentation index: a search field, then 10 sections, each a heading and a list of 10
+ * entries (a link with text, then text). Ids are backendNodeIds too; every node has an element.
+ */
+function documentIndex(): Map<string, AXNode> {
+  const nodes = new Map<string, AXNode>();
+  let next = 1;
+  const add = (role: string, name: string, parentId: string | undefined): AXNode => {
+    const node: AXNode = {
+      nodeId: String(next),
+      ignored: false,
+      role: { type: 'role', value: role },
+      name: { type: 'computedString', value: name },
+      childIds: [],
+      backendDOMNodeId: next,
+      ...(parentId ? { parentId } : {}),
+    };
+    next++;
+    nodes.set(node.nodeId, node);
+    if (parentId) nodes.get(parentId)!.childIds!.push(node.nodeId);
+    return node;
+  };
+  const root = add('RootWebArea', 'Index', undefined);
+  add('searchbox', 'Search', root.nodeId);
+  for (let section = 0; section < 10; section++) {
+    const region = add('region', `Section ${section}`, root.nodeId);
+    add('heading', `S${section}`, region.nodeId);
+    const list = add('list', '', region.nodeId);
+    for (let entry = 0; entry < 10; entry++) {
+      const item = add('listitem', '', list.nodeId);
+      const link = add('link', `entry_${section}_${entry}()`, item.nodeId);
+      add('StaticText', `entry_${section}_${entry}()`, link.nodeId);
+      add('StaticText', ' (function)', item.nodeId);
+    }
+  }
+  return nodes;
+}
+
+/** getPartialAXTree {fetchRelatives: true} as Chromium answers it: the node, its children, its ancestors. */
+function partial(nodes: Map<string, AXNode>, asked: number[]) {
+  return async (backendNodeId: number): Promise<AXNode[]> => {
+    asked.push(backendNodeId);
+    const own = nodes.get(String(backendNodeId))!;
+    const out = [own, ...(own.childIds ?? []).map((id) => nodes.get(id)!)];
+    for (let up = own.parentId; up !== undefined; up = nodes.get(up)!.parentId) out.push(nodes.get(up)!);
+    return out;
+  };
+}
+
+function stitched(node: AxViewNode): StitchedNode {
+  return { ...node, frameId: 'F', children: node.children.map(stitched) };
+}
+
+function rendered(tree: AxViewNode, maxElements: number) {
+  return render(stitched(tree), {
+    maxElements,
+    secrets: [],
+    facts: () => undefined,
+    textBox: () => undefined,
+    inViewport: () => false,
+    refFor: (_frameId, backendNodeId) => `@${backendNodeId}`,
+  });
+}
+
+s('reads from the top as far as the wanted ref, then further from where it stopped', async () => {
+  const nodes = documentIndex();
+  const whole = buildAxTree([...nodes.values()])!;
+  const asked: number[] = [];
+  const cost = { calls: 0, nodes: 0 };
+  const first = await readPrefix({ read: partial(nodes, asked), documentBackendNodeId: 1, wanted: 6, cost });
+  assert.ok(first?.partial, 'the first look is a part of the document');
+  // The root, the first section's list, its first items and their links; of the sections after it
+  // (which may hold refs just as well), only the first few, and only their top level.
+  const sectionOf = (id: number) => Math.floor((id - 3) / 42);
+  const isSection = (id: number) => nodes.get('1')!.childIds!.includes(String(id));
+  assert.ok(asked.every((id) => id === 1 || sectionOf(id) === 0 || isSection(id)), `asked for ${asked.join(' ')}`);
+  assert.ok(asked.filter(isSection).length <= 3, `asked for ${asked.join(' ')}`);
+  assert.ok(first!.nodes.size < nodes.size / 4, `${first!.nodes.size} of ${nodes.size} nodes`);
+  assert.is(cost.calls, asked.length);
+
+  // The first 5 refs (and the 6th, which says it is cut short) render as in the whole document.
+  const tree = buildAxTreeFrom(first!.nodes, first!.nodes.get(first!.rootId)!, undefined, true)!;
+  assert.equal(rendered(tree, 5), rendered(whole, 5));
+  // More refs than were read: rendering says the read must go further.
+  assert.throws(() => rendered(tree, 40), (error: unknown) => error instanceof IncompleteRead);
+
+  asked.length = 0;
+  const more = await readPrefix({ read: partial(nodes, asked), documentBackendNodeId: 1, wanted: 41, document: first!, cost });
+  assert.not.ok(asked.includes(1), 'what was read is not read again');
+  const further = buildAxTreeFrom(more!.nodes, more!.nodes.get(more!.rootId)!, undefined, true)!;
+  assert.equal(rendered(further, 40), rendered(whole, 40));
+
+  const all = await readPrefix({ read: partial(nodes, []), documentBackendNodeId: 1, wanted: Infinity, document: more!, cost });
+  assert.is(all!.partial, undefined, 'the whole document read is no longer partial');
+  assert.is(all!.nodes.size, nodes.size);
+});
+
+s.run();
