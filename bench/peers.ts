@@ -19,28 +19,20 @@
 //
 // A contender that cannot start, or a call that fails, is reported with its reason in the
 // report and on the console; the exit code is 1 when anything could not be measured.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import { performance } from "node:perf_hooks";
-import process from "node:process";
-import { fileURLToPath } from "node:url";
-import {
-  type FixtureServer,
-  startFixtureServer,
-} from "../test/helpers/fixture-server.ts";
-import { CdpFloor } from "./peers/cdp-floor.ts";
-import { waitForQuietMachine } from "./peers/quiet.ts";
-import type { Contender } from "./peers/contender.ts";
-import {
-  AgentBrowserContender,
-  ChromeDevtoolsMcpContender,
-  installedVersion,
-  PlaywrightMcpContender,
-} from "./peers/mcp-contenders.ts";
-import { PagewireContender } from "./peers/pagewire.ts";
-import { PagewireMcpContender } from "./peers/pagewire-mcp.ts";
-import { PAGES } from "./peers/pages.ts";
-import { killLeftovers, memoryOf, type MemoryReport } from "./peers/procs.ts";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { type FixtureServer, startFixtureServer } from '../test/helpers/fixture-server.ts';
+import { CdpFloor } from './peers/cdp-floor.ts';
+import { waitForQuietMachine } from './peers/quiet.ts';
+import type { Contender } from './peers/contender.ts';
+import { AgentBrowserContender, ChromeDevtoolsMcpContender, installedVersion, PlaywrightMcpContender } from './peers/mcp-contenders.ts';
+import { PagewireContender } from './peers/pagewire.ts';
+import { PagewireMcpContender } from './peers/pagewire-mcp.ts';
+import { PAGES } from './peers/pages.ts';
+import { killLeftovers, memoryOf, type MemoryReport } from './peers/procs.ts';
 import {
   type BenchReport,
   type ContenderReport,
@@ -48,11 +40,11 @@ import {
   renderResults,
   renderSeriesTables,
   updateReadme,
-} from "./peers/report.ts";
-import { type PageResult, runPage } from "./peers/run.ts";
+} from './peers/report.ts';
+import { type PageResult, runPage } from './peers/run.ts';
 
-const BENCH_DIR = fileURLToPath(new URL("./", import.meta.url));
-const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const BENCH_DIR = fileURLToPath(new URL('./', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 interface Options {
   runs: number;
@@ -66,12 +58,12 @@ interface Options {
 }
 
 const CONTENDER_IDS = [
-  "pagewire",
-  "pagewire-mcp",
-  "playwright-mcp",
-  "chrome-devtools-mcp",
-  "agent-browser",
-  "cdp-floor",
+  'pagewire',
+  'pagewire-mcp',
+  'playwright-mcp',
+  'chrome-devtools-mcp',
+  'agent-browser',
+  'cdp-floor',
 ];
 
 function parseArgs(argv: string[]): Options {
@@ -81,7 +73,7 @@ function parseArgs(argv: string[]): Options {
     warmups: 1,
     only: undefined,
     pages: undefined,
-    browser: "/usr/bin/chromium",
+    browser: '/usr/bin/chromium',
     report: true,
     render: undefined,
   };
@@ -98,50 +90,48 @@ function parseArgs(argv: string[]): Options {
     return n;
   };
   for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i]!.split("=", 2) as [
+    const [flag, inline] = argv[i]!.split('=', 2) as [
       string,
       string | undefined,
     ];
     const take = () => inline ?? value(i++, flag);
     switch (flag) {
-      case "--runs":
+      case '--runs':
         options.runs = count(take(), flag, 1);
         break;
-      case "--act-runs":
+      case '--act-runs':
         options.actRuns = count(take(), flag, 1);
         break;
-      case "--warmups":
+      case '--warmups':
         options.warmups = count(take(), flag, 0);
         break;
-      case "--only":
-        options.only = take().split(",");
+      case '--only':
+        options.only = take().split(',');
         for (const id of options.only) {
           if (!CONTENDER_IDS.includes(id)) {
             fail(
-              `unknown contender ${id} (one of ${CONTENDER_IDS.join(", ")})`,
+              `unknown contender ${id} (one of ${CONTENDER_IDS.join(', ')})`,
             );
           }
         }
         break;
-      case "--pages":
-        options.pages = take().split(",");
+      case '--pages':
+        options.pages = take().split(',');
         for (const id of options.pages) {
           if (!PAGES.some((p) => p.id === id)) {
             fail(
-              `unknown page ${id} (one of ${
-                PAGES.map((p) => p.id).join(", ")
-              })`,
+              `unknown page ${id} (one of ${PAGES.map((p) => p.id).join(', ')})`,
             );
           }
         }
         break;
-      case "--browser":
+      case '--browser':
         options.browser = take();
         break;
-      case "--no-report":
+      case '--no-report':
         options.report = false;
         break;
-      case "--render":
+      case '--render':
         options.render = take();
         break;
       default:
@@ -158,10 +148,10 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function machine(): BenchReport["machine"] {
+function machine(): BenchReport['machine'] {
   const cpus = os.cpus();
   return {
-    cpu: cpus[0]?.model.trim() ?? "unknown",
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
     cores: cpus.length,
     memory_gib: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     os: `${os.type()} ${os.release()} (${os.arch()})`,
@@ -176,11 +166,7 @@ function writeReport(report: BenchReport, log: (line: string) => void): void {
     renderReadmeBlock(report),
   );
   log(
-    `wrote bench/RESULTS.md${
-      readme
-        ? "; updated the summary in bench/README.md"
-        : " (bench/README.md has no bench markers: not touched)"
-    }`,
+    `wrote bench/RESULTS.md${readme ? '; updated the summary in bench/README.md' : ' (bench/README.md has no bench markers: not touched)'}`,
   );
 }
 
@@ -194,7 +180,7 @@ async function main(): Promise<number> {
       );
     }
     writeReport(
-      JSON.parse(readFileSync(options.render, "utf8")) as BenchReport,
+      JSON.parse(readFileSync(options.render, 'utf8')) as BenchReport,
       console.log,
     );
     return 0;
@@ -207,7 +193,7 @@ async function main(): Promise<number> {
   }
   if (!existsSync(`${ROOT}dist/src/main.js`)) {
     fail(
-      "dist/src/main.js is missing: run `npm run build` first (npm run bench does)",
+      'dist/src/main.js is missing: run `npm run build` first (npm run bench does)',
     );
   }
 
@@ -220,22 +206,20 @@ async function main(): Promise<number> {
     }
   > = [
     {
-      id: "pagewire",
+      id: 'pagewire',
       make: () => new PagewireContender(`pagewire-${nonce}`, options.browser),
     },
     {
-      id: "pagewire-mcp",
-      make: () =>
-        new PagewireMcpContender(`pagewire-mcp-${nonce}`, options.browser),
+      id: 'pagewire-mcp',
+      make: () => new PagewireMcpContender(`pagewire-mcp-${nonce}`, options.browser),
     },
     {
-      id: "playwright-mcp",
-      make: () =>
-        new PlaywrightMcpContender(`playwright-mcp-${nonce}`, options.browser),
+      id: 'playwright-mcp',
+      make: () => new PlaywrightMcpContender(`playwright-mcp-${nonce}`, options.browser),
       unavailable: PlaywrightMcpContender.unavailable,
     },
     {
-      id: "chrome-devtools-mcp",
+      id: 'chrome-devtools-mcp',
       make: () =>
         new ChromeDevtoolsMcpContender(
           `chrome-devtools-mcp-${nonce}`,
@@ -244,22 +228,17 @@ async function main(): Promise<number> {
       unavailable: ChromeDevtoolsMcpContender.unavailable,
     },
     {
-      id: "agent-browser",
-      make: () =>
-        new AgentBrowserContender(`agent-browser-${nonce}`, options.browser),
+      id: 'agent-browser',
+      make: () => new AgentBrowserContender(`agent-browser-${nonce}`, options.browser),
       unavailable: AgentBrowserContender.unavailable,
     },
     {
-      id: "cdp-floor",
+      id: 'cdp-floor',
       make: () => new CdpFloor(`cdp-floor-${nonce}`, options.browser),
     },
   ];
-  const chosen = all.filter((entry) =>
-    !options.only || options.only.includes(entry.id)
-  );
-  const pages = PAGES.filter((page) =>
-    !options.pages || options.pages.includes(page.id)
-  );
+  const chosen = all.filter((entry) => !options.only || options.only.includes(entry.id));
+  const pages = PAGES.filter((page) => !options.pages || options.pages.includes(page.id));
 
   const reports: ContenderReport[] = [];
   const running: Contender[] = [];
@@ -267,8 +246,8 @@ async function main(): Promise<number> {
   const endAll = () => {
     for (const entry of chosen) killLeftovers(`${entry.id}-${nonce}`);
   };
-  process.once("exit", endAll);
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.once('exit', endAll);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
       console.error(`bench: ${signal}: ending the contenders' processes`);
       process.exit(130);
@@ -288,10 +267,10 @@ async function main(): Promise<number> {
     }
     fixtures = await startFixtureServer();
     log(
-      `bench: ${chosen.map((c) => c.id).join(", ")}; pages ${
-        pages.map((p) => p.id).join(", ")
+      `bench: ${chosen.map((c) => c.id).join(', ')}; pages ${
+        pages.map((p) => p.id).join(', ')
       }; ${options.runs} observations and ${options.actRuns} actions per series (each after ${options.warmups} untimed warm-up round${
-        options.warmups === 1 ? "" : "s"
+        options.warmups === 1 ? '' : 's'
       })`,
     );
     // Start one at a time (a launch is the heaviest thing here), then open the first page.
@@ -305,11 +284,11 @@ async function main(): Promise<number> {
         package_version: packageVersion(contender.id),
         command: contender.command,
         calls: contender.calls,
-        status: "ok",
+        status: 'ok',
       };
       reports.push(report);
       if (reason) {
-        report.status = "failed";
+        report.status = 'failed';
         report.error = reason;
         log(`  ${contender.label}: NOT RUN: ${reason}`);
         continue;
@@ -323,10 +302,8 @@ async function main(): Promise<number> {
           `  ${contender.label}: started (${contender.version}) in ${report.start_ms} ms`,
         );
       } catch (error) {
-        report.status = "failed";
-        report.error = `could not start: ${
-          error instanceof Error ? error.message : String(error)
-        }`;
+        report.status = 'failed';
+        report.error = `could not start: ${error instanceof Error ? error.message : String(error)}`;
         log(`  ${contender.label}: NOT RUN: ${report.error}`);
         await contender.stop().catch(() => undefined);
         killLeftovers(contender.tag);
@@ -355,18 +332,14 @@ async function main(): Promise<number> {
     }
   } finally {
     for (const contender of running) {
-      await contender.stop().catch((error: unknown) =>
-        log(`  ${contender.label}: stop failed: ${String(error)}`)
-      );
+      await contender.stop().catch((error: unknown) => log(`  ${contender.label}: stop failed: ${String(error)}`));
     }
     // Whatever a contender left behind (a daemon, a browser) is ended by pid.
     for (const contender of running) {
       const killed = killLeftovers(contender.tag);
       if (killed.length) {
         log(
-          `  ${contender.label}: ended ${killed.length} leftover process(es) after its shutdown: ${
-            killed.join(", ")
-          }`,
+          `  ${contender.label}: ended ${killed.length} leftover process(es) after its shutdown: ${killed.join(', ')}`,
         );
         const report = reports.find((r) => r.id === contender.id)!;
         report.leftovers = killed.length;
@@ -388,41 +361,33 @@ async function main(): Promise<number> {
     },
     browser: {
       path: options.browser,
-      version: reports.find((r) => r.id === "cdp-floor")?.version ?? "unknown",
+      version: reports.find((r) => r.id === 'cdp-floor')?.version ?? 'unknown',
     },
     contenders: reports,
     pages: pageResults,
   };
 
-  const stamp = report.date.replace(/[:.]/g, "-");
+  const stamp = report.date.replace(/[:.]/g, '-');
   mkdirSync(`${BENCH_DIR}results`, { recursive: true });
-  const json = JSON.stringify(report, null, 1) + "\n";
+  const json = JSON.stringify(report, null, 1) + '\n';
   writeFileSync(`${BENCH_DIR}results/peers-${stamp}.json`, json);
   log(`wrote bench/results/peers-${stamp}.json`);
   if (options.report) {
     writeFileSync(`${BENCH_DIR}RESULTS.json`, json);
-    log("wrote bench/RESULTS.json");
+    log('wrote bench/RESULTS.json');
     writeReport(report, log);
   }
-  console.log("\n" + renderReadmeBlock(report));
-  console.log("\n" + renderSeriesTables(report));
+  console.log('\n' + renderReadmeBlock(report));
+  console.log('\n' + renderSeriesTables(report));
 
   const problems = [
-    ...reports.filter((r) => r.status !== "ok").map((r) =>
-      `${r.label}: ${r.error}`
-    ),
+    ...reports.filter((r) => r.status !== 'ok').map((r) => `${r.label}: ${r.error}`),
     ...pageResults.flatMap((p) =>
       Object.entries(p.contenders).flatMap(([id, c]) => [
         ...(c.open_error ? [`${id} on ${p.id}: ${c.open_error}`] : []),
         ...Object.entries(c.series)
-          .filter(([, s]) =>
-            s && (s.status === "failed" || s.status === "partial") && !s.same_as
-          )
-          .map(([name, s]) =>
-            `${id} on ${p.id}, ${name}: ${s!.status} (${s!.errors} errors): ${
-              s!.note ?? ""
-            }`
-          ),
+          .filter(([, s]) => s && (s.status === 'failed' || s.status === 'partial') && !s.same_as)
+          .map(([name, s]) => `${id} on ${p.id}, ${name}: ${s!.status} (${s!.errors} errors): ${s!.note ?? ''}`),
       ])
     ),
   ];
@@ -437,12 +402,12 @@ async function main(): Promise<number> {
 
 function packageVersion(id: string): string | undefined {
   switch (id) {
-    case "playwright-mcp":
-      return installedVersion("@playwright/mcp");
-    case "chrome-devtools-mcp":
-      return installedVersion("chrome-devtools-mcp");
-    case "agent-browser":
-      return installedVersion("agent-browser");
+    case 'playwright-mcp':
+      return installedVersion('@playwright/mcp');
+    case 'chrome-devtools-mcp':
+      return installedVersion('chrome-devtools-mcp');
+    case 'agent-browser':
+      return installedVersion('agent-browser');
     default:
       return undefined;
   }
@@ -451,7 +416,7 @@ function packageVersion(id: string): string | undefined {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error("bench failed:", error);
+    console.error('bench failed:', error);
     process.exit(1);
   },
 );

@@ -1,13 +1,9 @@
 // bench/RESULTS.md and the summary block of bench/README.md, written from one run's data (bench/RESULTS.json).
-import { readFileSync, writeFileSync } from "node:fs";
-import type { Contender } from "./contender.ts";
-import type { MemoryReport } from "./procs.ts";
-import type { PageResult, SeriesName, SeriesResult } from "./run.ts";
-import {
-  QUIET_CAP_MS,
-  QUIET_MAX_BUSY_CORES,
-  QUIET_WINDOW_MS,
-} from "./quiet.ts";
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { Contender } from './contender.ts';
+import type { MemoryReport } from './procs.ts';
+import type { PageResult, SeriesName, SeriesResult } from './run.ts';
+import { QUIET_CAP_MS, QUIET_MAX_BUSY_CORES, QUIET_WINDOW_MS } from './quiet.ts';
 
 export interface ContenderReport {
   id: string;
@@ -15,8 +11,8 @@ export interface ContenderReport {
   version: string;
   package_version?: string | undefined;
   command: string;
-  calls: Contender["calls"];
-  status: "ok" | "failed";
+  calls: Contender['calls'];
+  status: 'ok' | 'failed';
   error?: string;
   /** Start-up until ready (pagewire: server, session; MCP: initialize, first tools). */
   start_ms?: number;
@@ -43,62 +39,55 @@ export interface BenchReport {
   pages: PageResult[];
 }
 
-export const README_START = "<!-- bench:peers:start -->";
-export const README_END = "<!-- bench:peers:end -->";
+export const README_START = '<!-- bench:peers:start -->';
+export const README_END = '<!-- bench:peers:end -->';
 
-const PW = "pagewire";
+const PW = 'pagewire';
 /** pagewire's own tools over MCP: the same server, so its medians less PW's are the MCP path's cost. */
-const PW_MCP = "pagewire-mcp";
+const PW_MCP = 'pagewire-mcp';
 
 /** What the MCP path adds to pagewire's WebSocket medians, per series, on one page. */
 export function mcpOverhead(page: PageResult): string {
-  const names: SeriesName[] = ["observe_changed", "click", "fill", "navigate"];
+  const names: SeriesName[] = ['observe_changed', 'click', 'fill', 'navigate'];
   return names
     .map((name) => {
       const over = median(page, PW_MCP, name);
       const ws = median(page, PW, name);
-      return over === undefined || ws === undefined
-        ? "—"
-        : `${over - ws >= 0 ? "+" : ""}${(over - ws).toFixed(1)}`;
+      return over === undefined || ws === undefined ? '—' : `${over - ws >= 0 ? '+' : ''}${(over - ws).toFixed(1)}`;
     })
-    .join(" / ");
+    .join(' / ');
 }
-const PLAYWRIGHT = "playwright-mcp";
-const CDM = "chrome-devtools-mcp";
-const FLOOR = "cdp-floor";
+const PLAYWRIGHT = 'playwright-mcp';
+const CDM = 'chrome-devtools-mcp';
+const FLOOR = 'cdp-floor';
 
 // --- formatting ---------------------------------------------------------------------------------
 
 const ms = (
   value: number | undefined,
-): string => (value === undefined || Number.isNaN(value)
-  ? "—"
-  : value < 10
-  ? value.toFixed(1)
-  : String(Math.round(value)));
+): string => (value === undefined || Number.isNaN(value) ? '—' : value < 10 ? value.toFixed(1) : String(Math.round(value)));
 
 function kb(bytes: number | undefined): string {
-  if (bytes === undefined) return "—";
+  if (bytes === undefined) return '—';
   return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
 }
 
 function ratio(a: number | undefined, b: number | undefined): string {
-  if (a === undefined || b === undefined || !(b > 0)) return "—";
+  if (a === undefined || b === undefined || !(b > 0)) return '—';
   const r = a / b;
   return r >= 10 ? `${Math.round(r)}×` : `${r.toFixed(2)}×`;
 }
 
-const esc = (text: string): string =>
-  text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+const esc = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** A Markdown table; `numeric` right-aligns every column but the first. */
 function table(head: string[], rows: string[][], numeric = true): string {
-  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [
     line(head),
-    line(head.map((_, i) => (i > 0 && numeric ? "---:" : "---"))),
+    line(head.map((_, i) => (i > 0 && numeric ? '---:' : '---'))),
     ...rows.map(line),
-  ].join("\n");
+  ].join('\n');
 }
 
 // --- lookups ------------------------------------------------------------------------------------
@@ -122,27 +111,23 @@ function median(
 /** "median / p90" with a mark when the answer carried no observation, or why nothing was measured. */
 function cell(page: PageResult, id: string, name: SeriesName): string {
   const c = page.contenders[id];
-  if (!c) return "—";
-  if (c.open_error) return "could not open";
+  if (!c) return '—';
+  if (c.open_error) return 'could not open';
   const s = c.series[name];
-  if (!s) return "—";
-  if (s.status === "not_applicable") return "n/a";
-  if (!s.stats) return s.derived_from ? "failed" : `failed (${s.errors})`;
+  if (!s) return '—';
+  if (s.status === 'not_applicable') return 'n/a';
+  if (!s.stats) return s.derived_from ? 'failed' : `failed (${s.errors})`;
   if (s.derived_from) {
     return `≈ ${ms(s.stats.median_ms)} / ${ms(s.stats.p90_ms)} (sum)`;
   }
-  const errors = s.errors ? ` (${s.errors} failed)` : "";
+  const errors = s.errors ? ` (${s.errors} failed)` : '';
   return `${ms(s.stats.median_ms)} / ${ms(s.stats.p90_ms)}${errors}`;
 }
 
 function carries(page: PageResult, id: string, name: SeriesName): string {
   const s = series(page, id, name);
-  if (!s || s.status === "not_applicable" || !s.stats) return "—";
-  return s.observation === true
-    ? "yes"
-    : s.observation === "mixed"
-    ? "mixed"
-    : "no";
+  if (!s || s.status === 'not_applicable' || !s.stats) return '—';
+  return s.observation === true ? 'yes' : s.observation === 'mixed' ? 'mixed' : 'no';
 }
 
 // --- targets ------------------------------------------------------------------------------------
@@ -164,33 +149,29 @@ function timeVerdict(
   factor: number,
   observed?: boolean,
 ): Verdict {
-  const note = observed === false ? " (no observation!)" : "";
+  const note = observed === false ? ' (no observation!)' : '';
   return {
     target,
     where,
-    pagewire: mine === undefined ? "not measured" : `${ms(mine)} ms${note}`,
-    limit: theirs === undefined
-      ? "not measured"
-      : `${ms(theirs * factor)} ms (${factor} × ${ms(theirs)})`,
-    met: mine === undefined || theirs === undefined
-      ? undefined
-      : observed !== false && mine <= factor * theirs,
+    pagewire: mine === undefined ? 'not measured' : `${ms(mine)} ms${note}`,
+    limit: theirs === undefined ? 'not measured' : `${ms(theirs * factor)} ms (${factor} × ${ms(theirs)})`,
+    met: mine === undefined || theirs === undefined ? undefined : observed !== false && mine <= factor * theirs,
   };
 }
 
 export function verdicts(report: BenchReport): Verdict[] {
   const out: Verdict[] = [];
-  const large = report.pages.find((p) => p.id === "large-table");
+  const large = report.pages.find((p) => p.id === 'large-table');
   // 1. observe ≤ 0.5 × Playwright MCP's snapshot, large page (after a change, and unchanged).
   for (
     const [name, what] of [
-      ["observe_changed", "after a change"],
-      ["observe_unchanged", "unchanged page"],
+      ['observe_changed', 'after a change'],
+      ['observe_unchanged', 'unchanged page'],
     ] as const
   ) {
     out.push(
       timeVerdict(
-        "observe ≤ 0.5× Playwright MCP snapshot",
+        'observe ≤ 0.5× Playwright MCP snapshot',
         `large-table, ${what} (median)`,
         median(large, PW, name),
         median(large, PLAYWRIGHT, name),
@@ -204,10 +185,10 @@ export function verdicts(report: BenchReport): Verdict[] {
     const theirs = page.contenders[CDM]?.observation;
     if (!mine || !theirs) {
       out.push({
-        target: "size ≤ 0.5× chrome-devtools-mcp snapshot",
+        target: 'size ≤ 0.5× chrome-devtools-mcp snapshot',
         where: page.id,
-        pagewire: mine ? kb(mine.text_bytes) : "not measured",
-        limit: theirs ? kb(theirs.text_bytes / 2) : "not measured",
+        pagewire: mine ? kb(mine.text_bytes) : 'not measured',
+        limit: theirs ? kb(theirs.text_bytes / 2) : 'not measured',
         met: undefined,
       });
       continue;
@@ -216,55 +197,47 @@ export function verdicts(report: BenchReport): Verdict[] {
       const a = mine.bytes_per_interactive;
       const b = theirs.bytes_per_interactive;
       out.push({
-        target: "size ≤ 0.5× chrome-devtools-mcp snapshot",
+        target: 'size ≤ 0.5× chrome-devtools-mcp snapshot',
         where: `${page.id} (pagewire truncates: per interactive element)`,
-        pagewire: a === undefined
-          ? "—"
-          : `${a} B/element (${mine.interactive} elements)`,
-        limit: b === undefined
-          ? "—"
-          : `${
-            (b / 2).toFixed(1)
-          } B/element (0.5 × ${b}, ${theirs.interactive} elements)`,
+        pagewire: a === undefined ? '—' : `${a} B/element (${mine.interactive} elements)`,
+        limit: b === undefined ? '—' : `${(b / 2).toFixed(1)} B/element (0.5 × ${b}, ${theirs.interactive} elements)`,
         met: a === undefined || b === undefined ? undefined : a <= 0.5 * b,
       });
     } else {
       out.push({
-        target: "size ≤ 0.5× chrome-devtools-mcp snapshot",
+        target: 'size ≤ 0.5× chrome-devtools-mcp snapshot',
         where: page.id,
         pagewire: kb(mine.text_bytes),
-        limit: `${kb(Math.round(theirs.text_bytes / 2))} (0.5 × ${
-          kb(theirs.text_bytes)
-        })`,
+        limit: `${kb(Math.round(theirs.text_bytes / 2))} (0.5 × ${kb(theirs.text_bytes)})`,
         met: mine.text_bytes <= 0.5 * theirs.text_bytes,
       });
     }
   }
   // 3. observe after a change on the form ≤ 0.7 × the faster of Playwright MCP and chrome-devtools-mcp
   // (issue 3).
-  const form = report.pages.find((p) => p.id === "form");
+  const form = report.pages.find((p) => p.id === 'form');
   const peers = [
-    median(form, PLAYWRIGHT, "observe_changed"),
-    median(form, CDM, "observe_changed"),
+    median(form, PLAYWRIGHT, 'observe_changed'),
+    median(form, CDM, 'observe_changed'),
   ].filter((v): v is number => v !== undefined);
   out.push(
     timeVerdict(
-      "observe ≤ 0.7× the faster peer snapshot",
-      "form, after a change (median)",
-      median(form, PW, "observe_changed"),
+      'observe ≤ 0.7× the faster peer snapshot',
+      'form, after a change (median)',
+      median(form, PW, 'observe_changed'),
       peers.length > 0 ? Math.min(...peers) : undefined,
       0.7,
     ),
   );
   // 4. fill with a fresh observation ≤ 0.5 × Playwright MCP's type (issue 4), on every page with a field.
   for (const page of report.pages) {
-    const mine = median(page, PW, "fill");
-    const theirs = median(page, PLAYWRIGHT, "fill");
+    const mine = median(page, PW, 'fill');
+    const theirs = median(page, PLAYWRIGHT, 'fill');
     if (mine === undefined && theirs === undefined) continue; // no field on this page
-    const observed = series(page, PW, "fill")?.observation === true;
+    const observed = series(page, PW, 'fill')?.observation === true;
     out.push(
       timeVerdict(
-        "fill with fresh observation ≤ 0.5× Playwright MCP type",
+        'fill with fresh observation ≤ 0.5× Playwright MCP type',
         `${page.id} (median)`,
         mine,
         theirs,
@@ -275,13 +248,13 @@ export function verdicts(report: BenchReport): Verdict[] {
   }
   // 5. click with a fresh observation ≤ 0.25 × chrome-devtools-mcp's click alone.
   for (const page of report.pages) {
-    const observed = series(page, PW, "click")?.observation === true;
+    const observed = series(page, PW, 'click')?.observation === true;
     out.push(
       timeVerdict(
-        "click with fresh observation ≤ 0.25× chrome-devtools-mcp click",
+        'click with fresh observation ≤ 0.25× chrome-devtools-mcp click',
         `${page.id} (median)`,
-        median(page, PW, "click"),
-        median(page, CDM, "click"),
+        median(page, PW, 'click'),
+        median(page, CDM, 'click'),
         0.25,
         observed,
       ),
@@ -292,7 +265,7 @@ export function verdicts(report: BenchReport): Verdict[] {
 
 const verdictWord = (
   met: boolean | undefined,
-) => (met === undefined ? "NOT MEASURED" : met ? "met" : "**MISSED**");
+) => (met === undefined ? 'NOT MEASURED' : met ? 'met' : '**MISSED**');
 
 // --- the report ---------------------------------------------------------------------------------
 
@@ -302,125 +275,112 @@ function contendersIn(report: BenchReport): ContenderReport[] {
 
 function pageSection(report: BenchReport, page: PageResult): string {
   const cs = contendersIn(report);
-  const head = ["", ...cs.map((c) => c.label)];
-  const floorObs = median(page, FLOOR, "observe_changed");
-  const floorClick = median(page, FLOOR, "click");
-  const floorNav = median(page, FLOOR, "navigate");
-  const floorFill = median(page, FLOOR, "fill");
+  const head = ['', ...cs.map((c) => c.label)];
+  const floorObs = median(page, FLOOR, 'observe_changed');
+  const floorClick = median(page, FLOOR, 'click');
+  const floorNav = median(page, FLOOR, 'navigate');
+  const floorFill = median(page, FLOOR, 'fill');
   const pwOf = (name: SeriesName) => median(page, PW, name);
   const rows: string[][] = [];
-  const row = (label: string, f: (c: ContenderReport) => string) =>
-    rows.push([label, ...cs.map(f)]);
-  const notRun = (c: ContenderReport) => c.status !== "ok";
+  const row = (label: string, f: (c: ContenderReport) => string) => rows.push([label, ...cs.map(f)]);
+  const notRun = (c: ContenderReport) => c.status !== 'ok';
 
   row(
-    "observe, unchanged page: median / p90 ms",
-    (c) => (notRun(c) ? "not run" : cell(page, c.id, "observe_unchanged")),
+    'observe, unchanged page: median / p90 ms',
+    (c) => (notRun(c) ? 'not run' : cell(page, c.id, 'observe_unchanged')),
   );
   row(
-    "observe after a change: median / p90 ms",
-    (c) => (notRun(c) ? "not run" : cell(page, c.id, "observe_changed")),
+    'observe after a change: median / p90 ms',
+    (c) => (notRun(c) ? 'not run' : cell(page, c.id, 'observe_changed')),
   );
   row(
-    "… × raw CDP floor",
-    (c) => ratio(median(page, c.id, "observe_changed"), floorObs),
+    '… × raw CDP floor',
+    (c) => ratio(median(page, c.id, 'observe_changed'), floorObs),
   );
   row(
-    "… pagewire ÷ this",
+    '… pagewire ÷ this',
     (
       c,
-    ) => (c.id === FLOOR
-      ? "—"
-      : ratio(pwOf("observe_changed"), median(page, c.id, "observe_changed"))),
+    ) => (c.id === FLOOR ? '—' : ratio(pwOf('observe_changed'), median(page, c.id, 'observe_changed'))),
   );
-  row("model-facing size", (c) => {
+  row('model-facing size', (c) => {
     const o = page.contenders[c.id]?.observation;
-    if (!o) return "—";
+    if (!o) return '—';
     if (c.id === FLOOR) return `(raw JSON ${kb(o.wire_bytes)})`;
     return kb(o.text_bytes);
   });
   row("… of which pagewire's separate `text`", (c) => {
     const o = page.contenders[c.id]?.observation;
-    return c.id === PW && o?.text_part_bytes !== undefined
-      ? kb(o.text_part_bytes)
-      : "";
+    return c.id === PW && o?.text_part_bytes !== undefined ? kb(o.text_part_bytes) : '';
   });
-  row("interactive elements in it", (c) => {
+  row('interactive elements in it', (c) => {
     const o = page.contenders[c.id]?.observation;
-    if (!o) return "—";
-    return `${o.interactive}${o.truncated ? " (truncated)" : ""}`;
+    if (!o) return '—';
+    return `${o.interactive}${o.truncated ? ' (truncated)' : ''}`;
   });
-  row("bytes per interactive element", (c) => {
+  row('bytes per interactive element', (c) => {
     const o = page.contenders[c.id]?.observation;
-    return o && c.id !== FLOOR && o.bytes_per_interactive !== undefined
-      ? `${o.bytes_per_interactive} B`
-      : "—";
+    return o && c.id !== FLOOR && o.bytes_per_interactive !== undefined ? `${o.bytes_per_interactive} B` : '—';
   });
-  row("… pagewire ÷ this (size; per element)", (c) => {
+  row('… pagewire ÷ this (size; per element)', (c) => {
     const mine = page.contenders[PW]?.observation;
     const o = page.contenders[c.id]?.observation;
-    if (!mine || !o || c.id === FLOOR) return "—";
-    return `${ratio(mine.text_bytes, o.text_bytes)}; ${
-      ratio(mine.bytes_per_interactive, o.bytes_per_interactive)
-    }`;
+    if (!mine || !o || c.id === FLOOR) return '—';
+    return `${ratio(mine.text_bytes, o.text_bytes)}; ${ratio(mine.bytes_per_interactive, o.bytes_per_interactive)}`;
   });
   row(
-    "click: median / p90 ms",
-    (c) => (notRun(c) ? "not run" : cell(page, c.id, "click")),
+    'click: median / p90 ms',
+    (c) => (notRun(c) ? 'not run' : cell(page, c.id, 'click')),
   );
   row(
-    "… answer carries a fresh observation",
-    (c) => carries(page, c.id, "click"),
+    '… answer carries a fresh observation',
+    (c) => carries(page, c.id, 'click'),
   );
   row(
-    "… × raw CDP floor",
-    (c) => ratio(median(page, c.id, "click"), floorClick),
+    '… × raw CDP floor',
+    (c) => ratio(median(page, c.id, 'click'), floorClick),
   );
   row(
-    "click → fresh observation: median / p90 ms",
-    (c) => (notRun(c) ? "not run" : cell(page, c.id, "click_observed")),
+    'click → fresh observation: median / p90 ms',
+    (c) => (notRun(c) ? 'not run' : cell(page, c.id, 'click_observed')),
   );
   row(
-    "… pagewire ÷ this",
+    '… pagewire ÷ this',
     (
       c,
-    ) => (c.id === FLOOR
-      ? "—"
-      : ratio(pwOf("click"), median(page, c.id, "click_observed"))),
+    ) => (c.id === FLOOR ? '—' : ratio(pwOf('click'), median(page, c.id, 'click_observed'))),
   );
   row(
-    "fill: median / p90 ms",
-    (c) => (notRun(c) ? "not run" : cell(page, c.id, "fill")),
+    'fill: median / p90 ms',
+    (c) => (notRun(c) ? 'not run' : cell(page, c.id, 'fill')),
   );
   row(
-    "… answer carries a fresh observation",
-    (c) => (c.id === FLOOR ? "(raw JSON)" : carries(page, c.id, "fill")),
+    '… answer carries a fresh observation',
+    (c) => (c.id === FLOOR ? '(raw JSON)' : carries(page, c.id, 'fill')),
   );
-  row("… × raw CDP floor", (c) => ratio(median(page, c.id, "fill"), floorFill));
+  row('… × raw CDP floor', (c) => ratio(median(page, c.id, 'fill'), floorFill));
   row(
-    "… pagewire ÷ this",
+    '… pagewire ÷ this',
     (
       c,
-    ) => (c.id === FLOOR
-      ? "—"
-      : ratio(pwOf("fill"), median(page, c.id, "fill"))),
+    ) => (c.id === FLOOR ? '—' : ratio(pwOf('fill'), median(page, c.id, 'fill'))),
   );
   row(
-    "navigate: median / p90 ms",
-    (c) => (notRun(c) ? "not run" : cell(page, c.id, "navigate")),
+    'navigate: median / p90 ms',
+    (c) => (notRun(c) ? 'not run' : cell(page, c.id, 'navigate')),
   );
   row(
-    "… answer carries a fresh observation",
-    (c) => carries(page, c.id, "navigate"),
+    '… answer carries a fresh observation',
+    (c) => carries(page, c.id, 'navigate'),
   );
   row(
-    "… × raw CDP floor (DOMContentLoaded)",
-    (c) => ratio(median(page, c.id, "navigate"), floorNav),
+    '… × raw CDP floor (DOMContentLoaded)',
+    (c) => ratio(median(page, c.id, 'navigate'), floorNav),
   );
   if (cs.some((c) => c.id === PW_MCP)) {
     row(
-      "MCP − WebSocket, median ms: observe after a change / click / fill / navigate",
-      (c) => (c.id === PW_MCP ? mcpOverhead(page) : ""),
+      'MCP − WebSocket, median ms: observe after a change / click / fill / navigate',
+      (c) => (c.id === PW_MCP ? mcpOverhead(page) : ''),
     );
   }
 
@@ -435,104 +395,88 @@ function pageSection(report: BenchReport, page: PageResult): string {
     }
     for (const [name, s] of Object.entries(r.series)) {
       if (
-        s && !s.same_as && (s.status === "failed" || s.status === "partial")
+        s && !s.same_as && (s.status === 'failed' || s.status === 'partial')
       ) {
         problems.push(
-          `- ${c.label}, ${name}: ${s.status}, ${s.errors} of ${s.samples.length} timed calls failed: ${
-            esc(s.note ?? "")
-          }`,
+          `- ${c.label}, ${name}: ${s.status}, ${s.errors} of ${s.samples.length} timed calls failed: ${esc(s.note ?? '')}`,
         );
       }
     }
   }
   return [
     `### ${page.id} — ${page.description}`,
-    "",
+    '',
     `\`${page.path}\`; ${page.seconds} s for this page${
-      page.load_after !== undefined
-        ? `; 1-minute load average at its end: ${page.load_after}`
-        : ""
+      page.load_after !== undefined ? `; 1-minute load average at its end: ${page.load_after}` : ''
     }.`,
-    "",
+    '',
     table(head, rows),
-    ...(problems.length ? ["", "Failures on this page:", "", ...problems] : []),
-  ].join("\n");
+    ...(problems.length ? ['', 'Failures on this page:', '', ...problems] : []),
+  ].join('\n');
 }
 
 function summaryTable(report: BenchReport): string {
   const cs = contendersIn(report);
   const page = (id: string) => report.pages.find((p) => p.id === id);
-  const large = page("large-table");
-  const form = page("form");
-  const article = page("article");
+  const large = page('large-table');
+  const form = page('form');
+  const article = page('article');
   const rows: string[][] = [];
   const row = (label: string, f: (c: ContenderReport) => string) =>
     rows.push([
       label,
-      ...cs.map((c) => (c.status !== "ok" ? "not run" : f(c))),
+      ...cs.map((c) => (c.status !== 'ok' ? 'not run' : f(c))),
     ]);
-  const med = (p: PageResult | undefined, id: string, name: SeriesName) =>
-    ms(median(p, id, name));
+  const med = (p: PageResult | undefined, id: string, name: SeriesName) => ms(median(p, id, name));
   row(
-    "observe, large table, after a change (ms, median)",
-    (c) => med(large, c.id, "observe_changed"),
+    'observe, large table, after a change (ms, median)',
+    (c) => med(large, c.id, 'observe_changed'),
   );
   row(
-    "observe, large table, unchanged (ms, median)",
-    (c) => med(large, c.id, "observe_unchanged"),
+    'observe, large table, unchanged (ms, median)',
+    (c) => med(large, c.id, 'observe_unchanged'),
   );
   row(
-    "model-facing size, large table (bytes per interactive element × elements)",
+    'model-facing size, large table (bytes per interactive element × elements)',
     (c) => {
       const o = large?.contenders[c.id]?.observation;
-      if (!o || c.id === FLOOR) return "—";
-      return `${kb(o.text_bytes)} (${
-        o.bytes_per_interactive ?? "—"
-      } B × ${o.interactive}${o.truncated ? ", truncated" : ""})`;
+      if (!o || c.id === FLOOR) return '—';
+      return `${kb(o.text_bytes)} (${o.bytes_per_interactive ?? '—'} B × ${o.interactive}${o.truncated ? ', truncated' : ''})`;
     },
   );
-  row("model-facing size, form", (c) => {
+  row('model-facing size, form', (c) => {
     const o = form?.contenders[c.id]?.observation;
-    return !o || c.id === FLOOR ? "—" : kb(o.text_bytes);
+    return !o || c.id === FLOOR ? '—' : kb(o.text_bytes);
   });
   row(
-    "click, form (ms, median)",
-    (c) =>
-      `${med(form, c.id, "click")}${
-        series(form, c.id, "click")?.observation === true
-          ? " (+ observation)"
-          : ""
-      }`,
+    'click, form (ms, median)',
+    (c) => `${med(form, c.id, 'click')}${series(form, c.id, 'click')?.observation === true ? ' (+ observation)' : ''}`,
   );
   row(
-    "click → fresh observation, form (ms, median)",
-    (c) => med(form, c.id, "click_observed"),
+    'click → fresh observation, form (ms, median)',
+    (c) => med(form, c.id, 'click_observed'),
   );
-  row("navigate, article (ms, median)", (c) => med(article, c.id, "navigate"));
-  row("memory after the run: server / browser (MiB PSS)", (c) => {
+  row('navigate, article (ms, median)', (c) => med(article, c.id, 'navigate'));
+  row('memory after the run: server / browser (MiB PSS)', (c) => {
     const m = c.memory;
-    if (!m) return "—";
-    return `${m.server_mib ?? "—"} / ${m.browser_mib ?? "—"}`;
+    if (!m) return '—';
+    return `${m.server_mib ?? '—'} / ${m.browser_mib ?? '—'}`;
   });
-  return table(["", ...cs.map((c) => c.label)], rows);
+  return table(['', ...cs.map((c) => c.label)], rows);
 }
 
 function versions(report: BenchReport): string {
   return table(
-    ["contender", "version", "started with", "status"],
+    ['contender', 'version', 'started with', 'status'],
     report.contenders.map((c) => [
       c.label,
       esc(
         c.package_version ? `${c.package_version} (${c.version})` : c.version,
       ),
-      `\`${esc(c.command || "—")}\``,
-      c.status === "ok"
-        ? `ran${
-          c.leftovers
-            ? `; ${c.leftovers} process(es) outlived its shutdown and were ended`
-            : ""
-        }`
-        : `**not run**: ${esc(c.error ?? "")}`,
+      `\`${esc(c.command || '—')}\``,
+      c.status === 'ok'
+        ? `ran${c.leftovers ? `; ${c.leftovers} process(es) outlived its shutdown and were ended` : ''}`
+        : `**not run**: ${esc(c.error ?? '')}`,
     ]),
     false,
   );
@@ -541,12 +485,12 @@ function versions(report: BenchReport): string {
 function calls(report: BenchReport): string {
   return table(
     [
-      "contender",
-      "observe",
-      "click",
-      "click → observation",
-      "fill",
-      "navigate",
+      'contender',
+      'observe',
+      'click',
+      'click → observation',
+      'fill',
+      'navigate',
     ],
     report.contenders.map((c) => [
       c.label,
@@ -563,21 +507,21 @@ function calls(report: BenchReport): string {
 function memoryTable(report: BenchReport): string {
   return table(
     [
-      "contender",
-      "server MiB (PSS)",
-      "server processes",
-      "browser MiB (PSS)",
-      "browser processes",
+      'contender',
+      'server MiB (PSS)',
+      'server processes',
+      'browser MiB (PSS)',
+      'browser processes',
     ],
     report.contenders.map((c) => {
       const m = c.memory;
-      if (c.status !== "ok") return [c.label, "not run", "—", "not run", "—"];
-      if (!m) return [c.label, "—", "—", "—", "—"];
+      if (c.status !== 'ok') return [c.label, 'not run', '—', 'not run', '—'];
+      if (!m) return [c.label, '—', '—', '—', '—'];
       return [
         c.label,
-        String(m.server_mib ?? "—"),
+        String(m.server_mib ?? '—'),
         String(m.server_processes),
-        String(m.browser_mib ?? "—"),
+        String(m.browser_mib ?? '—'),
         String(m.browser_processes),
       ];
     }),
@@ -587,123 +531,113 @@ function memoryTable(report: BenchReport): string {
 export function renderResults(report: BenchReport): string {
   const v = verdicts(report);
   const missed = v.filter((x) => x.met === false);
-  const notRun = report.contenders.filter((c) => c.status !== "ok");
+  const notRun = report.contenders.filter((c) => c.status !== 'ok');
   const m = report.machine;
   return [
-    "# pagewire side by side: Playwright MCP, chrome-devtools-mcp, agent-browser",
-    "",
-    `Generated by \`npm run bench\` (bench/peers.ts) on ${
-      report.date.slice(0, 10)
-    } (${report.date}). ` +
+    '# pagewire side by side: Playwright MCP, chrome-devtools-mcp, agent-browser',
+    '',
+    `Generated by \`npm run bench\` (bench/peers.ts) on ${report.date.slice(0, 10)} (${report.date}). ` +
     `Every sample of this run was written to bench/RESULTS.json, a local file that is not committed.`,
-    "",
+    '',
     `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory_gib} GiB; ${m.os}; Node ${m.node}.`,
     `- Browser for everyone: ${report.browser.version} at \`${report.browser.path}\`, headless, 1280×720.`,
     `- Runs: ${report.runs} timed observations and ${report.act_runs} timed clicks, fills and navigations per series and contender, ` +
-    `each series after ${report.warmups} untimed warm-up round${
-      report.warmups === 1 ? "" : "s"
-    }; ` +
+    `each series after ${report.warmups} untimed warm-up round${report.warmups === 1 ? '' : 's'}; ` +
     `contenders interleaved call by call (A B C D E, A B C D E, …). Whole run: ${report.seconds} s.`,
     `- Before each call the runner waits until the machine is quiet (below ${QUIET_MAX_BUSY_CORES} busy cores over ${QUIET_WINDOW_MS} ms, ` +
     `${QUIET_CAP_MS} ms at most), as between an agent's calls: each call is timed without another tool's leftover work.`,
-    `- Load average (1/5/15 min) before: ${
-      report.load_average.before.join(" / ")
-    }, after: ${report.load_average.after.join(" / ")}.`,
-    "",
-    "## Summary",
-    "",
+    `- Load average (1/5/15 min) before: ${report.load_average.before.join(' / ')}, after: ${report.load_average.after.join(' / ')}.`,
+    '',
+    '## Summary',
+    '',
     summaryTable(report),
-    "",
-    "## Targets",
-    "",
+    '',
+    '## Targets',
+    '',
     table(
-      ["target", "where", "pagewire", "limit", "verdict"],
+      ['target', 'where', 'pagewire', 'limit', 'verdict'],
       v.map((
         x,
       ) => [x.target, x.where, x.pagewire, x.limit, verdictWord(x.met)]),
       false,
     ),
-    "",
+    '',
     ...(missed.length
       ? [
         `**pagewire misses ${missed.length} of ${v.length} target checks:**`,
-        "",
-        ...missed.map((x) =>
-          `- ${x.target}, ${x.where}: pagewire ${x.pagewire}; the target is ${x.limit}.`
-        ),
+        '',
+        ...missed.map((x) => `- ${x.target}, ${x.where}: pagewire ${x.pagewire}; the target is ${x.limit}.`),
       ]
       : [
         v.some((x) => x.met === undefined)
-          ? "Some target checks could not be measured (see above)."
-          : "pagewire meets every target check in this run.",
+          ? 'Some target checks could not be measured (see above).'
+          : 'pagewire meets every target check in this run.',
       ]),
     ...(notRun.length
       ? [
-        "",
-        ...notRun.map((c) =>
-          `**${c.label} did not run:** ${esc(c.error ?? "")}`
-        ),
+        '',
+        ...notRun.map((c) => `**${c.label} did not run:** ${esc(c.error ?? '')}`),
       ]
       : []),
-    "",
-    "## Per page",
-    "",
-    "Times are client round trips (request written → answer parsed) in milliseconds, median / p90. " +
+    '',
+    '## Per page',
+    '',
+    'Times are client round trips (request written → answer parsed) in milliseconds, median / p90. ' +
     '"× raw CDP floor" divides by the floor\'s median for the same page; "pagewire ÷ this" divides pagewire\'s median by that column\'s ' +
     "(below 1 means pagewire is faster or smaller). pagewire's click always carries a fresh observation, so its " +
     '"click → fresh observation" row repeats its click; for tools whose click answer has no observation and no option for one ' +
     "(Playwright MCP, agent-browser, the floor), that row is the sum of the click's and the after-a-change observation's " +
     'medians (and p90s), marked "sum".',
-    "",
-    ...report.pages.map((page) => pageSection(report, page) + "\n"),
-    "## Memory after the run",
-    "",
-    "Proportional set size (shared pages split among the processes that map them), read from /proc once every page was done, " +
+    '',
+    ...report.pages.map((page) => pageSection(report, page) + '\n'),
+    '## Memory after the run',
+    '',
+    'Proportional set size (shared pages split among the processes that map them), read from /proc once every page was done, ' +
     'each contender holding its browser on the last page. "Server" is everything of the contender that is not Chromium ' +
-    "(for agent-browser: the MCP process and its daemon).",
-    "",
+    '(for agent-browser: the MCP process and its daemon).',
+    '',
     memoryTable(report),
-    "",
-    "## Versions and how each was started",
-    "",
+    '',
+    '## Versions and how each was started',
+    '',
     versions(report),
-    "",
-    "## What each measured call is",
-    "",
+    '',
+    '## What each measured call is',
+    '',
     calls(report),
-    "",
-    "## Method",
-    "",
-    "- The fixture pages (fixtures/pages) are served on 127.0.0.1 by test/helpers/fixture-server.ts; the shadow/iframe page " +
-    "loads its cross-site frame from `localhost` on the same server. Each contender has its own Chromium (the same binary) " +
+    '',
+    '## Method',
+    '',
+    '- The fixture pages (fixtures/pages) are served on 127.0.0.1 by test/helpers/fixture-server.ts; the shadow/iframe page ' +
+    'loads its cross-site frame from `localhost` on the same server. Each contender has its own Chromium (the same binary) ' +
     "and all of them are on the same page at the same time; before a page's series each one navigates there and waits for `load` (untimed).",
-    "- Series per page, in this order: observe on an unchanged page (caches may answer); observe right after a change " +
+    '- Series per page, in this order: observe on an unchanged page (caches may answer); observe right after a change ' +
     "(one text node set by a line of JavaScript through the tool's own evaluate call, untimed), which no cache can skip; " +
     "click; click with a fresh observation (only where that is one call: chrome-devtools-mcp's `includeSnapshot`); fill; " +
-    "navigation to the same URL (a new document each time). Clicks and fills go to the same element every time " +
-    "(see bench/peers/pages.ts): a button, a checkbox, a button inside two shadow roots, an in-page link.",
-    "- The raw CDP floor reads every frame of the page, as pagewire does: one `Accessibility.getFullAXTree` per frame, all sent " +
-    "at once, the cross-site frame on its own session (auto-attached). Which frames there are is listed untimed after the page loads.",
+    'navigation to the same URL (a new document each time). Clicks and fills go to the same element every time ' +
+    '(see bench/peers/pages.ts): a button, a checkbox, a button inside two shadow roots, an in-page link.',
+    '- The raw CDP floor reads every frame of the page, as pagewire does: one `Accessibility.getFullAXTree` per frame, all sent ' +
+    'at once, the cross-site frame on its own session (auto-attached). Which frames there are is listed untimed after the page loads.',
     "- Model-facing size is the UTF-8 size of what a model reads from one observation: pagewire's default `observe {}` " +
     "(its `tree`, which carries the page text clipped; the full `text` is opt-in and not counted), and the whole text of the MCP tools' results (headers included). Interactive elements " +
-    "are counted in that text with one role list for all (button, link, textbox, searchbox, checkbox, radio, combobox, listbox, " +
-    "slider, spinbutton, switch, tab, menuitem*, treeitem).",
-    "- Each contender is used with its defaults, as an agent would get it: pagewire keeps 150 refs (`max_elements`), " +
+    'are counted in that text with one role list for all (button, link, textbox, searchbox, checkbox, radio, combobox, listbox, ' +
+    'slider, spinbutton, switch, tab, menuitem*, treeitem).',
+    '- Each contender is used with its defaults, as an agent would get it: pagewire keeps 150 refs (`max_elements`), ' +
     "agent-browser's MCP snapshot lists interactive elements only, Playwright MCP waits 500 ms after an action for the page " +
     "to settle (`--timeout-settle`), and Playwright MCP's action answers link the fresh snapshot as a .yml file instead of including it.",
     "- Refs for a click or fill are taken from each tool's latest snapshot by role and accessible name; the raw CDP floor " +
     "aims at the element's centre (untimed) and times only its three Input.dispatchMouseEvent calls; its fill finds the field " +
-    "(untimed), then times one call that focuses it and selects its text, `Input.insertText` and the same full read as its observe " +
+    '(untimed), then times one call that focuses it and selects its text, `Input.insertText` and the same full read as its observe ' +
     "(every frame), with no focus check and no wait for the page's handlers.",
-    "- A call that fails is counted and reported; after 3 consecutive failures a contender is left out of that series. " +
-    "Medians and p90 are over successful calls (nearest rank).",
+    '- A call that fails is counted and reported; after 3 consecutive failures a contender is left out of that series. ' +
+    'Medians and p90 are over successful calls (nearest rank).',
     "- agent-browser's npm package declares Node ≥ 24 (npm warns EBADENGINE on Node 20); the bench starts its native Linux " +
-    "binary from the package directly (`agent-browser mcp`), which does not use Node at all. Its install script (which would " +
-    "only mark the binary executable) is skipped by `npm ci --ignore-scripts`; the bench sets the bit itself.",
+    'binary from the package directly (`agent-browser mcp`), which does not use Node at all. Its install script (which would ' +
+    'only mark the binary executable) is skipped by `npm ci --ignore-scripts`; the bench sets the bit itself.',
     "- pagewire runs as a child process (`node dist/src/main.js`), so its memory is measured like the others'; " +
-    "`--allow-raw-cdp` is on only for the untimed set-up (waiting for load, changing the page).",
-    "",
-  ].join("\n");
+    '`--allow-raw-cdp` is on only for the untimed set-up (waiting for load, changing the page).',
+    '',
+  ].join('\n');
 }
 
 export function renderReadmeBlock(report: BenchReport): string {
@@ -712,37 +646,31 @@ export function renderReadmeBlock(report: BenchReport): string {
   const met = v.filter((x) => x.met === true).length;
   const word = (
     m: boolean | undefined,
-  ) => (m === undefined ? "not measured" : m ? "met" : "**missed**");
+  ) => (m === undefined ? 'not measured' : m ? 'met' : '**missed**');
   return [
     README_START,
-    `Measured ${
-      report.date.slice(0, 10)
-    } on ${report.machine.cores} cores (${report.machine.cpu}), ${report.browser.version}, ` +
+    `Measured ${report.date.slice(0, 10)} on ${report.machine.cores} cores (${report.machine.cpu}), ${report.browser.version}, ` +
     `${report.runs} interleaved observations and ${report.act_runs} actions per series and tool; full tables, versions and method in [RESULTS.md](RESULTS.md).`,
-    "",
+    '',
     summaryTable(report),
-    "",
+    '',
     `Targets: pagewire meets ${met} of ${v.length} checks.`,
-    "",
+    '',
     ...targets.map(
       (target) =>
         `- ${target}: ` +
         v
           .filter((x) => x.target === target)
-          .map((x) =>
-            `${x.where.replace(/ \(median\)$/, "")} ${
-              word(x.met)
-            } (${x.pagewire} vs ${x.limit.replace(/ \(.*\)$/, "")})`
-          )
-          .join("; "),
+          .map((x) => `${x.where.replace(/ \(median\)$/, '')} ${word(x.met)} (${x.pagewire} vs ${x.limit.replace(/ \(.*\)$/, '')})`)
+          .join('; '),
     ),
     README_END,
-  ].join("\n");
+  ].join('\n');
 }
 
 /** Replaces the block between the markers in `path` (bench/README.md); returns false when there are no markers. */
 export function updateReadme(path: string, block: string): boolean {
-  const text = readFileSync(path, "utf8");
+  const text = readFileSync(path, 'utf8');
   const start = text.indexOf(README_START);
   const end = text.indexOf(README_END);
   if (start === -1 || end === -1 || end < start) return false;
@@ -754,12 +682,12 @@ export function updateReadme(path: string, block: string): boolean {
 }
 
 const SERIES_LABELS: Array<[SeriesName, string]> = [
-  ["observe_unchanged", "observe, unchanged"],
-  ["observe_changed", "observe, after a change"],
-  ["observe_500", "observe with room for 500 refs, after a change"],
-  ["click", "click"],
-  ["fill", "fill"],
-  ["navigate", "navigate (pagewire, Playwright MCP: with a fresh observation)"],
+  ['observe_unchanged', 'observe, unchanged'],
+  ['observe_changed', 'observe, after a change'],
+  ['observe_500', 'observe with room for 500 refs, after a change'],
+  ['click', 'click'],
+  ['fill', 'fill'],
+  ['navigate', 'navigate (pagewire, Playwright MCP: with a fresh observation)'],
 ];
 
 /**
@@ -769,14 +697,10 @@ const SERIES_LABELS: Array<[SeriesName, string]> = [
 export function renderSeriesTables(report: BenchReport): string {
   const contenders = contendersIn(report);
   return report.pages.map((page) => {
-    const rows = SERIES_LABELS.filter(([name]) =>
-      contenders.some((c) => page.contenders[c.id]?.series[name]?.stats)
-    )
+    const rows = SERIES_LABELS.filter(([name]) => contenders.some((c) => page.contenders[c.id]?.series[name]?.stats))
       .map((
         [name, label],
       ) => [label, ...contenders.map((c) => cell(page, c.id, name))]);
-    return `${page.id} (median / p90 ms)\n\n${
-      table(["", ...contenders.map((c) => c.label)], rows)
-    }`;
-  }).join("\n\n");
+    return `${page.id} (median / p90 ms)\n\n${table(['', ...contenders.map((c) => c.label)], rows)}`;
+  }).join('\n\n');
 }

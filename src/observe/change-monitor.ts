@@ -38,6 +38,8 @@ export interface FrameChanges {
    * at any time in between saw what a read now would.
    */
   quiet: boolean;
+  /** With `full`: how many elements the document has. */
+  elements?: number;
 }
 
 /** Where the caller's last read of the frame stood. */
@@ -133,6 +135,7 @@ function changesOf(summary: MonitorSummary): FrameChanges {
     geometry: summary.geometry,
     layout: summary.layout,
     ...(summary.scroll ? { scroll: summary.scroll } : {}),
+    ...(summary.elements !== undefined ? { elements: summary.elements } : {}),
     roots: [],
     pointers: [],
     quiet: summary.quiet === true,

@@ -114,6 +114,9 @@ function documentsMoved(tab: Tab, root: FrameRecord, frames: FrameRecord[], read
   return read.frameReads.some((frameRead, i) => frameRead.loaderId !== now[i]!.loaderId);
 }
 
+/** From this many elements on, a first look reads the document's tree only as far as its answer needs. */
+export const PREFIX_MIN_ELEMENTS = 2_000;
+
 /**
  * The page read for `frames`: the frames' monitors are asked what changed (unless `prefetched`
  * answered already), read-plan.ts says what to read again, and the read is kept for the next time.
@@ -127,7 +130,6 @@ async function readPageCached(
   const common = { tab, root, reader, frames, budget, ...(input.signal ? { signal: input.signal } : {}) };
   const worlds = input.worlds;
   if (!worlds) return readPage(common);
-  const prefix = reader.wholeReads ? {} : { prefix: { maxElements: input.maxElements, worlds } };
   const cached = reader.lastRead(root.id);
   const cachedFrame = (frame: FrameRecord) => cachedFrameOf(cached, frame);
   // Changes are taken before the page is read: a change during the read is seen next time.
@@ -164,6 +166,10 @@ async function readPageCached(
     reader.count('frameReadsReused', frames.length);
     return planned.read;
   }
+  // A prefix read costs a round trip per level of the tree it reads: on a small document one
+  // whole read is cheaper (docs/observation.md, "A first look").
+  const rootElements = changes[frames.indexOf(root)]?.elements ?? 0;
+  const prefix = !reader.wholeReads && rootElements >= reader.prefixFrom ? { prefix: { maxElements: input.maxElements, worlds } } : {};
   const read = await readPage({ ...common, ...prefix, plan: planned.plan });
   if ('dialog' in read) return read;
   const keep = readToKeep(read, changes);

@@ -7,7 +7,7 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { AxViewNode } from './ax-tree.ts';
 import type { PageRead } from './frame-reads.ts';
-import { observe, type ObserveBudget, type ObserveOptions, type Snapshot } from './observer.ts';
+import { observe, type ObserveBudget, type ObserveOptions, PREFIX_MIN_ELEMENTS, type Snapshot } from './observer.ts';
 import type { CachedRead } from './read-plan.ts';
 import { type Prefetch, settleAndTakeChanges, type SettleOptions } from './settle.ts';
 import type { RefRegistry } from './refs.ts';
@@ -84,6 +84,13 @@ export class TabReader {
    * (a whole read of a large page on a loaded machine needs more than an observation's budget).
    */
   wholeReads: { budget: ObserveBudget } | undefined;
+
+  /**
+   * A first look of a document with at least this many elements reads its tree only as far as the
+   * answer needs; a smaller one is read whole (cheaper). Tests lower it to try the prefix read on
+   * small pages.
+   */
+  prefixFrom = PREFIX_MIN_ELEMENTS;
 
   /** `totals`: the server's counters, which this tab's reads add to as well. */
   constructor(options: { totals?: ReadCounts } = {}) {

@@ -30,6 +30,8 @@ export interface MonitorSummary {
   /** How many of the answer's elements are changed roots; the rest are pointer elements. */
   roots: number;
   quiet?: boolean;
+  /** With `full`: how many elements the document has (whether a whole read or a prefix read is cheaper). */
+  elements?: number;
 }
 
 /** What a take answers: the summary as JSON, then the elements themselves. */
@@ -217,7 +219,15 @@ export class ChangeMonitor {
     }
     const summary = (full: boolean, roots: Element[] = [], pointers: Element[] = []): TakenChanges =>
       answer(
-        { monitor: this.id, generation: this.generation, full, ...this.#motion(since), scroll: [scrollX, scrollY], roots: roots.length },
+        {
+          monitor: this.id,
+          generation: this.generation,
+          full,
+          ...this.#motion(since),
+          scroll: [scrollX, scrollY],
+          roots: roots.length,
+          ...(full ? { elements: document.getElementsByTagName('*').length } : {}),
+        },
         [...roots, ...pointers],
       );
     if (monitorId !== this.id || since < this.floor || this.global > since) return summary(true);
@@ -240,6 +250,7 @@ export class ChangeMonitor {
       geometry: true,
       layout: true,
       roots: 0,
+      elements: document.getElementsByTagName('*').length,
       quiet: settledFrom >= 0 && this.generation === settledFrom,
     };
     return [JSON.stringify(summary)];

@@ -4,7 +4,8 @@
 // (TabReader.wholeReads: getFullAXTree), and that the read did not cost what a whole one does.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { evaluate, readerOf } from '../helpers/page.ts';
+import { PREFIX_MIN_ELEMENTS } from '../../src/observe/observer.ts';
+import { evaluate, readerOf, sentDuring, tabOf } from '../helpers/page.ts';
 import { withSession } from '../helpers/session-suite.ts';
 import type { Observation } from '../helpers/wire.ts';
 
@@ -17,6 +18,8 @@ async function open(path: string): Promise<void> {
   const { tabs } = await client.call('tabs.list', { session_id: sessionId });
   ({ target_id: targetId } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) }));
   for (const tab of tabs) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
+  // Every page here is read by prefix, small ones too (they would be read whole otherwise).
+  readerOf(ctx.server, ctx.sessionId, targetId).prefixFrom = 0;
   await evaluate(
     ctx.server,
     targetId,
@@ -162,6 +165,20 @@ s('root_ref on a prefix read: the subtree of an element further down than a fres
   same(kept, whole, 'root_ref, from the kept read');
   same(fresh, whole, 'root_ref, from a fresh first look');
   assert.ok(fresh.elements.some((element) => element.ref === link.ref), fresh.tree);
+});
+
+s('a small document is read whole at its first look, a large one only as far as its answer needs', async () => {
+  const methodsOfFirstLook = async (path: string) => {
+    await open(path);
+    reader().prefixFrom = PREFIX_MIN_ELEMENTS;
+    const sent = await sentDuring(tabOf(ctx.server, targetId).session, () => observe(150));
+    return sent.map(({ method }) => method).filter((method) => method.startsWith('Accessibility.'));
+  };
+  const small = await methodsOfFirstLook('/article.html');
+  assert.equal(small, ['Accessibility.getFullAXTree'], 'the article (a few hundred elements): one whole read');
+  const large = await methodsOfFirstLook('/large-table.html');
+  assert.not.ok(large.includes('Accessibility.getFullAXTree'), 'the 1,500-control table: no whole read');
+  assert.ok(large.includes('Accessibility.getPartialAXTree'));
 });
 
 s.run();

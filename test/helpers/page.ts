@@ -27,12 +27,12 @@ export function readerOf(server: TestServer, sessionId: string, targetId: string
   return session.readerFor(tabOf(server, targetId));
 }
 
-/** The function declarations of the Runtime.callFunctionOn messages `session` sends while `work` runs. */
-export async function functionsSentDuring(session: CdpSession, work: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
+/** The CDP methods `session` sends while `work` runs, with their params. */
+export async function sentDuring(session: CdpSession, work: () => Promise<unknown>): Promise<Array<{ method: string; params: unknown }>> {
+  const sent: Array<{ method: string; params: unknown }> = [];
   const original = session.sendRaw;
   session.sendRaw = function (method, params, options) {
-    if (method === 'Runtime.callFunctionOn') sent.push(String((params as { functionDeclaration: string }).functionDeclaration));
+    sent.push({ method, params });
     return original.call(this, method, params, options);
   };
   try {
@@ -41,6 +41,14 @@ export async function functionsSentDuring(session: CdpSession, work: () => Promi
     session.sendRaw = original;
   }
   return sent;
+}
+
+/** The function declarations of the Runtime.callFunctionOn messages `session` sends while `work` runs. */
+export async function functionsSentDuring(session: CdpSession, work: () => Promise<unknown>): Promise<string[]> {
+  const sent = await sentDuring(session, work);
+  return sent
+    .filter(({ method }) => method === 'Runtime.callFunctionOn')
+    .map(({ params }) => String((params as { functionDeclaration: string }).functionDeclaration));
 }
 
 /**

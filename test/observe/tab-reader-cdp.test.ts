@@ -134,7 +134,7 @@ s('a first read, a reused read and a patched read send exactly what they need', 
 
   // First: a new monitor can place nothing; the tree is read from the top (the document node,
   // asked in our world, then its children: here that is all of it), the snapshot in full.
-  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true }));
+  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true, elements: 5_000 }));
   peer.answer(
     'Runtime.evaluate',
     () => ({ result: { result: { type: 'object', deepSerializedValue: { type: 'node', value: { backendNodeId: 1 } } } } }),
@@ -183,7 +183,7 @@ s('a first look that meets a part it cannot read from the top reads the document
   const { peer, tab } = await scriptedTab();
   const reader = new TabReader();
   const refs = new RefRegistry();
-  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true }));
+  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true, elements: 5_000 }));
   peer.answer(
     'Runtime.evaluate',
     () => ({ result: { result: { type: 'object', deepSerializedValue: { type: 'node', value: { backendNodeId: 1 } } } } }),
