@@ -9,6 +9,8 @@
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { Tab } from '../browser/tab.ts';
 import { DisposableStack } from '../util/disposable.ts';
+import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { callPage } from '../browser/page-module.ts';
 import { imageSize, PasswordMaskHold } from './screenshot.ts';
 
 export interface ScreencastSettings {
@@ -46,11 +48,14 @@ export interface ScreencastStats {
 const DRAIN_POLL_MS = 20;
 /** Tall enough never to cut a page shorter than its width allows. */
 const MAX_HEIGHT = 4096;
+/** How long the first frame waits for the page to paint its masks (a background tab may never). */
+const MASK_PAINT_CAP_MS = 300;
 
 export class TabScreencast {
   readonly tab: Tab;
   readonly #watchers = new Map<string, ScreencastWatcher>();
   readonly #mask: PasswordMaskHold;
+  readonly #worlds: IsolatedWorlds;
   readonly #stack = new DisposableStack();
   readonly #onEnd: () => void;
   #settings: ScreencastSettings;
@@ -68,17 +73,18 @@ export class TabScreencast {
   #acked = 0;
   #ended = false;
 
-  constructor(init: { tab: Tab; settings: ScreencastSettings; onEnd: () => void }) {
+  constructor(init: { tab: Tab; worlds: IsolatedWorlds; settings: ScreencastSettings; onEnd: () => void }) {
     this.tab = init.tab;
+    this.#worlds = init.worlds;
     this.#settings = init.settings;
     this.#onEnd = init.onEnd;
     this.#mask = new PasswordMaskHold(init.tab);
-    this.#masked = this.#mask.apply();
+    this.#masked = this.#maskAndPaint();
     this.#stack.add(init.tab.session.on('Page.screencastFrame', (event) => this.#onFrame(event)));
     this.#stack.add(
       init.tab.events.on('navigated', (navigation) => {
         // A new document has no mask yet: its frames wait until it has one.
-        if (!navigation.sameDocument) this.#masked = this.#mask.apply();
+        if (!navigation.sameDocument) this.#masked = this.#maskAndPaint();
       }),
     );
     this.#stack.add(init.tab.events.on('closed', () => void this.end()));
@@ -134,6 +140,25 @@ export class TabScreencast {
     this.#onEnd();
     // A closed tab answers nothing; its masks' counts are still given back.
     await Promise.allSettled([this.tab.closed ? undefined : this.tab.session.send('Page.stopScreencast'), this.#mask.release()]);
+  }
+
+  /**
+   * Masks the tab's documents and, before the first frame, lets the page paint them: a screencast
+   * started right after the mask's style sheet was set once sent a first frame of the unmasked
+   * page (the surface it copies was drawn before the style change).
+   */
+  async #maskAndPaint(): Promise<void> {
+    await this.#mask.apply();
+    const top = this.tab.frames.get(this.tab.mainFrameId);
+    if (!top || this.tab.dialogs.pending) return;
+    try {
+      const executionContextId = await this.#worlds.contextFor(top.session, top.id, top.loaderId);
+      await callPage({ session: top.session, executionContextId }, 'afterNextPaint', [MASK_PAINT_CAP_MS], {
+        timeoutMs: MASK_PAINT_CAP_MS + 500,
+      });
+    } catch {
+      // A document going away meanwhile: its successor is masked on its navigation.
+    }
   }
 
   async #start(): Promise<void> {

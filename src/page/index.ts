@@ -7,7 +7,7 @@ import { expectText, waitInPage } from './conditions.ts';
 import { checkedState, chooseOptions, dispatchCancel, fileInputInfo, setValueAndNotify } from './controls.ts';
 import { focusAndPrepare, focusPrepared } from './focus.ts';
 import { isSameConnectedNode } from './identity.ts';
-import { maskInPage, restoreInPage } from './masks.ts';
+import { afterNextPaint, maskInPage, restoreInPage } from './masks.ts';
 import { addCssReach, ChangeMonitor, controlSignature, flatParent, settleThenTake, takeChanges, watchRoot } from './monitor.ts';
 import { clickReaches, labelsOf, originatingElement, scrollIntoCenter } from './pointer.ts';
 import { armedInputHandled, armInputWait, settle, settleInPage } from './settle.ts';
@@ -15,6 +15,7 @@ import { worldState } from './world.ts';
 
 /** The functions the server calls by name. */
 export const PAGE_API = {
+  afterNextPaint,
   armInputWait,
   checkedState,
   chooseOptions,
