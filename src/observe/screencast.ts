@@ -61,6 +61,11 @@ export class TabScreencast {
   #settings: ScreencastSettings;
   /** Resolves once the tab's current documents are masked; frames wait for it. */
   #masked: Promise<void>;
+  /**
+   * Masks being applied and painted (after a navigation): a frame that comes meanwhile may show
+   * the new document unmasked, and is acknowledged without being shown.
+   */
+  #masking = 0;
   #started: Promise<void> | undefined;
   #latest: ScreencastFrame | undefined;
   /** Watchers that have not taken #latest yet. */
@@ -148,6 +153,15 @@ export class TabScreencast {
    * page (the surface it copies was drawn before the style change).
    */
   async #maskAndPaint(): Promise<void> {
+    this.#masking++;
+    try {
+      await this.#paintMasks();
+    } finally {
+      this.#masking--;
+    }
+  }
+
+  async #paintMasks(): Promise<void> {
     await this.#mask.apply();
     const top = this.tab.frames.get(this.tab.mainFrameId);
     if (!top || this.tab.dialogs.pending) return;
@@ -178,6 +192,11 @@ export class TabScreencast {
   #onFrame(event: Cdp.Page.ScreencastFrameEvent): void {
     if (this.#ended) return;
     this.#received++;
+    if (this.#masking > 0) {
+      this.#acked++;
+      void this.tab.session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {});
+      return;
+    }
     this.#unacked.push(event.sessionId);
     const { metadata } = event;
     const size = imageSize('jpeg', event.data) ?? {
