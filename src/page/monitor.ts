@@ -76,8 +76,11 @@ export function addCssReach(rules: CSSRuleList, reach: CssReach): void {
 }
 
 export class ChangeMonitor {
+  // Instance fields, not static ones: tsc rewrites a class's references to itself (the class
+  // name inside its body) into a module-level alias, which does not exist in the page; the built
+  // server's monitor then threw on construction and every observation read the page whole.
   // Not `select`: selecting a field's text (as a fill does first) changes nothing a read shows.
-  static readonly LOCAL_EVENTS = [
+  readonly LOCAL_EVENTS = [
     'input',
     'change',
     'focusin',
@@ -94,16 +97,16 @@ export class ChangeMonitor {
     'load',
     'error',
   ];
-  static readonly GEOMETRY_EVENTS = ['scroll'];
-  static readonly GLOBAL_EVENTS = ['resize', 'fullscreenchange', 'pageshow'];
+  readonly GEOMETRY_EVENTS = ['scroll'];
+  readonly GLOBAL_EVENTS = ['resize', 'fullscreenchange', 'pageshow'];
   // Events whose target may have changed size or shape with no mutation (an image loaded, an
   // animation ran, a <details> toggled).
-  static readonly LAYOUT_EVENTS = ['load', 'error', 'transitionend', 'animationend', 'animationstart', 'toggle'];
+  readonly LAYOUT_EVENTS = ['load', 'error', 'transitionend', 'animationend', 'animationstart', 'toggle'];
   // A fragment navigation scrolls and moves :target from one element to another.
-  static readonly FRAGMENT_EVENTS = ['hashchange', 'popstate'];
-  static readonly MAX_DIRTY = 4096;
+  readonly FRAGMENT_EVENTS = ['hashchange', 'popstate'];
+  readonly MAX_DIRTY = 4096;
   // Measuring costs about 3 µs an element, which only small pages repay by skipping a snapshot.
-  static readonly MAX_BOXES = 1_500;
+  readonly MAX_BOXES = 1_500;
 
   /** A new one (a new document or a new world) starts from nothing. */
   readonly id = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
@@ -142,7 +145,7 @@ export class ChangeMonitor {
     const initialTarget = document.querySelector(':target');
     this.target = initialTarget ? new WeakRef(initialTarget) : undefined;
     const onEvent = (event: Event) => this.#onEvent(event);
-    const M = ChangeMonitor;
+    const M = this;
     for (const type of [...M.LOCAL_EVENTS, ...M.GEOMETRY_EVENTS, ...M.GLOBAL_EVENTS, ...M.FRAGMENT_EVENTS, 'mouseover', 'mouseout']) {
       addEventListener(type, onEvent, { capture: true, passive: true });
     }
@@ -340,7 +343,7 @@ export class ChangeMonitor {
     for (const ref of this.roots) {
       const root = ref.deref();
       if (root) { for (const element of root.querySelectorAll('*')) elements.push(element); }
-      if (elements.length > ChangeMonitor.MAX_BOXES) return undefined;
+      if (elements.length > this.MAX_BOXES) return undefined;
     }
     // In the document's coordinates, as a snapshot has them: scrolling the document moves none.
     // An empty box (no layout box, display: none) has no place: its viewport origin would move.
@@ -386,7 +389,7 @@ export class ChangeMonitor {
     else if (styling || tag === 'html' || tag === 'head' || tag === 'body' || tag === 'title' || node.closest('head')) {
       return this.#markGlobal();
     }
-    if (this.dirty.size >= ChangeMonitor.MAX_DIRTY) {
+    if (this.dirty.size >= this.MAX_DIRTY) {
       this.dirty.clear();
       this.floor = this.generation;
     }
@@ -451,7 +454,7 @@ export class ChangeMonitor {
   }
 
   #onEvent(event: Event): void {
-    const M = ChangeMonitor;
+    const M = this;
     if (M.GEOMETRY_EVENTS.includes(event.type)) {
       this.geometry = ++this.generation;
     } else if (M.GLOBAL_EVENTS.includes(event.type)) {

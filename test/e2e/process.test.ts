@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TestClient } from '../helpers/client.ts';
+import { fixtureServer } from '../helpers/fixture-server.ts';
 import { descendants, waitUntilGone } from '../helpers/processes.ts';
 import { IS_DENO, ROOT, startServerProcess } from '../helpers/server-process.ts';
 
@@ -11,6 +12,25 @@ const s = suite('server process');
 
 s.before(() => {
   if (!IS_DENO) assert.ok(existsSync(`${ROOT}dist/src/main.js`), 'dist/src/main.js is missing: run `npm run build`');
+});
+
+s('the built server reads incrementally: its in-page monitor runs, so an unchanged page is not read again', async () => {
+  // The in-page module is made from the running code: under Node that is the compiled dist/, whose
+  // output differs from the sources' (a class's self-reference once became a missing alias there).
+  const started = await startServerProcess(['--port', '0', '--token', 'process-incremental']);
+  const fixtures = await fixtureServer();
+  const client = await TestClient.connect(started.line.replace('pagewire listening on ', ''));
+  try {
+    const { session_id } = await client.call('session.create');
+    const { target_id } = await client.call('tabs.new', { session_id, url: fixtures.url('/form.html') });
+    for (let i = 0; i < 4; i++) await client.call('observe', { session_id, target_id });
+    const { counts } = await client.call('server.info');
+    assert.ok(counts.frame_reads_reused >= 2, `reads reused: ${JSON.stringify(counts)}`);
+  } finally {
+    client.close();
+    started.kill('SIGTERM');
+    await started.exit;
+  }
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
