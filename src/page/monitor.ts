@@ -145,8 +145,9 @@ export class ChangeMonitor {
     const initialTarget = document.querySelector(':target');
     this.target = initialTarget ? new WeakRef(initialTarget) : undefined;
     const onEvent = (event: Event) => this.#onEvent(event);
-    const M = this;
-    for (const type of [...M.LOCAL_EVENTS, ...M.GEOMETRY_EVENTS, ...M.GLOBAL_EVENTS, ...M.FRAGMENT_EVENTS, 'mouseover', 'mouseout']) {
+    for (
+      const type of [...this.LOCAL_EVENTS, ...this.GEOMETRY_EVENTS, ...this.GLOBAL_EVENTS, ...this.FRAGMENT_EVENTS, 'mouseover', 'mouseout']
+    ) {
       addEventListener(type, onEvent, { capture: true, passive: true });
     }
     document.fonts?.addEventListener('loadingdone', () => {
@@ -454,12 +455,11 @@ export class ChangeMonitor {
   }
 
   #onEvent(event: Event): void {
-    const M = this;
-    if (M.GEOMETRY_EVENTS.includes(event.type)) {
+    if (this.GEOMETRY_EVENTS.includes(event.type)) {
       this.geometry = ++this.generation;
-    } else if (M.GLOBAL_EVENTS.includes(event.type)) {
+    } else if (this.GLOBAL_EVENTS.includes(event.type)) {
       this.#markGlobal();
-    } else if (M.FRAGMENT_EVENTS.includes(event.type)) {
+    } else if (this.FRAGMENT_EVENTS.includes(event.type)) {
       this.geometry = this.layout = ++this.generation;
       const target = document.querySelector(':target');
       this.#mark(this.target?.deref() ?? null);
@@ -477,7 +477,7 @@ export class ChangeMonitor {
       if (target instanceof Node) this.#markFor(target, event.type === 'focusin' || event.type === 'focusout' ? 'focus' : 'state');
       else this.#markGlobal(); // the window (load, error): anything may have changed
       if (event.type === 'load' || event.type === 'error') this.geometry = this.generation;
-      if (M.LAYOUT_EVENTS.includes(event.type)) this.layout = this.layoutBeyondText = this.generation;
+      if (this.LAYOUT_EVENTS.includes(event.type)) this.layout = this.layoutBeyondText = this.generation;
     }
   }
 }
