@@ -175,6 +175,14 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
       if (isCdpError(error) && error.kind === 'protocol' && /Accessibility/i.test(error.message) && frame === root) {
         throw new ServerError('internal_error', `the CDP Accessibility domain is unavailable: ${error.message}`, { cause: error });
       }
+      // Chromium has no such frame: a stale record (an old document's out-of-process iframe that
+      // attached after its parent navigated away). It leaves the tab's frames, and the caller's
+      // check that the frames stayed the same reads the page once more without it.
+      if (
+        frame !== root && isCdpError(error) && error.kind === 'protocol' && /frame with the given frameId is not found/i.test(error.message)
+      ) {
+        tab.frames.onFrameDetached(frame.id, 'not found');
+      }
       return { frame, reason: failure(error, frame === root ? budget.totalMs : budget.perFrameMs) };
     }
   };

@@ -206,4 +206,38 @@ s('a first look that meets a part it cannot read from the top reads the document
   assert.is(reader.counts.snapshot().axNodesRead, 3 + 2);
 });
 
+s('a frame Chromium does not have (a stale record) leaves the tab and the observation', async () => {
+  const { peer, tab } = await scriptedTab();
+  // An old document's iframe that attached after its parent had navigated away.
+  peer.emit('Page.frameAttached', { frameId: 'GHOST', parentFrameId: 'MAIN' }, 'P');
+  await until(() => tab.frames.get('GHOST') !== undefined);
+  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true }));
+  peer.answer(
+    'Accessibility.getFullAXTree',
+    (message) =>
+      message.params['frameId'] === 'GHOST' ? { error: { code: -32000, message: 'Frame with the given frameId is not found.' } } : {
+        result: {
+          nodes: [{
+            nodeId: '1',
+            ignored: false,
+            role: { type: 'role', value: 'RootWebArea' },
+            name: { type: 'computedString', value: 'Sign in' },
+            backendDOMNodeId: 1,
+          }],
+        },
+      },
+  );
+  const reader = new TabReader();
+  const observed = await reader.observe({
+    tab,
+    root: tab.frames.get('MAIN')!,
+    refs: new RefRegistry(),
+    maxElements: 100,
+    secrets: [],
+    worlds: new IsolatedWorlds(),
+  });
+  assert.equal(observed.frames.map((frame) => frame.frameId), ['MAIN']);
+  assert.is(tab.frames.get('GHOST'), undefined);
+});
+
 s.run();
