@@ -94,14 +94,14 @@ function hash(text: string): string {
   return (h >>> 0).toString(36);
 }
 
-/** A session's view of the module: its source, and which of the session's contexts have it. */
-interface SessionModule {
-  module: InstallableModule;
-  /** Context ids holding the module, or about to: calls into one context run in the order sent. */
-  installed: Set<number>;
-}
+/**
+ * The module's text is fixed by the code that is loaded, the same for every session, so it is made
+ * once, as the code is loaded: a constant, not a cache.
+ */
+const MODULE = installableModule();
 
-const MODULES = new SessionSlot<SessionModule>(() => ({ module: installableModule(), installed: new Set() }));
+/** Which of a session's contexts hold the module, or are about to: calls into one context run in the order sent. */
+const INSTALLED = new SessionSlot<Set<number>>(() => new Set());
 
 /**
  * Calls the in-page function `name` with `args` in `target` (a context, or an object of one
@@ -134,7 +134,7 @@ export async function callPageRaw<K extends PageName>(
   options: PageCallOptions = {},
 ): Promise<Cdp.Runtime.CallFunctionOnResult> {
   const { session, executionContextId } = target;
-  const { module, installed } = session.slot(MODULES);
+  const installed = session.slot(INSTALLED);
   const named = installed.has(executionContextId);
   installed.add(executionContextId);
   if (installed.size > MAX_CONTEXTS) installed.delete(installed.values().next().value!);
@@ -145,7 +145,7 @@ export async function callPageRaw<K extends PageName>(
       ...answer,
       ...(objectId === undefined ? { executionContextId } : { objectId }),
       arguments: (args as unknown[]).map(callArgument),
-      functionDeclaration: named ? module.callByName(name) : module.installAndCall(name),
+      functionDeclaration: named ? MODULE.callByName(name) : MODULE.installAndCall(name),
     });
   } catch (error) {
     installed.delete(executionContextId);
