@@ -15,7 +15,7 @@ import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { act, actSchemas, cancel, DEFAULT_TIMEOUT_MS, keyCombo, secretName } from '../wire/act.ts';
 import type { SecretStore } from '../../util/secrets.ts';
 import type { ActEvent, ActParams, ActResult, Observation } from '../wire/index.ts';
-import { onSession } from './common.ts';
+import { onSession, sessionMethod } from './common.ts';
 import { captureObservation } from './observe.ts';
 
 // The protocol's schemas, with the key names of `press` and the secret names of `type` and `fill`
@@ -185,16 +185,10 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
         return running;
       },
     }),
-    defineMethod({
+    sessionMethod(deps.registry, {
       ...cancel,
-      handler: (params, call) =>
-        onSession(
-          deps.registry,
-          call,
-          params.session_id,
-          async (session) => ({ status: session.cancelRunning() ? ('cancellation_requested' as const) : ('idle' as const) }),
-          { bypassQueue: true },
-        ),
+      bypassQueue: true,
+      run: async (session) => ({ status: session.cancelRunning() ? ('cancellation_requested' as const) : ('idle' as const) }),
     }),
   ];
 }

@@ -1,8 +1,11 @@
 // Running a call inside its session's queue, as every session method does.
+import type { z } from 'zod';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { isServerError, ServerError } from '../../errors.ts';
 import type { CallContext } from '../context.ts';
+import { defineMethod, type MethodDef } from '../define.ts';
+import type { WireMethod } from '../wire/method.ts';
 
 function cancelled(signal: AbortSignal): ServerError {
   const reason = signal.reason;
@@ -51,4 +54,31 @@ export async function onSession<T>(
   };
   session.lastUsedAt = Date.now();
   return options.bypassQueue ? run() : session.queue.run(run);
+}
+
+/** What a session method's `run` is handed besides its session and params. */
+export interface SessionRun {
+  call: CallContext;
+  /** Aborted when the call is cancelled (or, for a call that bypasses the queue, the session closes). */
+  signal: AbortSignal;
+}
+
+/** A method whose params name a session: its wire description, and what it does in that session. */
+export interface SessionMethodDef<P extends z.ZodType, R extends z.ZodType> extends WireMethod<string, P, R>, SessionCallOptions {
+  readonly run: (session: Session, params: z.infer<P>, context: SessionRun) => Promise<z.input<R>>;
+}
+
+/** A method that runs `run` in its session's queue (or beside it, with `bypassQueue`): see onSession. */
+export function sessionMethod<P extends z.ZodType<{ session_id?: string | undefined }>, R extends z.ZodType>(
+  registry: SessionRegistry,
+  def: SessionMethodDef<P, R>,
+): MethodDef<P, R> {
+  const { run, bypassQueue, ...wire } = def;
+  return defineMethod({
+    ...wire,
+    handler: (params, call) =>
+      onSession(registry, call, params.session_id, (session, signal) => run(session, params, { call, signal }), {
+        ...(bypassQueue ? { bypassQueue } : {}),
+      }),
+  });
 }

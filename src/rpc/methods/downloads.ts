@@ -3,9 +3,9 @@
 import { downloadData, type DownloadHistory } from '../../browser/downloads.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
-import { type AnyMethodDef, defineMethod } from '../define.ts';
+import type { AnyMethodDef } from '../define.ts';
 import { downloadsList } from '../wire/events.ts';
-import { onSession } from './common.ts';
+import { sessionMethod } from './common.ts';
 
 /**
  * Where a session's downloads are read: one tracker, or the tracker of the session's browser
@@ -16,17 +16,11 @@ export type DownloadSource = DownloadHistory | ((session: Session) => DownloadHi
 export function downloadMethods(registry: SessionRegistry, downloads: DownloadSource): AnyMethodDef[] {
   const historyOf = typeof downloads === 'function' ? downloads : () => downloads;
   return [
-    defineMethod({
+    sessionMethod(registry, {
       ...downloadsList,
-      handler: (params, call) =>
-        onSession(
-          registry,
-          call,
-          params.session_id,
-          async (session) => ({ downloads: (historyOf(session)?.list(session.id) ?? []).map(downloadData) }),
-          // Reading the list must not wait behind a running act (which may be the one downloading).
-          { bypassQueue: true },
-        ),
+      // Reading the list must not wait behind a running act (which may be the one downloading).
+      bypassQueue: true,
+      run: async (session) => ({ downloads: (historyOf(session)?.list(session.id) ?? []).map(downloadData) }),
     }),
   ];
 }

@@ -9,10 +9,10 @@ import { hashText } from '../../observe/state-store.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { redactSecrets, redactUrl } from '../../util/redact.ts';
-import { type AnyMethodDef, defineMethod } from '../define.ts';
+import type { AnyMethodDef } from '../define.ts';
 import type { Observation } from '../wire/index.ts';
 import { DEFAULT_MAX_ELEMENTS, observe as observeMethod } from '../wire/observation.ts';
-import { onSession } from './common.ts';
+import { sessionMethod } from './common.ts';
 
 export interface CaptureOptions {
   maxElements?: number;
@@ -104,21 +104,20 @@ export async function captureObservation(
 
 export function observeMethods(registry: SessionRegistry): AnyMethodDef[] {
   return [
-    defineMethod({
+    sessionMethod(registry, {
       ...observeMethod,
-      handler: (params, call) =>
-        onSession(registry, call, params.session_id, async (session, signal) => {
-          const tab = session.resolveTab(params.target_id);
-          const frame = session.resolveFrame(tab, params.frame_id);
-          return captureObservation(session, tab, frame, {
-            ...(params.max_elements !== undefined ? { maxElements: params.max_elements } : {}),
-            ...(params.include_text !== undefined ? { includeText: params.include_text } : {}),
-            ...(params.include_boxes !== undefined ? { includeBoxes: params.include_boxes } : {}),
-            ...(params.since !== undefined ? { since: params.since } : {}),
-            ...(params.root_ref !== undefined ? { rootRef: params.root_ref } : {}),
-            signal,
-          });
-        }),
+      run: async (session, params, { signal }) => {
+        const tab = session.resolveTab(params.target_id);
+        const frame = session.resolveFrame(tab, params.frame_id);
+        return captureObservation(session, tab, frame, {
+          ...(params.max_elements !== undefined ? { maxElements: params.max_elements } : {}),
+          ...(params.include_text !== undefined ? { includeText: params.include_text } : {}),
+          ...(params.include_boxes !== undefined ? { includeBoxes: params.include_boxes } : {}),
+          ...(params.since !== undefined ? { since: params.since } : {}),
+          ...(params.root_ref !== undefined ? { rootRef: params.root_ref } : {}),
+          signal,
+        });
+      },
     }),
   ];
 }

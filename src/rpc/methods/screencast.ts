@@ -8,10 +8,10 @@ import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { randomId } from '../../util/ids.ts';
 import type { RpcConnection } from '../context.ts';
-import { type AnyMethodDef, defineMethod } from '../define.ts';
+import type { AnyMethodDef } from '../define.ts';
 import { EVENT_NOTIFICATION } from '../wire/events.ts';
 import { screencastStart, screencastStop } from '../wire/screencast.ts';
-import { onSession } from './common.ts';
+import { sessionMethod } from './common.ts';
 
 /** A frame is offered to a connection only while its socket holds less than this (bytes). */
 export const SCREENCAST_HIGH_WATER = 256 * 1024;
@@ -155,41 +155,31 @@ export class Screencasts {
 
 export function screencastMethods(registry: SessionRegistry, screencasts: Screencasts): AnyMethodDef[] {
   return [
-    defineMethod({
+    sessionMethod(registry, {
       ...screencastStart,
-      handler: (params, call) =>
-        onSession(
-          registry,
-          call,
-          params.session_id,
-          async (session) => {
-            const tab = session.resolveTab(params.target_id);
-            const subscriptionId = await screencasts.start({
-              connection: call.connection,
-              session,
-              tab,
-              settings: {
-                maxFps: params.max_fps ?? DEFAULT_SCREENCAST.maxFps,
-                quality: params.quality ?? DEFAULT_SCREENCAST.quality,
-                maxWidth: params.max_width ?? DEFAULT_SCREENCAST.maxWidth,
-              },
-            });
-            return { subscription_id: subscriptionId, target_id: tab.targetId };
+      // A viewer must not wait behind the agent's running act (it wants to watch it).
+      bypassQueue: true,
+      run: async (session, params, { call }) => {
+        const tab = session.resolveTab(params.target_id);
+        const subscriptionId = await screencasts.start({
+          connection: call.connection,
+          session,
+          tab,
+          settings: {
+            maxFps: params.max_fps ?? DEFAULT_SCREENCAST.maxFps,
+            quality: params.quality ?? DEFAULT_SCREENCAST.quality,
+            maxWidth: params.max_width ?? DEFAULT_SCREENCAST.maxWidth,
           },
-          // A viewer must not wait behind the agent's running act (it wants to watch it).
-          { bypassQueue: true },
-        ),
+        });
+        return { subscription_id: subscriptionId, target_id: tab.targetId };
+      },
     }),
-    defineMethod({
+    sessionMethod(registry, {
       ...screencastStop,
-      handler: (params, call) =>
-        onSession(
-          registry,
-          call,
-          params.session_id,
-          async (session) => ({ stopped: await screencasts.stop(call.connection.id, session.resolveTab(params.target_id)) }),
-          { bypassQueue: true },
-        ),
+      bypassQueue: true,
+      run: async (session, params, { call }) => ({
+        stopped: await screencasts.stop(call.connection.id, session.resolveTab(params.target_id)),
+      }),
     }),
   ];
 }

@@ -14,9 +14,9 @@ import {
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { redactSecrets } from '../../util/redact.ts';
-import { type AnyMethodDef, defineMethod } from '../define.ts';
+import type { AnyMethodDef } from '../define.ts';
 import { screenshot } from '../wire/screenshot.ts';
-import { onSession } from './common.ts';
+import { sessionMethod } from './common.ts';
 
 function refError(message: string, field: 'ref' | 'state_id' = 'ref'): ServerError {
   return new ServerError('invalid_params', message, { details: { issues: [{ path: field, message }] } });
@@ -85,40 +85,39 @@ async function capture(session: Session, tab: Tab, options: ScreenshotOptions, r
 
 export function screenshotMethods(registry: SessionRegistry): AnyMethodDef[] {
   return [
-    defineMethod({
+    sessionMethod(registry, {
       ...screenshot,
-      handler: (params, call) =>
-        onSession(registry, call, params.session_id, async (session, signal) => {
-          const tab = session.resolveTab(params.target_id);
-          const clip = params.ref !== undefined ? elementOf(session, tab, params.ref, params.state_id) : undefined;
-          const shot = await capture(
-            session,
-            tab,
-            {
-              ...(params.full_page ? { fullPage: true } : {}),
-              ...(clip ? { clip } : {}),
-              ...(params.format ? { format: params.format } : {}),
-              ...(params.quality !== undefined ? { quality: params.quality } : {}),
-              ...(params.max_side !== undefined || params.max_pixels !== undefined
-                ? {
-                  fit: {
-                    ...(params.max_side !== undefined ? { maxSide: params.max_side } : {}),
-                    ...(params.max_pixels !== undefined ? { maxPixels: params.max_pixels } : {}),
-                  },
-                }
-                : {}),
-              signal,
-            },
-            params.ref,
-          );
-          return {
-            mime: shot.mime,
-            data: shot.data,
-            width: shot.width,
-            height: shot.height,
-            ...(shot.scale !== undefined ? { scale: shot.scale } : {}),
-          };
-        }),
+      run: async (session, params, { signal }) => {
+        const tab = session.resolveTab(params.target_id);
+        const clip = params.ref !== undefined ? elementOf(session, tab, params.ref, params.state_id) : undefined;
+        const shot = await capture(
+          session,
+          tab,
+          {
+            ...(params.full_page ? { fullPage: true } : {}),
+            ...(clip ? { clip } : {}),
+            ...(params.format ? { format: params.format } : {}),
+            ...(params.quality !== undefined ? { quality: params.quality } : {}),
+            ...(params.max_side !== undefined || params.max_pixels !== undefined
+              ? {
+                fit: {
+                  ...(params.max_side !== undefined ? { maxSide: params.max_side } : {}),
+                  ...(params.max_pixels !== undefined ? { maxPixels: params.max_pixels } : {}),
+                },
+              }
+              : {}),
+            signal,
+          },
+          params.ref,
+        );
+        return {
+          mime: shot.mime,
+          data: shot.data,
+          width: shot.width,
+          height: shot.height,
+          ...(shot.scale !== undefined ? { scale: shot.scale } : {}),
+        };
+      },
     }),
   ];
 }

@@ -9,7 +9,7 @@ import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { buildOpenRpcDocument, type OpenRpcDocument } from '../discover.ts';
 import type { ServerCounts, ServerLimits } from '../wire/index.ts';
 import { cdpSend, rpcDiscover, serverInfo } from '../wire/server.ts';
-import { onSession } from './common.ts';
+import { sessionMethod } from './common.ts';
 
 export type { ServerLimits };
 
@@ -112,31 +112,30 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
   ];
   if (deps.allowRawCdp) {
     methods.push(
-      defineMethod({
+      sessionMethod(deps.registry, {
         ...cdpSend,
-        handler: (params, call) =>
-          onSession(deps.registry, call, params.session_id, async (session) => {
-            const tab = session.resolveTab(params.target_id);
-            const dialog = tab.dialogs.pending;
-            if (dialog) {
-              // Renderer-bound commands hang while a dialog is open (CDP-NOTES §7).
-              throw new ServerError('modal_blocked', 'a dialog is open: handle it with dialog.handle first', {
-                details: { modal: { type: dialog.type, message: dialog.message } },
-              });
+        run: async (session, params) => {
+          const tab = session.resolveTab(params.target_id);
+          const dialog = tab.dialogs.pending;
+          if (dialog) {
+            // Renderer-bound commands hang while a dialog is open (CDP-NOTES §7).
+            throw new ServerError('modal_blocked', 'a dialog is open: handle it with dialog.handle first', {
+              details: { modal: { type: dialog.type, message: dialog.message } },
+            });
+          }
+          try {
+            // CDP answers every command with an object.
+            return (await tab.session.sendRaw(params.method, params.params ?? {})) as Record<string, unknown>;
+          } catch (error) {
+            if (isCdpError(error) && error.isTargetGone) {
+              throw new ServerError('target_not_found', `tab ${tab.targetId} went away`, { cause: error });
             }
-            try {
-              // CDP answers every command with an object.
-              return (await tab.session.sendRaw(params.method, params.params ?? {})) as Record<string, unknown>;
-            } catch (error) {
-              if (isCdpError(error) && error.isTargetGone) {
-                throw new ServerError('target_not_found', `tab ${tab.targetId} went away`, { cause: error });
-              }
-              if (isCdpError(error) && error.kind === 'protocol') {
-                throw new ServerError('invalid_params', error.message, { details: { cdp_code: error.code }, cause: error });
-              }
-              throw error;
+            if (isCdpError(error) && error.kind === 'protocol') {
+              throw new ServerError('invalid_params', error.message, { details: { cdp_code: error.code }, cause: error });
             }
-          }),
+            throw error;
+          }
+        },
       }),
     );
   }

@@ -6,7 +6,7 @@ import { Deadline } from '../../util/deadline.ts';
 import { parseDomainPattern, PatternError } from '../../util/domain-policy.ts';
 import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { sessionClose, sessionCreate, sessionList, sessionStorageState } from '../wire/sessions.ts';
-import { onSession } from './common.ts';
+import { sessionMethod } from './common.ts';
 
 const STORAGE_BUDGET_MS = 30_000;
 
@@ -75,15 +75,9 @@ export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {
         return { closed: true as const };
       },
     }),
-    defineMethod({
+    sessionMethod(registry, {
       ...sessionStorageState,
-      handler: (params, call) =>
-        onSession(
-          registry,
-          call,
-          params.session_id,
-          async (session, signal) => readStorageState(session, new Deadline(STORAGE_BUDGET_MS, { signal })),
-        ),
+      run: async (session, _params, { signal }) => readStorageState(session, new Deadline(STORAGE_BUDGET_MS, { signal })),
     }),
   ];
 }

@@ -6,9 +6,9 @@ import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { Deadline, DeadlineExceededError } from '../../util/deadline.ts';
 import { redactSecrets, redactUrl } from '../../util/redact.ts';
-import { type AnyMethodDef, defineMethod } from '../define.ts';
+import type { AnyMethodDef } from '../define.ts';
 import { framesList, framesSelect, tabsClose, tabsList, tabsNew, tabsSelect } from '../wire/tabs.ts';
-import { onSession } from './common.ts';
+import { sessionMethod } from './common.ts';
 
 const NAVIGATION_BUDGET_MS = 30_000;
 const FRAME_REFRESH_BUDGET_MS = 1_000;
@@ -20,128 +20,122 @@ export interface TabLimits {
 
 export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMethodDef[] {
   return [
-    defineMethod({
+    sessionMethod(registry, {
       ...tabsList,
-      handler: (params, call) =>
-        onSession(registry, call, params.session_id, async (session) => {
-          const tabs = session.tabs();
-          // Fresh titles and URLs straight from the browser (events may still be in flight).
-          const { targetInfos } = await session.browser.connection.root.send('Target.getTargets', {
-            filter: [{ type: 'page' }],
-          });
-          const infos = new Map(targetInfos.map((info) => [info.targetId, info]));
-          const selected = session.selectedTargetId;
-          return {
-            tabs: tabs.map((tab) => {
-              const info = infos.get(tab.targetId);
-              return {
-                target_id: tab.targetId,
-                url: redactUrl(info?.url ?? tab.url),
-                title: redactSecrets(info?.title ?? tab.title, session.secrets),
-                selected: tab.targetId === selected,
-                ...(tab.openerId ? { opener_id: tab.openerId } : {}),
-              };
-            }),
-          };
-        }),
+      run: async (session) => {
+        const tabs = session.tabs();
+        // Fresh titles and URLs straight from the browser (events may still be in flight).
+        const { targetInfos } = await session.browser.connection.root.send('Target.getTargets', {
+          filter: [{ type: 'page' }],
+        });
+        const infos = new Map(targetInfos.map((info) => [info.targetId, info]));
+        const selected = session.selectedTargetId;
+        return {
+          tabs: tabs.map((tab) => {
+            const info = infos.get(tab.targetId);
+            return {
+              target_id: tab.targetId,
+              url: redactUrl(info?.url ?? tab.url),
+              title: redactSecrets(info?.title ?? tab.title, session.secrets),
+              selected: tab.targetId === selected,
+              ...(tab.openerId ? { opener_id: tab.openerId } : {}),
+            };
+          }),
+        };
+      },
     }),
-    defineMethod({
+    sessionMethod(registry, {
       ...tabsNew,
-      handler: (params, call) =>
-        onSession(registry, call, params.session_id, async (session) => {
-          // Calls of a session run one at a time, so no other tabs.new can pass this check meanwhile.
-          const open = session.tabs().length;
-          if (open >= limits.maxTabsPerSession) {
+      run: async (session, params, { call }) => {
+        // Calls of a session run one at a time, so no other tabs.new can pass this check meanwhile.
+        const open = session.tabs().length;
+        if (open >= limits.maxTabsPerSession) {
+          throw new ServerError(
+            'invalid_request',
+            `this session already has ${open} tabs and at most ${limits.maxTabsPerSession} may be opened with tabs.new; ` +
+              'close one with tabs.close first (or start the server with a higher --max-tabs-per-session)',
+            { details: { limit: 'tabs_per_session', max: limits.maxTabsPerSession, tabs: open } },
+          );
+        }
+        if (params.url) {
+          const verdict = session.traffic.policy.checkUrl(params.url);
+          if (!verdict.allowed) {
             throw new ServerError(
-              'invalid_request',
-              `this session already has ${open} tabs and at most ${limits.maxTabsPerSession} may be opened with tabs.new; ` +
-                'close one with tabs.close first (or start the server with a higher --max-tabs-per-session)',
-              { details: { limit: 'tabs_per_session', max: limits.maxTabsPerSession, tabs: open } },
+              'forbidden',
+              `${redactUrl(params.url)} is refused by the domain policy (${verdict.rule}); no tab was opened`,
+              {
+                details: { rule: verdict.rule, url: redactUrl(params.url) },
+              },
             );
           }
-          if (params.url) {
-            const verdict = session.traffic.policy.checkUrl(params.url);
-            if (!verdict.allowed) {
-              throw new ServerError(
-                'forbidden',
-                `${redactUrl(params.url)} is refused by the domain policy (${verdict.rule}); no tab was opened`,
-                {
-                  details: { rule: verdict.rule, url: redactUrl(params.url) },
-                },
-              );
-            }
+        }
+        const deadline = new Deadline(NAVIGATION_BUDGET_MS, { signal: session.closeSignal });
+        const tab = await session.browser.newTab(session.browserContextId, deadline);
+        if (params.select !== false) session.select(tab.targetId);
+        if (!params.url) return { target_id: tab.targetId };
+        call.progress?.('loading the new tab');
+        try {
+          const outcome = await navigateFrame(tab.session, tab.mainFrameId, params.url, deadline);
+          let errorText = 'errorText' in outcome ? outcome.errorText : undefined;
+          if (errorText && BLOCKED_BY_POLICY.test(errorText)) {
+            const rule = session.traffic.log.lastBlockedDocument(tab.targetId);
+            errorText = `${errorText}: refused by the domain policy${rule ? ` (${rule})` : ''} on the way (a redirect)`;
           }
-          const deadline = new Deadline(NAVIGATION_BUDGET_MS, { signal: session.closeSignal });
-          const tab = await session.browser.newTab(session.browserContextId, deadline);
-          if (params.select !== false) session.select(tab.targetId);
-          if (!params.url) return { target_id: tab.targetId };
-          call.progress?.('loading the new tab');
-          try {
-            const outcome = await navigateFrame(tab.session, tab.mainFrameId, params.url, deadline);
-            let errorText = 'errorText' in outcome ? outcome.errorText : undefined;
-            if (errorText && BLOCKED_BY_POLICY.test(errorText)) {
-              const rule = session.traffic.log.lastBlockedDocument(tab.targetId);
-              errorText = `${errorText}: refused by the domain policy${rule ? ` (${rule})` : ''} on the way (a redirect)`;
-            }
-            return errorText ? { target_id: tab.targetId, error_text: errorText } : { target_id: tab.targetId };
-          } catch (error) {
-            if (error instanceof DeadlineExceededError) {
-              return { target_id: tab.targetId, error_text: `the page did not reach DOMContentLoaded within ${NAVIGATION_BUDGET_MS} ms` };
-            }
-            throw error;
+          return errorText ? { target_id: tab.targetId, error_text: errorText } : { target_id: tab.targetId };
+        } catch (error) {
+          if (error instanceof DeadlineExceededError) {
+            return { target_id: tab.targetId, error_text: `the page did not reach DOMContentLoaded within ${NAVIGATION_BUDGET_MS} ms` };
           }
-        }),
+          throw error;
+        }
+      },
     }),
-    defineMethod({
+    sessionMethod(registry, {
       ...tabsSelect,
-      handler: (params, call) =>
-        onSession(registry, call, params.session_id, async (session) => {
-          const tab = session.resolveTab(params.target_id);
-          session.select(tab.targetId);
-          return { target_id: tab.targetId };
-        }),
+      run: async (session, params) => {
+        const tab = session.resolveTab(params.target_id);
+        session.select(tab.targetId);
+        return { target_id: tab.targetId };
+      },
     }),
-    defineMethod({
+    sessionMethod(registry, {
       ...tabsClose,
-      handler: (params, call) =>
-        onSession(registry, call, params.session_id, async (session) => {
-          const tab = session.resolveTab(params.target_id);
-          if (session.tabs().length <= 1) {
-            throw new ServerError('last_tab', 'this is the last tab of the session; close the session instead', {
-              details: { target_id: tab.targetId },
-            });
-          }
-          await session.browser.closeTab(tab.targetId, new Deadline(10_000));
-          return { closed: true as const };
-        }),
+      run: async (session, params) => {
+        const tab = session.resolveTab(params.target_id);
+        if (session.tabs().length <= 1) {
+          throw new ServerError('last_tab', 'this is the last tab of the session; close the session instead', {
+            details: { target_id: tab.targetId },
+          });
+        }
+        await session.browser.closeTab(tab.targetId, new Deadline(10_000));
+        return { closed: true as const };
+      },
     }),
-    defineMethod({
+    sessionMethod(registry, {
       ...framesList,
-      handler: (params, call) =>
-        onSession(registry, call, params.session_id, async (session) => {
-          const tab = session.resolveTab(params.target_id);
-          // With a dialog open the renderer answers nothing: list what events told us.
-          if (!tab.dialogs.pending) await tab.refreshFrames(FRAME_REFRESH_BUDGET_MS);
-          return {
-            frames: tab.frames.list().map((frame) => ({
-              frame_id: frame.id,
-              parent_frame_id: frame.parentId ?? null,
-              url: redactUrl(frame.url),
-              name: redactSecrets(frame.name),
-              cross_process: frame.crossProcess,
-            })),
-          };
-        }),
+      run: async (session, params) => {
+        const tab = session.resolveTab(params.target_id);
+        // With a dialog open the renderer answers nothing: list what events told us.
+        if (!tab.dialogs.pending) await tab.refreshFrames(FRAME_REFRESH_BUDGET_MS);
+        return {
+          frames: tab.frames.list().map((frame) => ({
+            frame_id: frame.id,
+            parent_frame_id: frame.parentId ?? null,
+            url: redactUrl(frame.url),
+            name: redactSecrets(frame.name),
+            cross_process: frame.crossProcess,
+          })),
+        };
+      },
     }),
-    defineMethod({
+    sessionMethod(registry, {
       ...framesSelect,
-      handler: (params, call) =>
-        onSession(registry, call, params.session_id, async (session) => {
-          const tab = session.resolveTab(params.target_id);
-          const frame = session.resolveFrame(tab, params.frame_id);
-          session.selectFrame(tab, frame.id);
-          return { frame_id: frame.id };
-        }),
+      run: async (session, params) => {
+        const tab = session.resolveTab(params.target_id);
+        const frame = session.resolveFrame(tab, params.frame_id);
+        session.selectFrame(tab, frame.id);
+        return { frame_id: frame.id };
+      },
     }),
   ];
 }
