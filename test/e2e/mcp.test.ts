@@ -32,6 +32,20 @@ let serverPromise: Promise<TestServer> | undefined;
 /** One server for the HTTP doors: each door is its own principal (its own token). */
 const httpServer = () => (serverPromise ??= startTestServer(['--token', TOKEN_V2, '--token', TOKEN_V1, '--uploads', uploads]));
 
+/** The image block, which structuredContent names by its index. */
+function imageOf(result: ToolResult): ToolResult['content'][number] {
+  const image = result.content[1];
+  assert.is(image?.type, 'image', 'content[1] is the image block');
+  assert.is(result.content.filter((block) => block.type === 'image').length, 1);
+  return image!;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function occurrences(haystack: string, needle: string): number {
+  return haystack.split(needle).length - 1;
+}
+
 function tree(result: ToolResult): string {
   const s = result.structuredContent!;
   return String((s['fresh_state'] as Record<string, unknown> | undefined)?.['tree'] ?? s['tree']);
@@ -142,20 +156,33 @@ function flows(name: string, open: () => Promise<McpDoor>): void {
     assert.match(textOf(invalid), /- max_elements: /);
   });
 
-  s('a screenshot is an image content block with the size the text names', async () => {
+  s('a screenshot is an image content block with the size the text names; its bytes travel once, there', async () => {
     await openApp(door);
     const shot = await door.call('browser_screenshot');
     assert.is(shot.isError, false, textOf(shot));
-    const image = shot.content.find((block) => block.type === 'image');
-    assert.ok(image, 'an image block');
-    assert.is(image!.mimeType, 'image/png');
-    const png = Buffer.from(image!.data!, 'base64');
+    const image = imageOf(shot);
+    assert.is(image.mimeType, 'image/png');
+    const png = Buffer.from(image.data!, 'base64');
     assert.equal([...png.subarray(1, 4)], [...Buffer.from('PNG')]);
     const width = png.readUInt32BE(16);
     const height = png.readUInt32BE(20);
-    assert.is(width, shot.structuredContent!['width']);
-    assert.is(height, shot.structuredContent!['height']);
+    const s = shot.structuredContent!;
+    assert.equal(s, { mime: 'image/png', width, height, image_content: 1 }, 'every field of the wire result but the bytes');
     assert.ok(textOf(shot).startsWith(`${width}×${height} image/png of the viewport`), textOf(shot));
+    assert.is(occurrences(JSON.stringify(shot), image.data!), 1, 'the base64 appears once in the whole result');
+  });
+
+  s("an act's screenshot: the bytes in the image block only, structuredContent.screenshot names it", async () => {
+    await openApp(door);
+    const acted = await door.call('browser_act', { action: 'scroll', delta_y: 40, screenshot: 'always' });
+    assert.is(acted.isError, false, textOf(acted));
+    const image = imageOf(acted);
+    const bytes = Buffer.from(image.data!, 'base64');
+    const magic = image.mimeType === 'image/png' ? [0x89, 0x50, 0x4e, 0x47] : [0xff, 0xd8, 0xff];
+    assert.equal([...bytes.subarray(0, magic.length)], magic, `a ${String(image.mimeType)}`);
+    assert.equal(acted.structuredContent!['screenshot'], { mime: image.mimeType, image_content: 1 });
+    assert.is(occurrences(JSON.stringify(acted), image.data!), 1);
+    assert.type((acted.structuredContent!['fresh_state'] as Record<string, unknown>)['state_id'], 'string', 'the rest is the wire result');
   });
 
   s('a confirm() opened by a click: the act is interrupted, the event is reported, browser_handle_dialog answers it', async () => {
@@ -275,7 +302,7 @@ http(
       await door.call('browser_tabs', { session_id: sessionId, action: 'new', url: fixtures.url('/mcp-app.html') });
       const shot = await door.call('browser_screenshot', { session_id: sessionId });
       const s = shot.structuredContent!;
-      const png = Buffer.from(String(s['data']), 'base64');
+      const png = Buffer.from(imageOf(shot).data!, 'base64');
       const width = png.readUInt32BE(16);
       const height = png.readUInt32BE(20);
       assert.ok(width <= 1568 && height <= 1568, `${width}×${height}`);
@@ -324,6 +351,11 @@ http(
           assert.type(a[hint], 'boolean', `${String(tool['name'])} ${hint}`);
         }
       }
+      // The screenshot's outputSchema is the wire result's, with image_content where the bytes were.
+      const output = tools.find((tool) => tool['name'] === 'browser_screenshot')!['outputSchema'] as { anyOf: JsonObject[] };
+      const fields = output.anyOf[0]!['properties'] as JsonObject;
+      assert.equal(Object.keys(fields).sort(), ['height', 'image_content', 'mime', 'scale', 'width']);
+      assert.equal(output.anyOf[0]!['required'], ['mime', 'width', 'height', 'image_content']);
     }),
 );
 
