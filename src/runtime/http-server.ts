@@ -103,7 +103,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   // Set once listening: the server's own origin depends on the real port.
   let policy: RequestPolicy | undefined;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const path = splitUrl(req.url ?? '/').path;
+    const { path, query } = splitUrl(req.url ?? '/');
     const route = options.routes?.[path];
     if (route && policy) {
       if (closing !== undefined) return answer(res, 503, 'server is shutting down');
@@ -121,7 +121,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         req.resume();
         return;
       }
-      const verdict = policy.check(req, auth, options.noAuth);
+      const verdict = policy.check(req, query, auth, options.noAuth);
       // Past the Host and Origin checks (a 401 is the token's): the page may read the answer.
       if (cors && origin !== undefined && verdict.status !== 403) allowOrigin(res, origin, cors);
       if (verdict.status !== 101) {
@@ -242,8 +242,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       refuse(socket, 503, 'Service Unavailable', 'server is shutting down');
       return;
     }
-    const verdict = splitUrl(req.url ?? '/').path === '/'
-      ? upgradePolicy.check(req, auth, options.noAuth)
+    const { path, query } = splitUrl(req.url ?? '/');
+    const verdict = path === '/'
+      ? upgradePolicy.check(req, query, auth, options.noAuth)
       : ({ status: 404, statusText: 'Not Found', why: 'not found' } as const);
     if (verdict.status !== 101) {
       log.info('upgrade refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
@@ -315,11 +316,10 @@ class RequestPolicy {
     this.#extraHosts = new Set(o.allowOrigins.map(hostnameOfOrigin).filter((h): h is string => h !== undefined));
   }
 
-  /** Host, Origin and token, in that order; the caller has matched the path. */
-  check(req: IncomingMessage, auth: TokenChecker, noAuth: boolean): Verdict {
+  /** Host, Origin and token (header, else `query`), in that order; the caller has matched the path. */
+  check(req: IncomingMessage, query: URLSearchParams, auth: TokenChecker, noAuth: boolean): Verdict {
     const refused = this.checkCaller(req);
     if (refused) return refused;
-    const { query } = splitUrl(req.url ?? '/');
     if (noAuth) return { status: 101, principal: NO_AUTH_PRINCIPAL };
     // The header wins when present, so a proxy-injected credential is not overridden by the URL.
     const candidate = bearerToken(req.headers.authorization) ?? query.get('token') ?? undefined;

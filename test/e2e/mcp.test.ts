@@ -500,6 +500,19 @@ http('/mcp answers 401 without the token and 403 to a foreign Origin or Host, be
   assert.match(ok.body, 'protocolVersion');
 });
 
+http('/mcp answers 413 to a body past 4 MiB, without reading the rest, and serves the next request', async () => {
+  const server = await httpServer();
+  const url = `${server.server.mcpUrl}?token=${TOKEN_V2}`;
+  const big = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { padding: 'x'.repeat(4 * 1024 * 1024) } }),
+  });
+  assert.is(big.status, 413);
+  assert.match(await big.text(), 'too large');
+  assert.is((await post(url, {})).status, 200);
+});
+
 http.run();
 
 const stdio = suite('mcp: the pagewire mcp process');
