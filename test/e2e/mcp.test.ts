@@ -6,6 +6,7 @@
 import { Buffer } from 'node:buffer';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -457,6 +458,103 @@ http(
       assert.is(await selectedUrl(), before);
     }),
 );
+
+/**
+ * Starts a long act of the TOKEN_V1 principal on a connection of its own (a 2025-era session
+ * spoken by hand, or one 2026-07-28 request), drops that connection while the act waits on its
+ * condition, and answers what `browser_cancel` then finds: `idle` if the drop cancelled the act.
+ */
+async function dropRunningAct(revision: '2025-06-18' | '2026-07-28'): Promise<string> {
+  const server = await httpServer();
+  const door = await v1Http(server.server.mcpUrl, { headers: { Authorization: `Bearer ${TOKEN_V1}` } });
+  try {
+    const signedIn = await signIn(door);
+    const url = `${server.server.mcpUrl}?token=${TOKEN_V1}`;
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const _meta: Record<string, unknown> = { progressToken: 'sync' };
+    if (revision === '2025-06-18') {
+      const init = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'dropper', version: '1.0.0' } },
+        }),
+      });
+      Object.assign(headers, { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': revision });
+      await init.text();
+      const initialized = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await (await fetch(url, { method: 'POST', headers, body: initialized })).text();
+    } else {
+      Object.assign(headers, { 'mcp-protocol-version': revision, 'mcp-method': 'tools/call', 'mcp-name': 'browser_act' });
+      Object.assign(_meta, {
+        'io.modelcontextprotocol/protocolVersion': revision,
+        'io.modelcontextprotocol/clientInfo': { name: 'dropper', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      });
+    }
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'browser_act',
+        arguments: { action: 'click', ref: refIn(tree(signedIn), 'Sync now'), wait_for: { text: 'Synced' }, timeout_ms: 30_000 },
+        _meta,
+      },
+    });
+    await dropMidCall(
+      new URL(url),
+      { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      body,
+      'waiting for the wait_for condition',
+    );
+    const cancelled = await door.call('browser_cancel');
+    assert.is(cancelled.isError, false, textOf(cancelled));
+    // Whatever was running is stopped now: the session serves the next call.
+    const observed = await door.call('browser_observe');
+    assert.is(observed.isError, false, textOf(observed));
+    return String(cancelled.structuredContent!['status']);
+  } finally {
+    await door.close();
+  }
+}
+
+http(
+  'a 2025-era client whose HTTP connection drops mid-call has not cancelled it (2025-06-18: only notifications/cancelled does)',
+  async () => {
+    assert.is.not(await dropRunningAct('2025-06-18'), 'idle', 'the act was still running after the drop');
+  },
+);
+
+http('a 2026-07-28 request whose HTTP connection drops mid-call is cancelled (the close is its cancellation)', async () => {
+  assert.is(await dropRunningAct('2026-07-28'), 'idle', 'the drop had cancelled the act');
+});
+
+/**
+ * POSTs `body` on a socket of its own, reads the answer until it holds `until`, then ends the
+ * connection and resolves once the server has closed its side (so it has seen the drop).
+ */
+function dropMidCall(url: URL, headers: Record<string, string>, body: string, until: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let seen = '';
+    socket.on('error', reject);
+    socket.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(until)) socket.end();
+    });
+    socket.on('close', () => (seen.includes(until) ? resolve(seen) : reject(new Error(`closed before ${until}: ${seen}`))));
+    const lines = [
+      `POST ${url.pathname}${url.search} HTTP/1.1`,
+      `Host: ${url.host}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ];
+    socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  });
+}
 
 /** A raw HTTP exchange, so the Host header can be anything. */
 function post(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
