@@ -18,7 +18,7 @@ import { type ServerLimits, serverMethods } from './rpc/methods/server.ts';
 import { tabMethods } from './rpc/methods/tabs.ts';
 import { PendingLimit, RpcServer } from './rpc/server.ts';
 import { McpHost } from './mcp/host.ts';
-import { createMcpHttpRoute } from './runtime/mcp-http.ts';
+import { createMcpHttpRoute, MCP_CORS } from './runtime/mcp-http.ts';
 import { serveMcpStdio } from './runtime/mcp-stdio.ts';
 import { VERSION } from './version.ts';
 import type { Principal } from './rpc/context.ts';
@@ -243,6 +243,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
         '/mcp': (req, res, principal) => mcpRoute.handle(req, res, principal),
         ...Object.fromEntries(INSPECTOR_PATHS.map((path) => [path, inspectorRoute])),
       },
+      cors: { '/mcp': MCP_CORS },
       onConnection(socket, principal, signal) {
         const connection: RpcConnection = {
           id: connectionIds.next(),

@@ -14,7 +14,7 @@ import { type Logger, silentLogger } from '../util/log.ts';
 import type { JsonSchema } from './json-schema.ts';
 import { McpPrincipal, type WireEvent } from './principal.ts';
 import { errorText, eventLines, notable } from './render.ts';
-import { toolInputSchema, toolOutputSchema, wireSchemas } from './schemas.ts';
+import { IMAGE_CONTENT_INDEX, toolInputSchema, toolOutputSchema, wireSchemas } from './schemas.ts';
 import { actionCall, type ToolCall, type ToolOutcome, TOOLS, type ToolSpec } from './tools.ts';
 
 /** What the host needs of the RPC server (RpcServer has it). */
@@ -186,17 +186,26 @@ export class McpHost {
     if (fresh && result['replayed'] !== true) principal.handed(fresh);
 
     const text = spec.eventsInText ? spec.text(result, args, news) : [spec.text(result, args, news), ...eventLines(news)].join('\n');
-    const shot = outcome.image ?? screenshotOf(result);
     const content: CallToolResult['content'] = [{ type: 'text', text }];
-    if (shot) content.push({ type: 'image', data: shot.data, mimeType: shot.mimeType });
+    const { structured, image } = spec.image ? withoutImage(result, spec.image) : { structured: result };
+    if (image) content.push({ type: 'image', data: image.data, mimeType: image.mime });
     const failed = spec.failed?.(result) ?? false;
     if (failed) this.#log.debug('tool reported a failure', { tool: spec.name, status: result['status'] });
-    return { content, structuredContent: result, isError: failed, ...meta };
+    return { content, structuredContent: structured, isError: failed, ...meta };
   }
 }
 
-/** An act's `screenshot` option puts one in its result. */
-function screenshotOf(result: Record<string, unknown>): { data: string; mimeType: string } | undefined {
-  const shot = result['screenshot'] as { mime?: unknown; data?: unknown } | undefined;
-  return shot && typeof shot.data === 'string' && typeof shot.mime === 'string' ? { data: shot.data, mimeType: shot.mime } : undefined;
+/**
+ * The wire result less the image bytes at `where`, which travel in the image content block
+ * instead: in their place, `image_content` names that block (IMAGE_CONTENT_INDEX).
+ */
+function withoutImage(result: Record<string, unknown>, where: 'result' | 'screenshot'): {
+  structured: Record<string, unknown>;
+  image?: { mime: string; data: string };
+} {
+  const holder = (where === 'result' ? result : result['screenshot']) as Record<string, unknown> | undefined;
+  if (!holder || typeof holder['data'] !== 'string' || typeof holder['mime'] !== 'string') return { structured: result };
+  const { data, ...rest } = holder;
+  const named = { ...rest, image_content: IMAGE_CONTENT_INDEX };
+  return { structured: where === 'result' ? named : { ...result, screenshot: named }, image: { mime: holder['mime'], data } };
 }

@@ -42,7 +42,10 @@ class SessionTap {
 
   /** Events after the previous report (or after the tap began), marked as reported. */
   takeNews(): WireEvent[] {
-    const news = this.events.filter((event) => event.seq > this.reportedSeq && event.time >= this.since);
+    // From the newest back to the last reported one: not the whole retained list on every call.
+    let first = this.events.length;
+    while (first > 0 && this.events[first - 1]!.seq > this.reportedSeq) first--;
+    const news = this.events.slice(first).filter((event) => event.time >= this.since);
     const last = this.events.at(-1);
     if (last) this.reportedSeq = Math.max(this.reportedSeq, last.seq);
     return news;

@@ -39,6 +39,28 @@ export const eventsResult = z.object({
   downloads: downloadsList.result.shape.downloads,
 });
 
+/** The index in an MCP result's `content` of the image block (the text block is first). */
+export const IMAGE_CONTENT_INDEX = 1;
+
+/** An image as structuredContent carries it: the wire's fields but `data`, and where the bytes are. */
+function imageNamed(image: z.ZodObject): z.ZodObject {
+  return image.omit({ data: true }).extend({
+    image_content: z
+      .literal(IMAGE_CONTENT_INDEX)
+      .describe('The index in `content` of the image block that holds the bytes (base64, sent only there)'),
+  });
+}
+
+/** A wire result schema as structuredContent carries it for a tool whose results hold an image. */
+function structuredResult(spec: ToolSpec, result: z.ZodType): z.ZodType {
+  if (spec.image === undefined) return result;
+  const object = result as z.ZodObject;
+  if (spec.image === 'result') return imageNamed(object);
+  const screenshot = object.shape['screenshot'] as z.ZodOptional<z.ZodObject>;
+  // safeExtend: act's result carries a refinement, which a plain extend would drop.
+  return object.safeExtend({ screenshot: imageNamed(screenshot.unwrap()).optional() });
+}
+
 /** The input schema a host hands the model for the tool. */
 export function toolInputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchema {
   if (typeof spec.methods === 'string') {
@@ -70,7 +92,7 @@ const SUMMARISED: Record<string, JsonSchema> = {
  */
 export function toolOutputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchema {
   const methods = typeof spec.methods === 'string' ? [spec.methods] : Object.values(spec.methods);
-  const results = spec.name === 'browser_events' ? [eventsResult] : methods.map((method) => schemas.result(method));
+  const results = spec.name === 'browser_events' ? [eventsResult] : methods.map((method) => structuredResult(spec, schemas.result(method)));
   const json = [...results, rpcError].map(outputJsonSchema);
   // MCP wants an object root: the alternatives go under it, and their named sub-schemas move up
   // to it (a `$ref` of `#/$defs/…` is read from the root).

@@ -28,8 +28,8 @@ export interface ToolCall {
   check(method: string, params: Obj): JsonRpcErrorObject | undefined;
 }
 
-/** A tool's outcome before it becomes a CallToolResult: the wire's answer plus any image. */
-export type ToolOutcome = CallOutcome & { image?: { data: string; mimeType: string } };
+/** A tool's outcome before it becomes a CallToolResult: the wire's answer. */
+export type ToolOutcome = CallOutcome;
 
 export interface ToolSpec {
   readonly name: string;
@@ -48,6 +48,11 @@ export interface ToolSpec {
   readonly eventsInText?: true;
   /** Whether a successful wire result still reports a failure (act's statuses). */
   failed?(result: Obj): boolean;
+  /**
+   * Where the wire result holds an image ({mime, data}): the result itself, or its `screenshot`.
+   * Its bytes travel once, in an image content block, and structuredContent names that block.
+   */
+  readonly image?: 'result' | 'screenshot';
 }
 
 /** Host image limits a screenshot is fitted to unless the call says otherwise (long side, area). */
@@ -121,6 +126,7 @@ export const TOOLS: readonly ToolSpec[] = [
       return call.wire('act', { ...call.args, state_id: stateId });
     },
     failed: (result) => !ACTED.has(String(result['status'])),
+    image: 'screenshot',
     // Before the fresh observation's tree, where a model reads them first.
     eventsInText: true,
     text: (result, _args, news) => actText(result, news),
@@ -144,11 +150,9 @@ export const TOOLS: readonly ToolSpec[] = [
     onSession: true,
     hidden: ['max_side', 'max_pixels'],
     async run(call) {
-      const outcome = await call.wire('screenshot', { max_side: SCREENSHOT_MAX_SIDE, max_pixels: SCREENSHOT_MAX_PIXELS, ...call.args });
-      if (!outcome.ok) return outcome;
-      const shot = outcome.result as { data: string; mime: string };
-      return { ...outcome, image: { data: shot.data, mimeType: shot.mime } };
+      return call.wire('screenshot', { max_side: SCREENSHOT_MAX_SIDE, max_pixels: SCREENSHOT_MAX_PIXELS, ...call.args });
     },
+    image: 'result',
     text: (result, args) => screenshotText(result, args),
   },
   {

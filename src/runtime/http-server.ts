@@ -8,6 +8,9 @@
 // Host and Origin come first because they say *who* is asking: a page in a browser is
 // refused whatever credentials it guessed, and learns nothing about tokens from the answer.
 // Plain HTTP routes (`/mcp`) pass the same checks 2–4 before their handler sees the request.
+// A route with a CORS policy also answers browser pages of an accepted Origin: their preflight
+// (an OPTIONS that carries no token, as browsers send it) passes checks 2–3 only and is answered
+// by the listener without reaching the route; a refused Origin gets its 403 with no CORS header.
 import { Buffer } from 'node:buffer';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -32,6 +35,17 @@ export interface ConnectionHandler {
 /** A plain HTTP path served beside the socket, after the same Host, Origin and token checks. */
 export type HttpRoute = (req: IncomingMessage, res: ServerResponse, principal: Principal) => void;
 
+/** What browser pages of an accepted Origin may do with a route (the Access-Control-* answers). */
+export interface CorsPolicy {
+  readonly methods: readonly string[];
+  /** Request headers a page may send (lower case). */
+  readonly requestHeaders: readonly string[];
+  /** Response headers a page may read beyond the CORS-safelisted ones. */
+  readonly exposeHeaders: readonly string[];
+  /** How long a browser may keep the preflight's answer. */
+  readonly maxAgeSeconds: number;
+}
+
 export interface HttpServerOptions {
   host: string;
   port: number;
@@ -47,6 +61,8 @@ export interface HttpServerOptions {
   onConnection(socket: RpcSocket, principal: Principal, signal: AbortSignal): ConnectionHandler;
   /** Exact paths (`/mcp`) answered over plain HTTP once their request passed the checks. */
   routes?: Readonly<Record<string, HttpRoute>>;
+  /** The routes that browser pages of accepted Origins may call, and how. */
+  cors?: Readonly<Record<string, CorsPolicy>>;
 }
 
 export interface HttpServerHandle {
@@ -87,10 +103,27 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   // Set once listening: the server's own origin depends on the real port.
   let policy: RequestPolicy | undefined;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const route = options.routes?.[splitUrl(req.url ?? '/').path];
+    const { path, query } = splitUrl(req.url ?? '/');
+    const route = options.routes?.[path];
     if (route && policy) {
       if (closing !== undefined) return answer(res, 503, 'server is shutting down');
-      const verdict = policy.check(req, auth, options.noAuth);
+      const cors = options.cors?.[path];
+      // Answers differ by Origin: a cache must not hand one page's answer to another.
+      if (cors) res.setHeader('Vary', 'Origin');
+      const origin = req.headers.origin;
+      if (cors && origin !== undefined && req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+        const refused = policy.checkCaller(req);
+        if (refused) {
+          log.info('preflight refused', { status: refused.status, why: refused.why, remote: req.socket.remoteAddress });
+          return answer(res, refused.status, refused.why);
+        }
+        preflight(res, origin, cors);
+        req.resume();
+        return;
+      }
+      const verdict = policy.check(req, query, auth, options.noAuth);
+      // Past the Host and Origin checks (a 401 is the token's): the page may read the answer.
+      if (cors && origin !== undefined && verdict.status !== 403) allowOrigin(res, origin, cors);
       if (verdict.status !== 101) {
         log.info('request refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
         return answer(res, verdict.status, verdict.why, verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
@@ -209,8 +242,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       refuse(socket, 503, 'Service Unavailable', 'server is shutting down');
       return;
     }
-    const verdict = splitUrl(req.url ?? '/').path === '/'
-      ? upgradePolicy.check(req, auth, options.noAuth)
+    const { path, query } = splitUrl(req.url ?? '/');
+    const verdict = path === '/'
+      ? upgradePolicy.check(req, query, auth, options.noAuth)
       : ({ status: 404, statusText: 'Not Found', why: 'not found' } as const);
     if (verdict.status !== 101) {
       log.info('upgrade refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
@@ -254,7 +288,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
 // ---- checks on the upgrade request ---------------------------------------------------------
 
-type Verdict = { status: 101; principal: Principal } | { status: 401 | 403 | 404; statusText: string; why: string };
+type Refusal = { status: 401 | 403 | 404; statusText: string; why: string };
+type Verdict = { status: 101; principal: Principal } | Refusal;
 
 /** A short plain-text HTTP answer to a refused or unservable request. */
 function answer(res: ServerResponse, status: number, why: string, headers: Record<string, string> = {}): void {
@@ -281,22 +316,10 @@ class RequestPolicy {
     this.#extraHosts = new Set(o.allowOrigins.map(hostnameOfOrigin).filter((h): h is string => h !== undefined));
   }
 
-  /** Host, Origin and token, in that order; the caller has matched the path. */
-  check(req: IncomingMessage, auth: TokenChecker, noAuth: boolean): Verdict {
-    const { query } = splitUrl(req.url ?? '/');
-
-    if (this.#loopback) {
-      const hostname = hostnameOfHostHeader(req.headers.host);
-      if (hostname === undefined || !(isLoopbackHost(hostname) || this.#extraHosts.has(hostname))) {
-        return { status: 403, statusText: 'Forbidden', why: 'host not allowed' };
-      }
-    }
-
-    const origin = req.headers.origin;
-    if (origin !== undefined && !this.#origins.has(normalizeOrigin(origin))) {
-      return { status: 403, statusText: 'Forbidden', why: 'origin not allowed' };
-    }
-
+  /** Host, Origin and token (header, else `query`), in that order; the caller has matched the path. */
+  check(req: IncomingMessage, query: URLSearchParams, auth: TokenChecker, noAuth: boolean): Verdict {
+    const refused = this.checkCaller(req);
+    if (refused) return refused;
     if (noAuth) return { status: 101, principal: NO_AUTH_PRINCIPAL };
     // The header wins when present, so a proxy-injected credential is not overridden by the URL.
     const candidate = bearerToken(req.headers.authorization) ?? query.get('token') ?? undefined;
@@ -304,6 +327,39 @@ class RequestPolicy {
     if (principal === undefined) return { status: 401, statusText: 'Unauthorized', why: 'missing or wrong token' };
     return { status: 101, principal };
   }
+
+  /** Host and Origin: who is asking (a CORS preflight passes these alone). */
+  checkCaller(req: IncomingMessage): Refusal | undefined {
+    if (this.#loopback) {
+      const hostname = hostnameOfHostHeader(req.headers.host);
+      if (hostname === undefined || !(isLoopbackHost(hostname) || this.#extraHosts.has(hostname))) {
+        return { status: 403, statusText: 'Forbidden', why: 'host not allowed' };
+      }
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !this.#origins.has(normalizeOrigin(origin))) {
+      return { status: 403, statusText: 'Forbidden', why: 'origin not allowed' };
+    }
+    return undefined;
+  }
+}
+
+/** An accepted Origin's preflight: what its page may send, and nothing about the route itself. */
+function preflight(res: ServerResponse, origin: string, cors: CorsPolicy): void {
+  allowOrigin(res, origin, cors);
+  res.writeHead(204, {
+    'Access-Control-Allow-Methods': cors.methods.join(', '),
+    'Access-Control-Allow-Headers': cors.requestHeaders.join(', '),
+    'Access-Control-Max-Age': String(cors.maxAgeSeconds),
+    'Content-Length': 0,
+  });
+  res.end();
+}
+
+/** The headers that let a page of this (accepted) Origin read the answer. */
+function allowOrigin(res: ServerResponse, origin: string, cors: CorsPolicy): void {
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Access-Control-Expose-Headers', cors.exposeHeaders.join(', '));
 }
 
 class TokenChecker {

@@ -18,11 +18,33 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../rpc/context.ts';
 import { type Logger, silentLogger } from '../util/log.ts';
+import type { CorsPolicy } from './http-server.ts';
 
 /** The SDK's own default bound for a request body. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** 2025-era sessions kept at once; past it the one idle longest is closed. */
 const MAX_LEGACY_SESSIONS = 64;
+
+/**
+ * What an MCP client in a browser page of an accepted Origin sends and reads: POST (and GET and
+ * DELETE of a 2025-era session), the headers the SDK clients (v1 and v2) set, and the response
+ * headers they read (a 2025-era session's id, the auth challenge).
+ */
+export const MCP_CORS: CorsPolicy = {
+  methods: ['POST', 'GET', 'DELETE'],
+  requestHeaders: [
+    'authorization',
+    'content-type',
+    'accept',
+    'mcp-protocol-version',
+    'mcp-session-id',
+    'mcp-method',
+    'mcp-name',
+    'last-event-id',
+  ],
+  exposeHeaders: ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate'],
+  maxAgeSeconds: 7200,
+};
 
 export interface McpHttpOptions {
   factory: McpServerFactory;

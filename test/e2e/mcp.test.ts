@@ -6,6 +6,7 @@
 import { Buffer } from 'node:buffer';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -31,6 +32,20 @@ const TOKEN_V1 = `mcp-v1-${crypto.randomUUID()}`;
 let serverPromise: Promise<TestServer> | undefined;
 /** One server for the HTTP doors: each door is its own principal (its own token). */
 const httpServer = () => (serverPromise ??= startTestServer(['--token', TOKEN_V2, '--token', TOKEN_V1, '--uploads', uploads]));
+
+/** The image block, which structuredContent names by its index. */
+function imageOf(result: ToolResult): ToolResult['content'][number] {
+  const image = result.content[1];
+  assert.is(image?.type, 'image', 'content[1] is the image block');
+  assert.is(result.content.filter((block) => block.type === 'image').length, 1);
+  return image!;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function occurrences(haystack: string, needle: string): number {
+  return haystack.split(needle).length - 1;
+}
 
 function tree(result: ToolResult): string {
   const s = result.structuredContent!;
@@ -142,20 +157,33 @@ function flows(name: string, open: () => Promise<McpDoor>): void {
     assert.match(textOf(invalid), /- max_elements: /);
   });
 
-  s('a screenshot is an image content block with the size the text names', async () => {
+  s('a screenshot is an image content block with the size the text names; its bytes travel once, there', async () => {
     await openApp(door);
     const shot = await door.call('browser_screenshot');
     assert.is(shot.isError, false, textOf(shot));
-    const image = shot.content.find((block) => block.type === 'image');
-    assert.ok(image, 'an image block');
-    assert.is(image!.mimeType, 'image/png');
-    const png = Buffer.from(image!.data!, 'base64');
+    const image = imageOf(shot);
+    assert.is(image.mimeType, 'image/png');
+    const png = Buffer.from(image.data!, 'base64');
     assert.equal([...png.subarray(1, 4)], [...Buffer.from('PNG')]);
     const width = png.readUInt32BE(16);
     const height = png.readUInt32BE(20);
-    assert.is(width, shot.structuredContent!['width']);
-    assert.is(height, shot.structuredContent!['height']);
+    const s = shot.structuredContent!;
+    assert.equal(s, { mime: 'image/png', width, height, image_content: 1 }, 'every field of the wire result but the bytes');
     assert.ok(textOf(shot).startsWith(`${width}×${height} image/png of the viewport`), textOf(shot));
+    assert.is(occurrences(JSON.stringify(shot), image.data!), 1, 'the base64 appears once in the whole result');
+  });
+
+  s("an act's screenshot: the bytes in the image block only, structuredContent.screenshot names it", async () => {
+    await openApp(door);
+    const acted = await door.call('browser_act', { action: 'scroll', delta_y: 40, screenshot: 'always' });
+    assert.is(acted.isError, false, textOf(acted));
+    const image = imageOf(acted);
+    const bytes = Buffer.from(image.data!, 'base64');
+    const magic = image.mimeType === 'image/png' ? [0x89, 0x50, 0x4e, 0x47] : [0xff, 0xd8, 0xff];
+    assert.equal([...bytes.subarray(0, magic.length)], magic, `a ${String(image.mimeType)}`);
+    assert.equal(acted.structuredContent!['screenshot'], { mime: image.mimeType, image_content: 1 });
+    assert.is(occurrences(JSON.stringify(acted), image.data!), 1);
+    assert.type((acted.structuredContent!['fresh_state'] as Record<string, unknown>)['state_id'], 'string', 'the rest is the wire result');
   });
 
   s('a confirm() opened by a click: the act is interrupted, the event is reported, browser_handle_dialog answers it', async () => {
@@ -275,7 +303,7 @@ http(
       await door.call('browser_tabs', { session_id: sessionId, action: 'new', url: fixtures.url('/mcp-app.html') });
       const shot = await door.call('browser_screenshot', { session_id: sessionId });
       const s = shot.structuredContent!;
-      const png = Buffer.from(String(s['data']), 'base64');
+      const png = Buffer.from(imageOf(shot).data!, 'base64');
       const width = png.readUInt32BE(16);
       const height = png.readUInt32BE(20);
       assert.ok(width <= 1568 && height <= 1568, `${width}×${height}`);
@@ -324,6 +352,11 @@ http(
           assert.type(a[hint], 'boolean', `${String(tool['name'])} ${hint}`);
         }
       }
+      // The screenshot's outputSchema is the wire result's, with image_content where the bytes were.
+      const output = tools.find((tool) => tool['name'] === 'browser_screenshot')!['outputSchema'] as { anyOf: JsonObject[] };
+      const fields = output.anyOf[0]!['properties'] as JsonObject;
+      assert.equal(Object.keys(fields).sort(), ['height', 'image_content', 'mime', 'scale', 'width']);
+      assert.equal(output.anyOf[0]!['required'], ['mime', 'width', 'height', 'image_content']);
     }),
 );
 
@@ -426,6 +459,103 @@ http(
     }),
 );
 
+/**
+ * Starts a long act of the TOKEN_V1 principal on a connection of its own (a 2025-era session
+ * spoken by hand, or one 2026-07-28 request), drops that connection while the act waits on its
+ * condition, and answers what `browser_cancel` then finds: `idle` if the drop cancelled the act.
+ */
+async function dropRunningAct(revision: '2025-06-18' | '2026-07-28'): Promise<string> {
+  const server = await httpServer();
+  const door = await v1Http(server.server.mcpUrl, { headers: { Authorization: `Bearer ${TOKEN_V1}` } });
+  try {
+    const signedIn = await signIn(door);
+    const url = `${server.server.mcpUrl}?token=${TOKEN_V1}`;
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const _meta: Record<string, unknown> = { progressToken: 'sync' };
+    if (revision === '2025-06-18') {
+      const init = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'dropper', version: '1.0.0' } },
+        }),
+      });
+      Object.assign(headers, { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': revision });
+      await init.text();
+      const initialized = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await (await fetch(url, { method: 'POST', headers, body: initialized })).text();
+    } else {
+      Object.assign(headers, { 'mcp-protocol-version': revision, 'mcp-method': 'tools/call', 'mcp-name': 'browser_act' });
+      Object.assign(_meta, {
+        'io.modelcontextprotocol/protocolVersion': revision,
+        'io.modelcontextprotocol/clientInfo': { name: 'dropper', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      });
+    }
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'browser_act',
+        arguments: { action: 'click', ref: refIn(tree(signedIn), 'Sync now'), wait_for: { text: 'Synced' }, timeout_ms: 30_000 },
+        _meta,
+      },
+    });
+    await dropMidCall(
+      new URL(url),
+      { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      body,
+      'waiting for the wait_for condition',
+    );
+    const cancelled = await door.call('browser_cancel');
+    assert.is(cancelled.isError, false, textOf(cancelled));
+    // Whatever was running is stopped now: the session serves the next call.
+    const observed = await door.call('browser_observe');
+    assert.is(observed.isError, false, textOf(observed));
+    return String(cancelled.structuredContent!['status']);
+  } finally {
+    await door.close();
+  }
+}
+
+http(
+  'a 2025-era client whose HTTP connection drops mid-call has not cancelled it (2025-06-18: only notifications/cancelled does)',
+  async () => {
+    assert.is.not(await dropRunningAct('2025-06-18'), 'idle', 'the act was still running after the drop');
+  },
+);
+
+http('a 2026-07-28 request whose HTTP connection drops mid-call is cancelled (the close is its cancellation)', async () => {
+  assert.is(await dropRunningAct('2026-07-28'), 'idle', 'the drop had cancelled the act');
+});
+
+/**
+ * POSTs `body` on a socket of its own, reads the answer until it holds `until`, then ends the
+ * connection and resolves once the server has closed its side (so it has seen the drop).
+ */
+function dropMidCall(url: URL, headers: Record<string, string>, body: string, until: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let seen = '';
+    socket.on('error', reject);
+    socket.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(until)) socket.end();
+    });
+    socket.on('close', () => (seen.includes(until) ? resolve(seen) : reject(new Error(`closed before ${until}: ${seen}`))));
+    const lines = [
+      `POST ${url.pathname}${url.search} HTTP/1.1`,
+      `Host: ${url.host}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ];
+    socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  });
+}
+
 /** A raw HTTP exchange, so the Host header can be anything. */
 function post(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
@@ -466,6 +596,19 @@ http('/mcp answers 401 without the token and 403 to a foreign Origin or Host, be
   const ok = await post(`${url}?token=${TOKEN_V2}`, {});
   assert.is(ok.status, 200, ok.body);
   assert.match(ok.body, 'protocolVersion');
+});
+
+http('/mcp answers 413 to a body past 4 MiB, without reading the rest, and serves the next request', async () => {
+  const server = await httpServer();
+  const url = `${server.server.mcpUrl}?token=${TOKEN_V2}`;
+  const big = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { padding: 'x'.repeat(4 * 1024 * 1024) } }),
+  });
+  assert.is(big.status, 413);
+  assert.match(await big.text(), 'too large');
+  assert.is((await post(url, {})).status, 200);
 });
 
 http.run();
