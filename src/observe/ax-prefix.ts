@@ -128,14 +128,16 @@ function keep(nodes: Map<string, AXNode>, payload: readonly AXNode[]): void {
 }
 
 /**
- * A probe's answer. Asked about an ignored element, Chromium lists it without its children and
+ * A probe's answer. Asked about an ignored node, Chromium lists it without its children and
  * puts it first among its parent's children once more (ax-document.ts): the element is left out,
  * and so is that parent unless the extra entry can be told apart (it is listed twice), so that
  * both are read through their nearest unignored ancestor as the level-by-level read does.
  */
-function takeProbe(nodes: Map<string, AXNode>, payload: readonly AXNode[], cost: PrefixCost): void {
+function takeProbe(nodes: Map<string, AXNode>, answer: readonly AXNode[], cost: PrefixCost): void {
   cost.calls++;
-  cost.nodes += payload.length;
+  cost.nodes += answer.length;
+  // A probed text answers with its InlineTextBoxes, which no observation shows (ax-tree.ts).
+  const payload = answer.filter((node) => node.role?.value !== 'InlineTextBox');
   const own = payload[0];
   if (!own?.ignored) return keep(nodes, payload);
   const kept: AXNode[] = [];
@@ -170,7 +172,7 @@ export async function readPrefix(options: {
 }): Promise<AxDocument | undefined> {
   const { read, wanted, cost } = options;
   const nodes = new Map<string, AXNode>(options.document?.nodes ?? []);
-  // Chromium's id of an element's accessibility node is its backendNodeId: one read whole is not
+  // Chromium's id of a DOM node's accessibility node is its backendNodeId: one read whole is not
   // asked about again.
   const probes = (options.probes ?? []).filter((id) => {
     const node = nodes.get(String(id));

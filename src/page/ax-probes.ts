@@ -4,10 +4,11 @@
 // where reading the tree level by level takes a call per node that has children.
 
 /**
- * The document, then the elements a prefix read of its first `wanted` refs asks about first, in
+ * The document, then the nodes a prefix read of its first `wanted` refs asks about first, in
  * document order (open shadow roots and slots as they render): each element without element
  * children or with text of its own (a control whose contents the page does not hold, such as a
- * select, counts as one), until the elements that likely get a ref number more than `wanted`, and
+ * select, counts as one; one that holds only a text is named by the text), until the elements
+ * that likely get a ref number more than `wanted`, and
  * at most four per wanted ref. Not rendered subtrees are skipped. A guess from the DOM: the read
  * checks everything it asked about against the tree and reads on level by level where it falls
  * short, so a wrong guess costs calls, never an answer. `skip`: the first ones are left out (a
@@ -32,8 +33,11 @@ export function axProbes(wanted: number, skip = 0): Node[] {
     const slot = element.localName === 'slot' ? (element as HTMLSlotElement).assignedNodes({ flatten: true }) : [];
     const nodes: readonly Node[] = slot.length > 0 ? slot : [...(element.shadowRoot ?? element).childNodes];
     const children = nodes.filter((node): node is Element => node.nodeType === Node.ELEMENT_NODE);
-    const ownText = nodes.some((node) => node.nodeType === Node.TEXT_NODE && (node as Text).data.trim() !== '');
-    if (opaque.has(element.localName) || children.length === 0 || ownText) probes.push(element);
+    const texts = nodes.filter((node) => node.nodeType === Node.TEXT_NODE && (node as Text).data.trim() !== '');
+    // An element that only holds a text is asked about through the text: the element may be
+    // ignored (a span for styling), its text never is.
+    if (!opaque.has(element.localName) && children.length === 0 && texts.length === 1) probes.push(texts[0]!);
+    else if (opaque.has(element.localName) || children.length === 0 || texts.length > 0) probes.push(element);
     if (opaque.has(element.localName)) continue;
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
