@@ -190,7 +190,7 @@ export async function readPrefix(options: {
     take(nodes, payload, cost);
   }
   for (const payload of await probed) if (payload) takeProbe(nodes, payload, cost);
-  const readAll = async (unread: AXNode[]) => {
+  const readAll = async (unread: AXNode[], mustFind = true) => {
     const next = [...new Set(unread.map((node) => readThrough(nodes, node)))];
     const answers = await Promise.all(
       next.map((node) => {
@@ -201,12 +201,19 @@ export async function readPrefix(options: {
     );
     const before = nodes.size;
     for (const payload of answers) take(nodes, payload, cost);
-    if (nodes.size === before) throw new Error('a prefix read stopped finding nodes');
+    if (mustFind && nodes.size === before) throw new Error('a prefix read stopped finding nodes');
   };
   for (;;) {
     const next = frontier(nodes, rootId, wanted);
     if (next.length === 0) break;
     await readAll(next);
+  }
+  // Past the wanted ref, probes leave nodes with some children read and some not (a table body
+  // of 1,500 rows, 30 of them on probes' paths): those are read with all their children, as a read
+  // level by level leaves them, so that a change patched in later finds its ancestors whole.
+  if (probes.length > 0) {
+    const parted = [...nodes.values()].filter((node) => unreadBelow(nodes, node) && (node.childIds ?? []).some((id) => nodes.has(id)));
+    if (parted.length > 0) await readAll(parted, false);
   }
   // A name taken from other elements (aria-labelledby, a <label for>) is rebuilt without input
   // values from those elements' subtrees (ax-tree.ts): they are read whole, wherever they are.

@@ -125,6 +125,23 @@ s('probes (the ends of paths, asked about first) read the same with fewer calls,
   assert.equal(rendered(tree(probed), 30), rendered(tree(byLevel), 30));
   assert.ok(asked.length < levels.length, `${asked.length} calls with probes, ${levels.length} level by level`);
 
+  // A probe far past the wanted ref (the last entry's link): the nodes on its path are read with
+  // all their children, as level by level, so that no node is kept with only some of them.
+  const far = await readPrefix({
+    read: partial(nodes, []),
+    documentBackendNodeId: 1,
+    wanted: 31,
+    probes: [...probes, ends.at(-1)!.backendDOMNodeId!],
+    cost,
+  });
+  for (const node of far!.nodes.values()) {
+    const read = (node.childIds ?? []).filter((id) => far!.nodes.has(id)).length;
+    assert.ok(
+      read === 0 || read === node.childIds!.length,
+      `${node.role?.value} ${node.nodeId}: ${read} of ${node.childIds!.length} children`,
+    );
+  }
+
   // Probes that fail, or name an ignored element (Chromium lists it without children, and once
   // more first among its parent's), leave the read as it was.
   const heading = [...nodes.values()].find((node) => node.role?.value === 'heading')!;
