@@ -6,6 +6,10 @@
 // first N refs costs what those N need. The nodes keep Chromium's ids and links, so the tree built
 // from them (buildAxTreeFrom with `partial`) is the full tree's, cut short: what was not read is an
 // UNREAD_ROLE placeholder, and rendering one (render.ts, IncompleteRead) means reading further.
+// Read level by level, that costs a call per node with children, and each call is a visit to the
+// renderer: so the read first asks, all at once, about the elements at the ends of the paths the
+// DOM says lie before the N-th ref (page/ax-probes.ts), which answer with every node on their
+// path, and then reads level by level only what they left out.
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import { statesOf } from './ax-tree.ts';
 import { type AxDocument, slim } from './ax-document.ts';
@@ -44,15 +48,31 @@ function frontier(nodes: ReadonlyMap<string, AXNode>, rootId: string, wanted: nu
     const node = nodes.get(stack.pop()!);
     if (!node) continue;
     if (!node.ignored && refByRole(String(node.role?.value ?? ''), statesOf(node))) refs++;
+    const children = node.childIds ?? [];
     if (unreadBelow(nodes, node)) {
       next.push(node);
-      likely += Math.max(1, node.childIds?.length ?? 0);
-      continue;
+      const unread = children.filter((id) => !nodes.has(id)).length;
+      likely += Math.max(1, unread);
+      // Some of its children were read (on the paths of probes): the refs among them count.
+      if (unread === children.length) continue;
     }
-    const children = node.childIds ?? [];
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
   return next;
+}
+
+/**
+ * The node to read for `node`'s children: itself, or for an ignored node its nearest unignored
+ * ancestor (getPartialAXTree lists an ignored element's children only through the ancestor's).
+ */
+function readThrough(nodes: ReadonlyMap<string, AXNode>, node: AXNode): AXNode {
+  let through = node;
+  while (through.ignored && through.parentId !== undefined) {
+    const parent = nodes.get(through.parentId);
+    if (!parent) break;
+    through = parent;
+  }
+  return through;
 }
 
 /** Past this many rounds for the elements names are taken from, the document is read whole. */
@@ -95,6 +115,10 @@ function relatedUnread(nodes: ReadonlyMap<string, AXNode>): { missing: number[];
 function take(nodes: Map<string, AXNode>, payload: readonly AXNode[], cost: PrefixCost): void {
   cost.calls++;
   cost.nodes += payload.length;
+  keep(nodes, payload);
+}
+
+function keep(nodes: Map<string, AXNode>, payload: readonly AXNode[]): void {
   for (const node of payload) {
     const known = nodes.get(node.nodeId);
     // An ancestor comes again with every part below it: the first answer stays, unless this one
@@ -104,19 +128,59 @@ function take(nodes: Map<string, AXNode>, payload: readonly AXNode[], cost: Pref
 }
 
 /**
+ * A probe's answer. Asked about an ignored node, Chromium lists it without its children and
+ * puts it first among its parent's children once more (ax-document.ts): the element is left out,
+ * and so is that parent unless the extra entry can be told apart (it is listed twice), so that
+ * both are read through their nearest unignored ancestor as the level-by-level read does.
+ */
+function takeProbe(nodes: Map<string, AXNode>, answer: readonly AXNode[], cost: PrefixCost): void {
+  cost.calls++;
+  cost.nodes += answer.length;
+  // A probed text answers with its InlineTextBoxes, which no observation shows (ax-tree.ts).
+  const payload = answer.filter((node) => node.role?.value !== 'InlineTextBox');
+  const own = payload[0];
+  if (!own?.ignored) return keep(nodes, payload);
+  const kept: AXNode[] = [];
+  for (const node of payload.slice(1)) {
+    const childIds = node.childIds ?? [];
+    if (node.nodeId !== own.parentId || childIds[0] !== own.nodeId) kept.push(node);
+    else if (childIds.indexOf(own.nodeId, 1) !== -1) kept.push({ ...node, childIds: childIds.slice(1) });
+  }
+  keep(nodes, kept);
+}
+
+/** Past this many probes in one read, the rest of the read goes level by level. */
+const MAX_PROBES = 2_000;
+
+/**
  * `document` read further (or, without one, from its root, `documentBackendNodeId`): everything
- * before the `wanted`-th ref by role, or the whole document. Level by level: the next unread
- * elements in document order, all of a round at once. Not partial when nothing was left unread.
+ * before the `wanted`-th ref by role, or the whole document. The probes first, then level by
+ * level: the next unread elements in document order, all of a round at once. Not partial when
+ * nothing was left unread.
  */
 export async function readPrefix(options: {
   read: ReadPart;
   documentBackendNodeId: number;
   wanted: number;
   document?: AxDocument;
+  /**
+   * Elements (backendNodeIds) to ask about first, all at once with the document's root: those at
+   * the ends of the tree's first paths (page/ax-probes.ts). Any choice gives the same read.
+   */
+  probes?: readonly number[];
   cost: PrefixCost;
 }): Promise<AxDocument | undefined> {
   const { read, wanted, cost } = options;
   const nodes = new Map<string, AXNode>(options.document?.nodes ?? []);
+  // Chromium's id of a DOM node's accessibility node is its backendNodeId: one read whole is not
+  // asked about again.
+  const probes = (options.probes ?? []).filter((id) => {
+    const node = nodes.get(String(id));
+    return !node || unreadBelow(nodes, node);
+  }).slice(0, MAX_PROBES);
+  // A probe that fails (an element without an accessibility node) only leaves its path to the
+  // level-by-level read; a document that is gone fails the root's read or the next level's.
+  const probed = Promise.all(probes.map((id) => read(id).catch(() => undefined)));
   let rootId = options.document?.rootId;
   if (rootId === undefined) {
     const payload = await read(options.documentBackendNodeId);
@@ -125,7 +189,9 @@ export async function readPrefix(options: {
     rootId = root.nodeId;
     take(nodes, payload, cost);
   }
-  const readAll = async (next: AXNode[]) => {
+  for (const payload of await probed) if (payload) takeProbe(nodes, payload, cost);
+  const readAll = async (unread: AXNode[], mustFind = true) => {
+    const next = [...new Set(unread.map((node) => readThrough(nodes, node)))];
     const answers = await Promise.all(
       next.map((node) => {
         // Nodes without an element of their own have their children read with their parent's.
@@ -135,12 +201,19 @@ export async function readPrefix(options: {
     );
     const before = nodes.size;
     for (const payload of answers) take(nodes, payload, cost);
-    if (nodes.size === before) throw new Error('a prefix read stopped finding nodes');
+    if (mustFind && nodes.size === before) throw new Error('a prefix read stopped finding nodes');
   };
   for (;;) {
     const next = frontier(nodes, rootId, wanted);
     if (next.length === 0) break;
     await readAll(next);
+  }
+  // Past the wanted ref, probes leave nodes with some children read and some not (a table body
+  // of 1,500 rows, 30 of them on probes' paths): those are read with all their children, as a read
+  // level by level leaves them, so that a change patched in later finds its ancestors whole.
+  if (probes.length > 0) {
+    const parted = [...nodes.values()].filter((node) => unreadBelow(nodes, node) && (node.childIds ?? []).some((id) => nodes.has(id)));
+    if (parted.length > 0) await readAll(parted, false);
   }
   // A name taken from other elements (aria-labelledby, a <label for>) is rebuilt without input
   // values from those elements' subtrees (ax-tree.ts): they are read whole, wherever they are.

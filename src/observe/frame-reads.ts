@@ -14,6 +14,7 @@ import { type AxPart, readAxPart } from './ax-part.ts';
 import { type AxViewNode, buildAxTree, buildAxTreeFrom } from './ax-tree.ts';
 import { type DocumentFacts, readSnapshot, SNAPSHOT_STYLES } from './page-facts.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { callPageRaw } from '../browser/page-module.ts';
 import { type PrefixCost, readPrefix } from './ax-prefix.ts';
 import type { ReadPlan } from './read-plan.ts';
 import type { TabReader } from './tab-reader.ts';
@@ -32,8 +33,11 @@ export interface FrameRead {
   tree?: AxViewNode;
   /** The nodes the tree was built from, kept for patching after a change. */
   ax?: AxDocument;
-  /** A prefix read (ax.partial): the refs by role it was read for, and the document it reads. */
-  prefix?: { wanted: number; documentBackendNodeId: number };
+  /**
+   * A prefix read (ax.partial): the refs by role it was read for, the document it reads, and how
+   * many probes it asked about (page/ax-probes.ts: a read further asks about the next ones).
+   */
+  prefix?: { wanted: number; documentBackendNodeId: number; probed: number };
   reason?: string;
 }
 
@@ -148,10 +152,11 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
         const { worlds, maxElements } = options.prefix;
         const wanted = maxElements + 1;
         const prefixed = await send(true, async (o) => {
-          const documentBackendNodeId = await documentNodeOf(worlds, frame, o);
-          if (documentBackendNodeId === undefined) return undefined;
-          const ax = await readPrefix({ read: partReader(frame, o), documentBackendNodeId, wanted, cost: costOf(reader) });
-          return ax ? { ax, documentBackendNodeId } : undefined;
+          const asked = await probesOf({ worlds, frame, wanted, skip: 0, send: o });
+          if (!asked) return undefined;
+          const { documentBackendNodeId, probes } = asked;
+          const ax = await readPrefix({ read: partReader(frame, o), documentBackendNodeId, wanted, probes, cost: costOf(reader) });
+          return ax ? { ax, documentBackendNodeId, probed: probes.length } : undefined;
         }).catch((error: unknown) => {
           // A part it cannot read (a node without an element whose children did not come): the
           // document is read whole instead. A frame that does not answer does not answer that either.
@@ -160,12 +165,13 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
         });
         const tree = prefixed ? treeOf(prefixed.ax, reader) : undefined;
         if (prefixed && tree) {
-          const { ax, documentBackendNodeId } = prefixed;
-          return ax.partial ? { frame, tree, ax, prefix: { wanted, documentBackendNodeId } } : { frame, tree, ax };
+          const { ax, documentBackendNodeId, probed } = prefixed;
+          return ax.partial ? { frame, tree, ax, prefix: { wanted, documentBackendNodeId, probed } } : { frame, tree, ax };
         }
       }
       const { nodes } = await send(frame === root, (o) => frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }));
       reader.count('axNodesRead', nodes.length);
+      reader.count('axReadCalls');
       // Built from the kept nodes, so that a later patch of them reuses this build's work.
       const ax = axDocument(nodes);
       const tree = ax ? treeOf(ax, reader) : buildAxTree(nodes);
@@ -305,16 +311,27 @@ function treeOf(document: AxDocument, reader: TabReader): AxViewNode | undefined
 
 type SendOptions = { timeoutMs: number; signal?: AbortSignal };
 
-/** The backendNodeId of the frame's document, asked in our isolated world (no DOM.getDocument). */
-async function documentNodeOf(worlds: IsolatedWorlds, frame: FrameRecord, options: SendOptions): Promise<number | undefined> {
+/**
+ * The backendNodeId of the frame's document and the elements a prefix read of `wanted` refs asks
+ * about first (page/ax-probes.ts), asked in our isolated world (no DOM.getDocument): one round
+ * trip, named by deep serialization.
+ */
+async function probesOf(options: { worlds: IsolatedWorlds; frame: FrameRecord; wanted: number; skip: number; send: SendOptions }): Promise<
+  { documentBackendNodeId: number; probes: number[] } | undefined
+> {
+  const { worlds, frame, wanted, skip, send } = options;
   const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
-  const { result } = await frame.session.sendWith(options, 'Runtime.evaluate', {
-    expression: 'document',
-    contextId,
-    serializationOptions: { serialization: 'deep', maxDepth: 0 },
-  });
-  const id = (result.deepSerializedValue?.value as { backendNodeId?: unknown } | undefined)?.backendNodeId;
-  return typeof id === 'number' ? id : undefined;
+  const target = { session: frame.session, executionContextId: contextId };
+  const { result, exceptionDetails } = await callPageRaw(target, 'axProbes', [wanted, skip], {
+    serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
+  }, send);
+  const items = !exceptionDetails && result.deepSerializedValue?.type === 'array'
+    ? (result.deepSerializedValue.value as Cdp.Runtime.DeepSerializedValue[])
+    : [];
+  const ids = items.map((item) => (item.value as { backendNodeId?: unknown } | undefined)?.backendNodeId);
+  const [documentBackendNodeId, ...probes] = ids;
+  if (typeof documentBackendNodeId !== 'number') return undefined;
+  return { documentBackendNodeId, probes: probes.filter((id): id is number => typeof id === 'number') };
 }
 
 function partReader(frame: FrameRecord, options: SendOptions) {
@@ -322,7 +339,7 @@ function partReader(frame: FrameRecord, options: SendOptions) {
     (await frame.session.sendWith(options, 'Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true })).nodes;
 }
 
-/** A prefix read's cost, counted into the reader's axNodesRead as it goes (a failed read cost too). */
+/** A prefix read's cost, counted into the reader's axNodesRead and axReadCalls as it goes (a failed read cost too). */
 function costOf(reader: TabReader): PrefixCost {
   const cost = { calls: 0, nodes: 0 };
   return {
@@ -330,6 +347,7 @@ function costOf(reader: TabReader): PrefixCost {
       return cost.calls;
     },
     set calls(n: number) {
+      reader.count('axReadCalls', n - cost.calls);
       cost.calls = n;
     },
     get nodes() {
@@ -353,6 +371,8 @@ export async function readFurther(options: {
   read: PageRead;
   maxElements: number;
   budget: ObserveBudget;
+  /** Our isolated worlds, to ask the page about the elements to read first (page/ax-probes.ts). */
+  worlds?: IsolatedWorlds;
   signal?: AbortSignal;
 }): Promise<boolean> {
   const { reader, root, read, budget } = options;
@@ -361,24 +381,38 @@ export async function readFurther(options: {
   if (!frameRead?.ax?.partial || !prefix) return false;
   const wanted = Math.max(prefix.wanted * 2, options.maxElements + 1);
   const send = { timeoutMs: budget.totalMs, ...(options.signal ? { signal: options.signal } : {}) };
-  const ax = await readPrefix({
-    read: partReader(frameRead.frame, send),
-    documentBackendNodeId: prefix.documentBackendNodeId,
-    wanted,
-    document: frameRead.ax,
-    cost: costOf(reader),
-  }).catch(async (error: unknown) => {
+  const frame = frameRead.frame;
+  let probed = prefix.probed;
+  const ax = await (async () => {
+    // Without the probes, the read goes level by level: slower, the same read.
+    const asked = options.worlds
+      ? await probesOf({ worlds: options.worlds, frame, wanted, skip: prefix.probed, send }).catch((error: unknown) => {
+        if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
+        return undefined;
+      })
+      : undefined;
+    probed += asked?.probes.length ?? 0;
+    return await readPrefix({
+      read: partReader(frame, send),
+      documentBackendNodeId: prefix.documentBackendNodeId,
+      wanted,
+      document: frameRead.ax,
+      ...(asked ? { probes: asked.probes } : {}),
+      cost: costOf(reader),
+    });
+  })().catch(async (error: unknown) => {
     if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
     // A part it cannot read: the document whole.
     const { nodes } = await frameRead.frame.session.sendWith(send, 'Accessibility.getFullAXTree', { frameId: frameRead.frame.id });
     reader.count('axNodesRead', nodes.length);
+    reader.count('axReadCalls');
     return axDocument(nodes);
   });
   const tree = ax ? treeOf(ax, reader) : undefined;
   if (!ax || !tree) return false;
   frameRead.ax = ax;
   frameRead.tree = tree;
-  if (ax.partial) frameRead.prefix = { ...prefix, wanted };
+  if (ax.partial) frameRead.prefix = { ...prefix, wanted, probed };
   else delete frameRead.prefix;
   return true;
 }

@@ -101,7 +101,14 @@ async function observeLive(input: ObserveInput): Promise<Snapshot> {
     } catch (error) {
       // The answer needs more of the document than its prefix read holds: read on, and again.
       if (!(error instanceof IncompleteRead)) throw error;
-      const further = { reader: input.reader, root, read, maxElements: input.maxElements, budget };
+      const further = {
+        reader: input.reader,
+        root,
+        read,
+        maxElements: input.maxElements,
+        budget,
+        ...(input.worlds ? { worlds: input.worlds } : {}),
+      };
       if (!(await readFurther(input.signal ? { ...further, signal: input.signal } : further))) throw error;
     }
   }

@@ -26,6 +26,8 @@ export interface FrameReadCounts {
   axPartsPrefetched: number;
   /** Accessibility nodes the renderer answered with to full and prefix reads (what they cost it). */
   axNodesRead: number;
+  /** Accessibility calls of full and prefix reads (each a visit to the renderer). */
+  axReadCalls: number;
 }
 
 /** Counters of frame reads; a server holds one summing its tabs', each TabReader its own. */
@@ -40,6 +42,7 @@ export class ReadCounts {
     changesPrefetched: 0,
     axPartsPrefetched: 0,
     axNodesRead: 0,
+    axReadCalls: 0,
   };
 
   add(name: keyof FrameReadCounts, n = 1): void {

@@ -3,6 +3,7 @@
 // functions by name. Every function here is self-contained but for the DOM and the other names
 // of this module (PAGE_API and PAGE_HELPERS), which are in scope wherever it runs: nothing else
 // of the server is.
+import { axProbes } from './ax-probes.ts';
 import { expectText, waitInPage } from './conditions.ts';
 import { checkedState, chooseOptions, dispatchCancel, fileInputInfo, setValueAndNotify } from './controls.ts';
 import { focusAndPrepare, focusPrepared } from './focus.ts';
@@ -17,6 +18,7 @@ import { worldState } from './world.ts';
 export const PAGE_API = {
   afterNextPaint,
   armInputWait,
+  axProbes,
   checkedState,
   chooseOptions,
   clickReaches,

@@ -167,6 +167,24 @@ s('root_ref on a prefix read: the subtree of an element further down than a fres
   assert.ok(fresh.elements.some((element) => element.ref === link.ref), fresh.tree);
 });
 
+s('a first look asks about the ends of the paths first: fewer accessibility calls than a read level by level', async () => {
+  // Level by level, the first 150 refs of the table (rows of six cells: text, a button, a link, a
+  // field, a checkbox, a select) took 376 calls (a row, its cells, then each control's contents),
+  // those of the index (800 entries) 406.
+  for (const [path, most] of [['/large-table.html', 260], ['/long-index.html?entries=800', 260]] as const) {
+    await open(path);
+    const tab = reader();
+    tab.forgetReads();
+    const before = tab.counts.snapshot().axReadCalls;
+    const first = await observe(150);
+    const calls = tab.counts.snapshot().axReadCalls - before;
+    assert.is(first.elements.length, 150, path);
+    assert.ok(calls <= most, `${path}: a first look of 150 took ${calls} accessibility calls`);
+    const { observation: whole } = await wholeRead(150);
+    same(first, whole, `${path}: first look of 150`);
+  }
+});
+
 s('a small document is read whole at its first look, a large one only as far as its answer needs', async () => {
   const methodsOfFirstLook = async (path: string) => {
     await open(path);

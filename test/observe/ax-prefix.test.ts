@@ -109,4 +109,63 @@ s('reads from the top as far as the wanted ref, then further from where it stopp
   assert.is(all!.nodes.size, nodes.size);
 });
 
+s('probes (the ends of paths, asked about first) read the same with fewer calls, whatever they are', async () => {
+  const nodes = documentIndex();
+  const whole = buildAxTree([...nodes.values()])!;
+  const levels: number[] = [];
+  const cost = { calls: 0, nodes: 0 };
+  const byLevel = await readPrefix({ read: partial(nodes, levels), documentBackendNodeId: 1, wanted: 31, cost });
+  // The ends of the first sections' paths: each link (its text) and each item (its own text).
+  const ends = [...nodes.values()].filter((node) => node.role?.value === 'link' || node.role?.value === 'listitem');
+  const probes = ends.slice(0, 60).map((node) => node.backendDOMNodeId!);
+  const asked: number[] = [];
+  const probed = await readPrefix({ read: partial(nodes, asked), documentBackendNodeId: 1, wanted: 31, probes, cost });
+  const tree = (read: typeof probed) => buildAxTreeFrom(read!.nodes, read!.nodes.get(read!.rootId)!, undefined, true)!;
+  assert.equal(rendered(tree(probed), 30), rendered(whole, 30));
+  assert.equal(rendered(tree(probed), 30), rendered(tree(byLevel), 30));
+  assert.ok(asked.length < levels.length, `${asked.length} calls with probes, ${levels.length} level by level`);
+
+  // A probe far past the wanted ref (the last entry's link): the nodes on its path are read with
+  // all their children, as level by level, so that no node is kept with only some of them.
+  const far = await readPrefix({
+    read: partial(nodes, []),
+    documentBackendNodeId: 1,
+    wanted: 31,
+    probes: [...probes, ends.at(-1)!.backendDOMNodeId!],
+    cost,
+  });
+  for (const node of far!.nodes.values()) {
+    const read = (node.childIds ?? []).filter((id) => far!.nodes.has(id)).length;
+    assert.ok(
+      read === 0 || read === node.childIds!.length,
+      `${node.role?.value} ${node.nodeId}: ${read} of ${node.childIds!.length} children`,
+    );
+  }
+
+  // Probes that fail, or name an ignored element (Chromium lists it without children, and once
+  // more first among its parent's), leave the read as it was.
+  const heading = [...nodes.values()].find((node) => node.role?.value === 'heading')!;
+  heading.ignored = true;
+  const quirky = async (backendNodeId: number): Promise<AXNode[]> => {
+    if (backendNodeId === 9_999) throw new Error('No node with given id found');
+    const answer = await partial(nodes, [])(backendNodeId);
+    if (backendNodeId !== heading.backendDOMNodeId) return answer;
+    const [own, ...ancestors] = answer.filter((node) => node === answer[0] || node.nodeId !== heading.nodeId);
+    const { childIds: _, ...listed } = own!;
+    return [
+      listed,
+      ...ancestors.map((node) => node.nodeId === heading.parentId ? { ...node, childIds: [heading.nodeId, ...node.childIds!] } : node),
+    ];
+  };
+  const odd = await readPrefix({
+    read: quirky,
+    documentBackendNodeId: 1,
+    wanted: 31,
+    probes: [heading.backendDOMNodeId!, 9_999, ...probes],
+    cost,
+  });
+  assert.equal(rendered(tree(odd), 30), rendered(buildAxTree([...nodes.values()])!, 30));
+  assert.equal(odd!.nodes.get(heading.parentId!)!.childIds, nodes.get(heading.parentId!)!.childIds);
+});
+
 s.run();

@@ -77,6 +77,18 @@ function monitorAnswer(summary: Record<string, unknown>, changed: number[] = [])
   return { result: { result: remoteObject } };
 }
 
+/**
+ * Answers our world's calls: axProbes (the document, then the elements a prefix read asks about
+ * first) with `probes`, every other call (the monitor's) with `monitor`.
+ */
+function pageCalls(monitor: () => ReturnType<typeof monitorAnswer>, probes: number[] = []) {
+  return (message: { params: Record<string, unknown> }) => {
+    if (!String(message.params.functionDeclaration).includes('.axProbes.apply(')) return monitor();
+    const value = [1, ...probes].map((backendNodeId) => ({ type: 'node', value: { backendNodeId } }));
+    return { result: { result: { type: 'object', deepSerializedValue: { type: 'array', value } } } };
+  };
+}
+
 async function scriptedTab() {
   const peer = new FakeCdpPeer();
   for (
@@ -132,24 +144,42 @@ s('a first read, a reused read and a patched read send exactly what they need', 
     return peer.sent.slice(from).map((message) => message.method);
   };
 
-  // First: a new monitor can place nothing; the tree is read from the top (the document node,
-  // asked in our world, then its children: here that is all of it), the snapshot in full.
-  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true, elements: 5_000 }));
+  // First: a new monitor can place nothing; the tree is read from the top (the document node and
+  // the elements to ask about first, asked in our world, then the document and those elements at
+  // once: here that is all of it), the snapshot in full.
   peer.answer(
-    'Runtime.evaluate',
-    () => ({ result: { result: { type: 'object', deepSerializedValue: { type: 'node', value: { backendNodeId: 1 } } } } }),
+    'Runtime.callFunctionOn',
+    pageCalls(() => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true, elements: 5_000 }), [2, 3]),
   );
-  peer.answer('Accessibility.getPartialAXTree', () => ({ result: { nodes: [page.root, page.button, page.field('')] } }));
+  peer.answer('Accessibility.getPartialAXTree', (message) => {
+    const asked = message.params.backendNodeId;
+    return {
+      result: {
+        nodes: asked === 1
+          ? [page.root, page.button, page.field('')]
+          : asked === 2
+          ? [page.button, page.root]
+          : [page.field(''), page.root],
+      },
+    };
+  });
   let first: Awaited<ReturnType<typeof observe>> | undefined;
+  const firstSent = peer.sent.length;
   assert.equal(await sentDuring(async () => (first = await observe())), [
     'Page.createIsolatedWorld',
     'Runtime.callFunctionOn',
     'DOMSnapshot.captureSnapshot',
     'Page.getLayoutMetrics',
-    'Runtime.evaluate',
+    'Runtime.callFunctionOn',
+    'Accessibility.getPartialAXTree',
+    'Accessibility.getPartialAXTree',
     'Accessibility.getPartialAXTree',
   ]);
-  assert.equal(peer.lastSent('Accessibility.getPartialAXTree')?.params, { backendNodeId: 1, fetchRelatives: true });
+  assert.equal(
+    peer.sent.slice(firstSent).filter((message) => message.method === 'Accessibility.getPartialAXTree').map((message) => message.params),
+    [2, 3, 1].map((backendNodeId) => ({ backendNodeId, fetchRelatives: true })),
+    'the probes, sent first, then the document',
+  );
   assert.match(first!.tree, /textbox "Name" @2/);
 
   // Nothing changed since: one question to the monitor, and the last read as it was.
@@ -175,7 +205,8 @@ s('a first read, a reused read and a patched read send exactly what they need', 
     snapshotsKept: 1,
     changesPrefetched: 0,
     axPartsPrefetched: 0,
-    axNodesRead: 3,
+    axNodesRead: 3 + 2 + 2,
+    axReadCalls: 3,
   });
 });
 
@@ -183,10 +214,9 @@ s('a first look that meets a part it cannot read from the top reads the document
   const { peer, tab } = await scriptedTab();
   const reader = new TabReader();
   const refs = new RefRegistry();
-  peer.answer('Runtime.callFunctionOn', () => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true, elements: 5_000 }));
   peer.answer(
-    'Runtime.evaluate',
-    () => ({ result: { result: { type: 'object', deepSerializedValue: { type: 'node', value: { backendNodeId: 1 } } } } }),
+    'Runtime.callFunctionOn',
+    pageCalls(() => monitorAnswer({ generation: 1, full: true, geometry: true, layout: true, elements: 5_000 })),
   );
   // The root lists a child without an element of its own, and without its children: getPartialAXTree
   // cannot be asked for them.
