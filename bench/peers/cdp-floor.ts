@@ -8,7 +8,9 @@
 //   fill     = Runtime.callFunctionOn on the field (focus, select its text) + Input.insertText, then
 //              the same reads as observe (the field is found untimed beforehand): the fewest
 //              calls that type into a field and read the page after it, with no check and no wait
-//   navigate = Page.navigate until Page.domContentEventFired
+//   navigate = Page.navigate until Page.domContentEventFired, then the first accessibility call
+//              (getPartialAXTree of the document node alone): before it answers, no accessibility
+//              tree of the new document can be read, so no observation built on it comes sooner
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +57,8 @@ export class CdpFloor implements Contender {
     click: '`Input.dispatchMouseEvent` ×3 (moved, pressed, released)',
     click_observed: 'not a call of its own: the click, then `Accessibility.getFullAXTree` per frame',
     fill: '`Runtime.callFunctionOn` (focus, select) + `Input.insertText`, then `Accessibility.getFullAXTree` per frame (raw JSON)',
-    navigate: '`Page.navigate` until `Page.domContentEventFired`',
+    navigate: '`Page.navigate` until `Page.domContentEventFired`, then the first accessibility call ' +
+      '(`DOM.getDocument` depth 0, `Accessibility.getPartialAXTree` of the document node alone)',
   };
   readonly clickObservation = 'second-call' as const;
   readonly tag: string;
@@ -345,6 +348,9 @@ export class CdpFloor implements Contender {
       const reply = await this.#send('Page.navigate', { url }, true);
       if (reply.errorText) throw new Error(`Page.navigate: ${String(reply.errorText)}`);
       await loaded.promise;
+      // The renderer builds the new document's accessibility objects on the first call about it.
+      const { root } = await this.#send('DOM.getDocument', { depth: 0 }, true) as { root: { backendNodeId: number } };
+      await this.#send('Accessibility.getPartialAXTree', { backendNodeId: root.backendNodeId, fetchRelatives: false }, true);
       return { ok: true, observation: false, text_bytes: 0 };
     } catch (error) {
       loaded.cancel();
