@@ -28,7 +28,10 @@ export interface DocumentFacts {
   textBoxes: Map<number, Box>;
   /** backendNodeId of an <iframe>/<frame> element → the frame id of its same-process document. */
   childFrames: Map<number, string>;
-  /** Closed shadow roots (backendNodeIds): page scripts cannot reach them, CDP can. */
+  /**
+   * The nodes of closed shadow trees (backendNodeIds): page scripts cannot reach those trees, CDP
+   * can, and the monitor watches each node's root.
+   */
   closedShadowRoots: number[];
 }
 
@@ -130,11 +133,16 @@ export function readSnapshot(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult, po
         if (child) childFrames.set(backendIds[owner]!, text(child.frameId));
       }
     }
+    // A snapshot has no node for a shadow root: every node of its tree is marked with its type.
+    // The monitor is handed the nodes of closed trees (it watches each one's root: a nested root's
+    // nodes cannot be told from its parent tree's), not pseudo-elements, which are no nodes of the page.
     const closedShadowRoots: number[] = [];
     const shadowTypes = nodes.shadowRootType;
     if (shadowTypes) {
+      const pseudo = new Set(nodes.pseudoType?.index ?? []);
       for (let k = 0; k < shadowTypes.index.length; k++) {
-        if (text(shadowTypes.value[k]) === 'closed') closedShadowRoots.push(backendIds[shadowTypes.index[k]!]!);
+        const i = shadowTypes.index[k]!;
+        if (text(shadowTypes.value[k]) === 'closed' && !pseudo.has(i)) closedShadowRoots.push(backendIds[i]!);
       }
     }
     return {

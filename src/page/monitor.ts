@@ -517,7 +517,11 @@ export async function settleThenTake(
   return takeChanges(since, monitorId, limit, settledFrom);
 }
 
-/** Hands a shadow root (a closed one, which page JS cannot reach) to this document's monitor. */
+/**
+ * Hands a shadow root (a closed one, which page JS cannot reach) to this document's monitor:
+ * `this` is the root or a node of its tree.
+ */
 export function watchRoot(this: Node): void {
-  worldState().monitor?.watch(this);
+  const root = this.getRootNode();
+  worldState().monitor?.watch(root instanceof ShadowRoot ? root : this);
 }

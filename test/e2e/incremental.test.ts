@@ -313,6 +313,21 @@ s('changes inside open and closed shadow roots and inside iframes are patched to
   assert.equal(ownerQuestions, [], 'full reads and patched ones alike placed the frame without asking again');
 });
 
+s('a control added at the top of a closed shadow root is seen; a closed root holding a pseudo-element keeps its reads', async () => {
+  await open('/shadow-iframe.html');
+  await quiet();
+  const added = await changeAndCompare("window.addToClosedBox('Added closed')");
+  assert.ok(added.observation.tree.includes('Added closed'), added.observation.tree);
+  // A design-system switch: a closed root whose label draws the switch with ::before.
+  await open('/ui-kit.html');
+  await observe();
+  const before = await counts();
+  await observe();
+  const after = await counts();
+  assert.is(after.frame_reads_full - before.frame_reads_full, 0, 'the first read was kept');
+  assert.ok(after.frame_reads_reused > before.frame_reads_reused);
+});
+
 s('a fragment navigation reads only the old and new :target elements', async () => {
   await open('/incremental.html');
   const shown = await changeAndCompare("location.hash = '#panel'");
