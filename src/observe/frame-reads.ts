@@ -155,12 +155,12 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
           const asked = await probesOf({ worlds, frame, wanted, skip: 0, send: o });
           if (!asked) return undefined;
           const { documentBackendNodeId, probes } = asked;
-          const ax = await readPrefix({ read: partReader(frame, o), documentBackendNodeId, wanted, probes, cost: costOf(reader) });
+          const ax = await countedPrefix(reader, { read: partReader(frame, o), documentBackendNodeId, wanted, probes });
           return ax ? { ax, documentBackendNodeId, probed: probes.length } : undefined;
         }).catch((error: unknown) => {
           // A part it cannot read (a node without an element whose children did not come): the
           // document is read whole instead. A frame that does not answer does not answer that either.
-          if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
+          if (isUnanswered(error)) throw error;
           return undefined;
         });
         const tree = prefixed ? treeOf(prefixed.ax, reader) : undefined;
@@ -169,9 +169,7 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
           return ax.partial ? { frame, tree, ax, prefix: { wanted, documentBackendNodeId, probed } } : { frame, tree, ax };
         }
       }
-      const { nodes } = await send(frame === root, (o) => frame.session.sendWith(o, 'Accessibility.getFullAXTree', { frameId: frame.id }));
-      reader.count('axNodesRead', nodes.length);
-      reader.count('axReadCalls');
+      const nodes = await send(frame === root, (o) => readWhole(reader, frame, o));
       // Built from the kept nodes, so that a later patch of them reuses this build's work.
       const ax = axDocument(nodes);
       const tree = ax ? treeOf(ax, reader) : buildAxTree(nodes);
@@ -299,7 +297,7 @@ async function readPatched(options: {
     if (patches.some((patch) => patch === undefined)) return undefined;
     return patchAxDocument(ax, patches as AxPatch[]);
   } catch (error) {
-    if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
+    if (isUnanswered(error)) throw error;
     return undefined; // e.g. a changed element without an accessibility node
   }
 }
@@ -339,25 +337,28 @@ function partReader(frame: FrameRecord, options: SendOptions) {
     (await frame.session.sendWith(options, 'Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true })).nodes;
 }
 
-/** A prefix read's cost, counted into the reader's axNodesRead and axReadCalls as it goes (a failed read cost too). */
-function costOf(reader: TabReader): PrefixCost {
-  const cost = { calls: 0, nodes: 0 };
-  return {
-    get calls() {
-      return cost.calls;
-    },
-    set calls(n: number) {
-      reader.count('axReadCalls', n - cost.calls);
-      cost.calls = n;
-    },
-    get nodes() {
-      return cost.nodes;
-    },
-    set nodes(n: number) {
-      reader.count('axNodesRead', n - cost.nodes);
-      cost.nodes = n;
-    },
-  };
+/** A prefix read, its cost counted into the reader's axReadCalls and axNodesRead (a failed read cost too). */
+async function countedPrefix(reader: TabReader, options: Omit<Parameters<typeof readPrefix>[0], 'cost'>): Promise<AxDocument | undefined> {
+  const cost: PrefixCost = { calls: 0, nodes: 0 };
+  try {
+    return await readPrefix({ ...options, cost });
+  } finally {
+    reader.count('axReadCalls', cost.calls);
+    reader.count('axNodesRead', cost.nodes);
+  }
+}
+
+/** The frame's whole accessibility tree, counted into the reader's axReadCalls and axNodesRead. */
+async function readWhole(reader: TabReader, frame: FrameRecord, send: SendOptions): Promise<Cdp.Accessibility.AXNode[]> {
+  const { nodes } = await frame.session.sendWith(send, 'Accessibility.getFullAXTree', { frameId: frame.id });
+  reader.count('axReadCalls');
+  reader.count('axNodesRead', nodes.length);
+  return nodes;
+}
+
+/** A frame that did not answer, or went away: no other read of it would be answered either. */
+function isUnanswered(error: unknown): boolean {
+  return isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone);
 }
 
 /**
@@ -387,26 +388,22 @@ export async function readFurther(options: {
     // Without the probes, the read goes level by level: slower, the same read.
     const asked = options.worlds
       ? await probesOf({ worlds: options.worlds, frame, wanted, skip: prefix.probed, send }).catch((error: unknown) => {
-        if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
+        if (isUnanswered(error)) throw error;
         return undefined;
       })
       : undefined;
     probed += asked?.probes.length ?? 0;
-    return await readPrefix({
+    return await countedPrefix(reader, {
       read: partReader(frame, send),
       documentBackendNodeId: prefix.documentBackendNodeId,
       wanted,
       document: frameRead.ax,
       ...(asked ? { probes: asked.probes } : {}),
-      cost: costOf(reader),
     });
   })().catch(async (error: unknown) => {
-    if (isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone)) throw error;
+    if (isUnanswered(error)) throw error;
     // A part it cannot read: the document whole.
-    const { nodes } = await frameRead.frame.session.sendWith(send, 'Accessibility.getFullAXTree', { frameId: frameRead.frame.id });
-    reader.count('axNodesRead', nodes.length);
-    reader.count('axReadCalls');
-    return axDocument(nodes);
+    return axDocument(await readWhole(reader, frame, send));
   });
   const tree = ax ? treeOf(ax, reader) : undefined;
   if (!ax || !tree) return false;
