@@ -22,9 +22,6 @@ import type { CorsPolicy } from './http-server.ts';
 
 /** The SDK's own default bound for a request body. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-/** How often a streamed answer with nothing to say writes an SSE comment (see createMcpHttpRoute). */
-export const STREAM_KEEPALIVE_MS = 250;
-
 /** 2025-era sessions kept at once; past it the one idle longest is closed. */
 const MAX_LEGACY_SESSIONS = 64;
 
@@ -76,10 +73,6 @@ export function createMcpHttpRoute(options: McpHttpOptions): McpHttpRoute {
   const log = options.log ?? silentLogger;
   const modern = createMcpHandler(options.factory, {
     legacy: 'reject',
-    // A call answered as an event stream writes a comment this often while it has nothing else to
-    // write: a write to a connection the client has closed fails, so the close (the request's
-    // cancellation) is noticed even when the runtime did not report it from the read side.
-    keepAliveMs: STREAM_KEEPALIVE_MS,
     onerror: (error) => log.debug('mcp request refused', { error: error.message }),
   });
   const sessions = new Map<string, LegacySession>();
