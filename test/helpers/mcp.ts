@@ -60,9 +60,37 @@ export function refIn(tree: string, name: string): string {
   throw new Error(`no ref for ${quoted} in:\n${tree}`);
 }
 
+/**
+ * fetch, with a response body that an abort of the request cancels itself. Deno's fetch does not
+ * always close the connection when a request is aborted after its response began (under load,
+ * both ends of the connection were still established seconds later), and closing it is how a
+ * 2026-07-28 client cancels a call.
+ */
+const closingFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const signal = init?.signal;
+  if (!response.body || !signal) return response;
+  const reader = response.body.getReader();
+  const cancel = () => void reader.cancel(signal.reason).catch(() => {});
+  signal.addEventListener('abort', cancel, { once: true });
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        signal.removeEventListener('abort', cancel);
+        controller.close();
+      } else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+};
+
 export async function v2Http(url: string, init: RequestInit = {}): Promise<McpDoor> {
   const client = new Client({ name: 'pagewire-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: init }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: init, ...(IS_DENO ? { fetch: closingFetch } : {}) }),
+  );
   if (client.getProtocolEra() !== 'modern') throw new Error(`expected the 2026-07-28 era, got ${client.getProtocolEra()}`);
   // As a host does: the listed output schemas are what the client checks every result against.
   await client.listTools();
