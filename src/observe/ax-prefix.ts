@@ -149,12 +149,21 @@ function takeProbe(nodes: Map<string, AXNode>, answer: readonly AXNode[], cost: 
   keep(nodes, kept);
 }
 
+/** The read node of an element (by backendNodeId), if it was read. */
+function nodeOf(nodes: ReadonlyMap<string, AXNode>, backendNodeId: number): AXNode | undefined {
+  const byId = nodes.get(String(backendNodeId));
+  if (byId?.backendDOMNodeId === backendNodeId) return byId;
+  for (const node of nodes.values()) if (node.backendDOMNodeId === backendNodeId) return node;
+  return undefined;
+}
+
 /** Past this many probes in one read, the rest of the read goes level by level. */
 const MAX_PROBES = 2_000;
 
 /**
  * `document` read further (or, without one, from its root, `documentBackendNodeId`): everything
- * before the `wanted`-th ref by role, or the whole document. The probes first, then level by
+ * before the `wanted`-th ref by role (in `from`'s subtree, with its path, when given), or the
+ * whole document. The probes first, then level by
  * level: the next unread elements in document order, all of a round at once. Not partial when
  * nothing was left unread.
  */
@@ -168,9 +177,15 @@ export async function readPrefix(options: {
    * the ends of the tree's first paths (page/ax-probes.ts). Any choice gives the same read.
    */
   probes?: readonly number[];
+  /**
+   * The element (backendNodeId) whose subtree the answer is for (root_ref): its path from the
+   * document is read in one call, and `wanted` counts refs from it down, so nothing before or
+   * after it is read beyond its ancestors' child lists.
+   */
+  from?: number;
   cost: PrefixCost;
 }): Promise<AxDocument | undefined> {
-  const { read, wanted, cost } = options;
+  const { read, wanted, cost, from } = options;
   const nodes = new Map<string, AXNode>(options.document?.nodes ?? []);
   // Chromium's id of a DOM node's accessibility node is its backendNodeId: one read whole is not
   // asked about again.
@@ -180,6 +195,7 @@ export async function readPrefix(options: {
   }).slice(0, MAX_PROBES);
   // A probe that fails (an element without an accessibility node) only leaves its path to the
   // level-by-level read; a document that is gone fails the root's read or the next level's.
+  const pathOf = from === undefined || nodeOf(nodes, from) ? undefined : read(from).catch(() => undefined);
   const probed = Promise.all(probes.map((id) => read(id).catch(() => undefined)));
   let rootId = options.document?.rootId;
   if (rootId === undefined) {
@@ -190,6 +206,10 @@ export async function readPrefix(options: {
     take(nodes, payload, cost);
   }
   for (const payload of await probed) if (payload) takeProbe(nodes, payload, cost);
+  const path = await pathOf;
+  if (path) takeProbe(nodes, path, cost);
+  // An element whose node did not come (it has none of its own): the read counts from the top.
+  const startId = (from === undefined ? undefined : nodeOf(nodes, from)?.nodeId) ?? rootId;
   const readAll = async (unread: AXNode[], mustFind = true) => {
     const next = [...new Set(unread.map((node) => readThrough(nodes, node)))];
     const answers = await Promise.all(
@@ -204,14 +224,15 @@ export async function readPrefix(options: {
     if (mustFind && nodes.size === before) throw new Error('a prefix read stopped finding nodes');
   };
   for (;;) {
-    const next = frontier(nodes, rootId, wanted);
+    const next = frontier(nodes, startId, wanted);
     if (next.length === 0) break;
     await readAll(next);
   }
   // Past the wanted ref, probes leave nodes with some children read and some not (a table body
-  // of 1,500 rows, 30 of them on probes' paths): those are read with all their children, as a read
-  // level by level leaves them, so that a change patched in later finds its ancestors whole.
-  if (probes.length > 0) {
+  // of 1,500 rows, 30 of them on probes' paths), and so does the path to a root_ref's element:
+  // those are read with all their children, as a read level by level leaves them, so that a change
+  // patched in later finds its ancestors whole.
+  if (probes.length > 0 || path) {
     const parted = [...nodes.values()].filter((node) => unreadBelow(nodes, node) && (node.childIds ?? []).some((id) => nodes.has(id)));
     if (parted.length > 0) await readAll(parted, false);
   }

@@ -67,7 +67,12 @@ export interface ReadPageOptions {
    * Read the observed frame's tree from the top only as far as `maxElements` refs need
    * (ax-prefix.ts), through our isolated world; without it, in full.
    */
-  prefix?: { maxElements: number; worlds: IsolatedWorlds };
+  prefix?: {
+    maxElements: number;
+    worlds: IsolatedWorlds;
+    /** An element of the observed frame (backendNodeId): only its subtree is read (root_ref). */
+    from?: number;
+  };
   signal?: AbortSignal;
 }
 
@@ -149,13 +154,20 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
       // The observed frame is read from the top only as far as the answer needs: a large
       // document's full read costs the renderer seconds (ax-prefix.ts).
       if (frame === root && options.prefix) {
-        const { worlds, maxElements } = options.prefix;
+        const { worlds, maxElements, from } = options.prefix;
         const wanted = maxElements + 1;
         const prefixed = await send(true, async (o) => {
-          const asked = await probesOf({ worlds, frame, wanted, skip: 0, send: o });
+          // For a subtree the probes of the document's first paths would read past it: none.
+          const asked = await probesOf({ worlds, frame, wanted, skip: from === undefined ? 0 : NO_PROBES, send: o });
           if (!asked) return undefined;
           const { documentBackendNodeId, probes } = asked;
-          const ax = await countedPrefix(reader, { read: partReader(frame, o), documentBackendNodeId, wanted, probes });
+          const ax = await countedPrefix(reader, {
+            read: partReader(frame, o),
+            documentBackendNodeId,
+            wanted,
+            probes,
+            ...(from === undefined ? {} : { from }),
+          });
           return ax ? { ax, documentBackendNodeId, probed: probes.length } : undefined;
         }).catch((error: unknown) => {
           // A part it cannot read (a node without an element whose children did not come): the
@@ -361,10 +373,14 @@ function isUnanswered(error: unknown): boolean {
   return isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone);
 }
 
+/** A `skip` past any probe: the page is asked only for the document. */
+const NO_PROBES = Number.MAX_SAFE_INTEGER;
+
 /**
  * Reads the observed frame's prefix read further, in place (twice as many refs by role as last
  * time): for an answer that needs more than was read (more refs asked for, a root_ref further
- * down, a delegating root whose controls lie further on). False when nothing is left to read.
+ * down, a delegating root whose controls lie further on). For a root_ref in that frame only its
+ * subtree is read on (its path first when it was not read). False when nothing is left to read.
  */
 export async function readFurther(options: {
   reader: TabReader;
@@ -374,19 +390,24 @@ export async function readFurther(options: {
   budget: ObserveBudget;
   /** Our isolated worlds, to ask the page about the elements to read first (page/ax-probes.ts). */
   worlds?: IsolatedWorlds;
+  /** The root_ref's element, and how many times its subtree was read further for this answer. */
+  subtree?: { frameId: string; backendNodeId: number; round: number };
   signal?: AbortSignal;
 }): Promise<boolean> {
   const { reader, root, read, budget } = options;
   const frameRead = read.frameReads.find((candidate) => candidate.frame === root);
   const prefix = frameRead?.prefix;
   if (!frameRead?.ax?.partial || !prefix) return false;
-  const wanted = Math.max(prefix.wanted * 2, options.maxElements + 1);
+  const subtree = options.subtree?.frameId === root.id ? options.subtree : undefined;
+  const wanted = subtree ? (options.maxElements + 1) * 2 ** (subtree.round + 1) : Math.max(prefix.wanted * 2, options.maxElements + 1);
   const send = { timeoutMs: budget.totalMs, ...(options.signal ? { signal: options.signal } : {}) };
   const frame = frameRead.frame;
+  const before = frameRead.ax;
   let probed = prefix.probed;
   const ax = await (async () => {
-    // Without the probes, the read goes level by level: slower, the same read.
-    const asked = options.worlds
+    // Without the probes, the read goes level by level: slower, the same read. A subtree's read
+    // takes none (they are the document's first paths).
+    const asked = options.worlds && !subtree
       ? await probesOf({ worlds: options.worlds, frame, wanted, skip: prefix.probed, send }).catch((error: unknown) => {
         if (isUnanswered(error)) throw error;
         return undefined;
@@ -397,19 +418,22 @@ export async function readFurther(options: {
       read: partReader(frame, send),
       documentBackendNodeId: prefix.documentBackendNodeId,
       wanted,
-      document: frameRead.ax,
+      document: before,
       ...(asked ? { probes: asked.probes } : {}),
+      ...(subtree ? { from: subtree.backendNodeId } : {}),
     });
   })().catch(async (error: unknown) => {
     if (isUnanswered(error)) throw error;
     // A part it cannot read: the document whole.
     return axDocument(await readWhole(reader, frame, send));
   });
+  // The subtree holds nothing more to read, yet the answer needs more: read on from the top.
+  if (subtree && ax?.partial && ax.nodes.size === before.nodes.size) return readFurther({ ...options, subtree: undefined });
   const tree = ax ? treeOf(ax, reader) : undefined;
   if (!ax || !tree) return false;
   frameRead.ax = ax;
   frameRead.tree = tree;
-  if (ax.partial) frameRead.prefix = { ...prefix, wanted, probed };
-  else delete frameRead.prefix;
+  if (!ax.partial) delete frameRead.prefix;
+  else if (!subtree) frameRead.prefix = { ...prefix, wanted, probed };
   return true;
 }

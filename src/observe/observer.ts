@@ -83,7 +83,7 @@ async function observeLive(input: ObserveInput): Promise<Snapshot> {
   const key = JSON.stringify([input.maxElements, input.subtree ?? null, input.secrets]);
   const memo = input.reader.renderMemo.get(read);
   if (memo && memo.refs === input.refs && memo.key === key) return memo.snapshot;
-  for (;;) {
+  for (let round = 0;; round++) {
     try {
       const snapshot = renderPage({
         tab,
@@ -108,6 +108,7 @@ async function observeLive(input: ObserveInput): Promise<Snapshot> {
         maxElements: input.maxElements,
         budget,
         ...(input.worlds ? { worlds: input.worlds } : {}),
+        ...(input.subtree ? { subtree: { ...input.subtree, round } } : {}),
       };
       if (!(await readFurther(input.signal ? { ...further, signal: input.signal } : further))) throw error;
     }
@@ -176,7 +177,10 @@ async function readPageCached(
   // A prefix read costs a round trip per level of the tree it reads: on a small document one
   // whole read is cheaper (docs/observation.md, "A first look").
   const rootElements = changes[frames.indexOf(root)]?.elements ?? 0;
-  const prefix = !reader.wholeReads && rootElements >= reader.prefixFrom ? { prefix: { maxElements: input.maxElements, worlds } } : {};
+  const from = input.subtree?.frameId === root.id ? { from: input.subtree.backendNodeId } : {};
+  const prefix = !reader.wholeReads && rootElements >= reader.prefixFrom
+    ? { prefix: { maxElements: input.maxElements, worlds, ...from } }
+    : {};
   const read = await readPage({ ...common, ...prefix, plan: planned.plan });
   if ('dialog' in read) return read;
   const keep = readToKeep(read, changes);

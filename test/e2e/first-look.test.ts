@@ -152,19 +152,45 @@ s('a name taken from a field past what a first look reads carries no value, as i
   same(first, whole, 'a name from a far field');
 });
 
-s('root_ref on a prefix read: the subtree of an element further down than a fresh first look reads', async () => {
+s('root_ref on a prefix read reads only its subtree and its path: an element further down than a fresh first look reads', async () => {
   await open('/long-index.html?entries=400');
   reader().forgetReads();
   const first = await observe(500);
   const link = first.elements[480]!;
   const kept = await observe(20, { root_ref: link.ref });
-  // Nothing kept: a first look of 20 does not reach it, so the read goes further until it does.
+  // Nothing kept: the read is of the link's path from the document and of its subtree, not of
+  // the 480 links before it.
   reader().forgetReads();
+  const before = reader().counts.snapshot();
   const fresh = await observe(20, { root_ref: link.ref });
+  const after = reader().counts.snapshot();
   const { observation: whole } = await wholeRead(20, { root_ref: link.ref });
   same(kept, whole, 'root_ref, from the kept read');
   same(fresh, whole, 'root_ref, from a fresh first look');
   assert.ok(fresh.elements.some((element) => element.ref === link.ref), fresh.tree);
+  const calls = after.axReadCalls - before.axReadCalls;
+  assert.ok(calls <= 30, `root_ref's first look took ${calls} accessibility calls (${after.axNodesRead - before.axNodesRead} nodes)`);
+  // What was read stays usable: an observation of the whole page afterwards reads on from it.
+  const page = await observe(150);
+  const { observation: whole150 } = await wholeRead(150);
+  same(page, whole150, 'the whole page after a root_ref first look');
+});
+
+s('root_ref on a card of a prefix read: its subtree is read on, and only it, until the answer is whole', async () => {
+  // A news feed whose cards are clickable as a whole (cursor: pointer) and hold eight links each.
+  await open('/feed.html');
+  reader().forgetReads();
+  const first = await observe(6);
+  const card = first.elements.find((element) => element.role === 'article');
+  assert.ok(card, first.tree);
+  const before = reader().counts.snapshot().axReadCalls;
+  const kept = await observe(20, { root_ref: card.ref });
+  const calls = reader().counts.snapshot().axReadCalls - before;
+  // Level by level in the card alone (from the top of the page: 16 calls).
+  assert.ok(calls <= 10, `reading on in the card took ${calls} accessibility calls`);
+  const { observation: whole } = await wholeRead(20, { root_ref: card.ref });
+  same(kept, whole, 'root_ref of a card read on from the kept read');
+  assert.ok(kept.elements.length > 6, kept.tree);
 });
 
 s('a first look asks about the ends of the paths first: fewer accessibility calls than a read level by level', async () => {
