@@ -169,7 +169,8 @@ const MAX_PROBES = 2_000;
  */
 export async function readPrefix(options: {
   read: ReadPart;
-  documentBackendNodeId: number;
+  /** Where a read without `document` starts. */
+  documentBackendNodeId?: number;
   wanted: number;
   document?: AxDocument;
   /**
@@ -199,6 +200,7 @@ export async function readPrefix(options: {
   const probed = Promise.all(probes.map((id) => read(id).catch(() => undefined)));
   let rootId = options.document?.rootId;
   if (rootId === undefined) {
+    if (options.documentBackendNodeId === undefined) throw new Error('a prefix read from the top needs its document');
     const payload = await read(options.documentBackendNodeId);
     const root = payload.find((node) => node.backendDOMNodeId === options.documentBackendNodeId) ?? payload[0];
     if (!root) return undefined;

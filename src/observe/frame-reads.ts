@@ -307,7 +307,11 @@ async function readPatched(options: {
   try {
     const patches = await Promise.all(roots.map((backendNodeId) => readPart(backendNodeId, true)));
     if (patches.some((patch) => patch === undefined)) return undefined;
-    return patchAxDocument(ax, patches as AxPatch[]);
+    const patched = patchAxDocument(ax, patches as AxPatch[]);
+    if (!patched?.partial) return patched;
+    // A patched name may now come from elements past what was read (a new aria-labelledby):
+    // those are read whole, as a prefix read reads them, so that no typed value reaches a name.
+    return await send((o) => countedPrefix(reader, { read: partReader(frame, o), wanted: 0, document: patched }));
   } catch (error) {
     if (isUnanswered(error)) throw error;
     return undefined; // e.g. a changed element without an accessibility node

@@ -152,6 +152,26 @@ s('a name taken from a field past what a first look reads carries no value, as i
   same(first, whole, 'a name from a far field');
 });
 
+s('a name that a change takes from a field past what was read carries no value, as in a whole read', async () => {
+  await open('/long-index.html?entries=400');
+  await evaluate(
+    ctx.server,
+    targetId,
+    `document.querySelector('.header').insertAdjacentHTML('afterbegin', '<button id="near">Find</button>');
+     document.querySelector('.footer').insertAdjacentHTML('beforeend', '<span id="far-label">Find in</span> <input id="far-field" aria-label="Scope">');
+     document.getElementById('far-field').value = 'typed words'; true`,
+  );
+  reader().forgetReads();
+  await observe(20);
+  // Patched in: the button, inside what was read, is now named by elements past it.
+  await evaluate(ctx.server, targetId, `document.getElementById('near').setAttribute('aria-labelledby', 'far-label far-field'); true`);
+  const patched = await observe(20);
+  assert.ok(patched.elements.some((element) => element.role === 'button' && element.name.startsWith('Find in')), patched.tree);
+  assert.not.ok(JSON.stringify(patched).includes('typed words'), patched.tree);
+  const { observation: whole } = await wholeRead(20);
+  same(patched, whole, 'a name from a far field, patched in');
+});
+
 s('root_ref on a prefix read reads only its subtree and its path: an element further down than a fresh first look reads', async () => {
   await open('/long-index.html?entries=400');
   reader().forgetReads();
