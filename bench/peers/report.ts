@@ -69,6 +69,8 @@ export function mcpOverhead(page: PageResult, less?: string): string {
 const PLAYWRIGHT = 'playwright-mcp';
 const CDM = 'chrome-devtools-mcp';
 const FLOOR = 'cdp-floor';
+/** The reference points, not peers: no "pagewire ÷ this" for them. */
+const isFloor = (id: string): boolean => id === FLOOR || id === MCP_FLOOR;
 
 // --- formatting ---------------------------------------------------------------------------------
 
@@ -310,7 +312,7 @@ function pageSection(report: BenchReport, page: PageResult): string {
     '… pagewire ÷ this',
     (
       c,
-    ) => (c.id === FLOOR ? '—' : ratio(pwOf('observe_changed'), median(page, c.id, 'observe_changed'))),
+    ) => (isFloor(c.id) ? '—' : ratio(pwOf('observe_changed'), median(page, c.id, 'observe_changed'))),
   );
   row('model-facing size', (c) => {
     const o = page.contenders[c.id]?.observation;
@@ -357,7 +359,7 @@ function pageSection(report: BenchReport, page: PageResult): string {
     '… pagewire ÷ this',
     (
       c,
-    ) => (c.id === FLOOR ? '—' : ratio(pwOf('click'), median(page, c.id, 'click_observed'))),
+    ) => (isFloor(c.id) ? '—' : ratio(pwOf('click'), median(page, c.id, 'click_observed'))),
   );
   row(
     'fill: median / p90 ms',
@@ -372,7 +374,7 @@ function pageSection(report: BenchReport, page: PageResult): string {
     '… pagewire ÷ this',
     (
       c,
-    ) => (c.id === FLOOR ? '—' : ratio(pwOf('fill'), median(page, c.id, 'fill'))),
+    ) => (isFloor(c.id) ? '—' : ratio(pwOf('fill'), median(page, c.id, 'fill'))),
   );
   row(
     'navigate: median / p90 ms',
