@@ -8,8 +8,8 @@
 //   --act-runs N      timed clicks, fills and navigations per series and contender (default 15;
 //                     these carry the peers' fixed waits, and the whole run must stay near 15 min)
 //   --warmups N       untimed rounds before each series (default 1)
-//   --only a,b        contenders to run: pagewire, pagewire-mcp, playwright-mcp, chrome-devtools-mcp,
-//                     agent-browser, cdp-floor (default: all)
+//   --only a,b        contenders to run: pagewire, pagewire-mcp, mcp-floor (needs pagewire-mcp),
+//                     playwright-mcp, chrome-devtools-mcp, agent-browser, cdp-floor (default: all)
 //   --pages a,b       pages: large-table, long-index, form, shadow-iframe, article (default: all)
 //   --browser PATH    Chromium for everyone (default /usr/bin/chromium)
 //   --no-report       write only bench/results/peers-<date>.json (for trial runs; implied by
@@ -30,6 +30,7 @@ import { waitForQuietMachine } from './peers/quiet.ts';
 import type { Contender } from './peers/contender.ts';
 import { AgentBrowserContender, ChromeDevtoolsMcpContender, installedVersion, PlaywrightMcpContender } from './peers/mcp-contenders.ts';
 import { PagewireContender } from './peers/pagewire.ts';
+import { McpFloorContender } from './peers/mcp-floor.ts';
 import { PagewireMcpContender } from './peers/pagewire-mcp.ts';
 import { PAGES } from './peers/pages.ts';
 import { killLeftovers, memoryOf, type MemoryReport } from './peers/procs.ts';
@@ -60,6 +61,7 @@ interface Options {
 const CONTENDER_IDS = [
   'pagewire',
   'pagewire-mcp',
+  'mcp-floor',
   'playwright-mcp',
   'chrome-devtools-mcp',
   'agent-browser',
@@ -198,6 +200,7 @@ async function main(): Promise<number> {
   }
 
   const nonce = Math.random().toString(36).slice(2, 8);
+  let pagewireMcp: PagewireMcpContender | undefined;
   const all: Array<
     {
       id: string;
@@ -211,7 +214,13 @@ async function main(): Promise<number> {
     },
     {
       id: 'pagewire-mcp',
-      make: () => new PagewireMcpContender(`pagewire-mcp-${nonce}`, options.browser),
+      make: () => (pagewireMcp = new PagewireMcpContender(`pagewire-mcp-${nonce}`, options.browser)),
+    },
+    {
+      // Right after pagewire over MCP: each round it replays that contender's call of the round.
+      id: 'mcp-floor',
+      make: () => new McpFloorContender(`mcp-floor-${nonce}`, () => pagewireMcp),
+      unavailable: () => (options.only && !options.only.includes('pagewire-mcp') ? 'it replays pagewire-mcp, which is not run' : undefined),
     },
     {
       id: 'playwright-mcp',

@@ -46,20 +46,31 @@ const PW = 'pagewire';
 /** pagewire's own tools over MCP: the same server, so its medians less PW's are the MCP path's cost. */
 const PW_MCP = 'pagewire-mcp';
 
-/** What the MCP path adds to pagewire's WebSocket medians, per series, on one page. */
-export function mcpOverhead(page: PageResult): string {
-  const names: SeriesName[] = ['observe_changed', 'click', 'fill', 'navigate'];
-  return names
+/** The same calls replayed by the same SDK client against a bare SDK server: MCP with nothing of pagewire in it. */
+const MCP_FLOOR = 'mcp-floor';
+const MCP_SERIES: SeriesName[] = ['observe_changed', 'click', 'fill', 'navigate'];
+
+/**
+ * What the MCP path adds to pagewire's WebSocket medians, per series, on one page; with `less`,
+ * less that contender's median too (the MCP floor: what is left is pagewire's own).
+ */
+export function mcpOverhead(page: PageResult, less?: string): string {
+  return MCP_SERIES
     .map((name) => {
       const over = median(page, PW_MCP, name);
       const ws = median(page, PW, name);
-      return over === undefined || ws === undefined ? '—' : `${over - ws >= 0 ? '+' : ''}${(over - ws).toFixed(1)}`;
+      const floor = less === undefined ? 0 : median(page, less, name);
+      if (over === undefined || ws === undefined || floor === undefined) return '—';
+      const added = over - ws - floor;
+      return `${added >= 0 ? '+' : ''}${added.toFixed(1)}`;
     })
     .join(' / ');
 }
 const PLAYWRIGHT = 'playwright-mcp';
 const CDM = 'chrome-devtools-mcp';
 const FLOOR = 'cdp-floor';
+/** The reference points, not peers: no "pagewire ÷ this" for them. */
+const isFloor = (id: string): boolean => id === FLOOR || id === MCP_FLOOR;
 
 // --- formatting ---------------------------------------------------------------------------------
 
@@ -301,7 +312,7 @@ function pageSection(report: BenchReport, page: PageResult): string {
     '… pagewire ÷ this',
     (
       c,
-    ) => (c.id === FLOOR ? '—' : ratio(pwOf('observe_changed'), median(page, c.id, 'observe_changed'))),
+    ) => (isFloor(c.id) ? '—' : ratio(pwOf('observe_changed'), median(page, c.id, 'observe_changed'))),
   );
   row('model-facing size', (c) => {
     const o = page.contenders[c.id]?.observation;
@@ -348,7 +359,7 @@ function pageSection(report: BenchReport, page: PageResult): string {
     '… pagewire ÷ this',
     (
       c,
-    ) => (c.id === FLOOR ? '—' : ratio(pwOf('click'), median(page, c.id, 'click_observed'))),
+    ) => (isFloor(c.id) ? '—' : ratio(pwOf('click'), median(page, c.id, 'click_observed'))),
   );
   row(
     'fill: median / p90 ms',
@@ -363,7 +374,7 @@ function pageSection(report: BenchReport, page: PageResult): string {
     '… pagewire ÷ this',
     (
       c,
-    ) => (c.id === FLOOR ? '—' : ratio(pwOf('fill'), median(page, c.id, 'fill'))),
+    ) => (isFloor(c.id) ? '—' : ratio(pwOf('fill'), median(page, c.id, 'fill'))),
   );
   row(
     'navigate: median / p90 ms',
@@ -381,6 +392,12 @@ function pageSection(report: BenchReport, page: PageResult): string {
     row(
       'MCP − WebSocket, median ms: observe after a change / click / fill / navigate',
       (c) => (c.id === PW_MCP ? mcpOverhead(page) : ''),
+    );
+  }
+  if (cs.some((c) => c.id === PW_MCP) && cs.some((c) => c.id === MCP_FLOOR)) {
+    row(
+      "MCP − WebSocket − MCP floor (pagewire's own), median ms: same series",
+      (c) => (c.id === PW_MCP ? mcpOverhead(page, MCP_FLOOR) : ''),
     );
   }
 
@@ -634,6 +651,13 @@ export function renderResults(report: BenchReport): string {
     "- agent-browser's npm package declares Node ≥ 24 (npm warns EBADENGINE on Node 20); the bench starts its native Linux " +
     'binary from the package directly (`agent-browser mcp`), which does not use Node at all. Its install script (which would ' +
     'only mark the binary executable) is skipped by `npm ci --ignore-scripts`; the bench sets the bit itself.',
+    '- pagewire over MCP calls `/mcp` of the same kind of pagewire process through the official SDK v2 client (Streamable HTTP, ' +
+    'after a tools/list, so the client checks every result against its outputSchema, as a host does). The MCP floor, run right ' +
+    'after it in every round, replays its call of the round with the same client to a bare SDK v2 server on 127.0.0.1 ' +
+    "(bench/peers/mcp-floor-server.ts: pagewire's listed tools, each answering pagewire's answer, handed over untimed): " +
+    'the same bytes and the same validation with no browser and nothing of pagewire, what any MCP server on the SDK pays. ' +
+    '"MCP − WebSocket − MCP floor" is then what pagewire\'s own MCP code adds (a slight underestimate: the WebSocket ' +
+    "contender's round trip, a fraction of a millisecond, is subtracted with it).",
     "- pagewire runs as a child process (`node dist/src/main.js`), so its memory is measured like the others'; " +
     '`--allow-raw-cdp` is on only for the untimed set-up (waiting for load, changing the page).',
     '',

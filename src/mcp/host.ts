@@ -11,7 +11,7 @@ import type { JsonRpcErrorObject } from '../rpc/errors.ts';
 import type { CallOutcome } from '../rpc/server.ts';
 import { IdSequence } from '../util/ids.ts';
 import { type Logger, silentLogger } from '../util/log.ts';
-import type { JsonSchema } from './json-schema.ts';
+import { passThrough } from './json-schema.ts';
 import { McpPrincipal, type WireEvent } from './principal.ts';
 import { errorText, eventLines, notable } from './render.ts';
 import { IMAGE_CONTENT_INDEX, toolInputSchema, toolOutputSchema, wireSchemas } from './schemas.ts';
@@ -46,18 +46,6 @@ interface Registered {
     inputSchema: ReturnType<typeof passThrough>;
     outputSchema: ReturnType<typeof passThrough>;
     annotations: ToolSpec['annotations'];
-  };
-}
-
-/** Lets the SDK list a JSON Schema and hand arguments through untouched: the wire validates them. */
-function passThrough(json: JsonSchema) {
-  return {
-    '~standard': {
-      version: 1 as const,
-      vendor: 'pagewire',
-      validate: (value: unknown) => ({ value }),
-      jsonSchema: { input: () => json, output: () => json },
-    },
   };
 }
 

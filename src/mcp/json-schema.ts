@@ -95,3 +95,18 @@ function isObjectSchema(schema: unknown): schema is JsonSchema {
 function isRecord(value: unknown): value is JsonSchema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * A JSON Schema as the SDK's registerTool takes a schema (Standard Schema): listed as it is, and
+ * handing every value through untouched (the wire validates arguments; results are the wire's own).
+ */
+export function passThrough(json: JsonSchema) {
+  return {
+    '~standard': {
+      version: 1 as const,
+      vendor: 'pagewire',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}
