@@ -64,12 +64,14 @@ export interface ReadPageOptions {
   /** What need not be read in full; without it everything is. */
   plan?: ReadPlan;
   /**
-   * Read the observed frame's tree from the top only as far as `maxElements` refs need
-   * (ax-prefix.ts), through our isolated world; without it, in full.
+   * Read these frames' trees from the top only as far as `maxElements` refs need (ax-prefix.ts),
+   * through our isolated world; without it, every frame in full.
    */
   prefix?: {
     maxElements: number;
     worlds: IsolatedWorlds;
+    /** The frames read so (large documents), the observed one or others. */
+    frames: ReadonlySet<string>;
     /** An element of the observed frame (backendNodeId): only its subtree is read (root_ref). */
     from?: number;
   };
@@ -151,12 +153,13 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
         }
       }
       reader.count('frameReadsFull');
-      // The observed frame is read from the top only as far as the answer needs: a large
-      // document's full read costs the renderer seconds (ax-prefix.ts).
-      if (frame === root && options.prefix) {
-        const { worlds, maxElements, from } = options.prefix;
+      // The observed frame, and large documents below it, are read from the top only as far as
+      // the answer needs: a large document's full read costs the renderer seconds (ax-prefix.ts).
+      if (options.prefix?.frames.has(frame.id)) {
+        const { worlds, maxElements } = options.prefix;
+        const from = frame === root ? options.prefix.from : undefined;
         const wanted = maxElements + 1;
-        const prefixed = await send(true, async (o) => {
+        const prefixed = await send(frame === root, async (o) => {
           // For a subtree the probes of the document's first paths would read past it: none.
           const asked = await probesOf({ worlds, frame, wanted, skip: from === undefined ? 0 : NO_PROBES, send: o });
           if (!asked) return undefined;
@@ -381,14 +384,17 @@ function isUnanswered(error: unknown): boolean {
 const NO_PROBES = Number.MAX_SAFE_INTEGER;
 
 /**
- * Reads the observed frame's prefix read further, in place (twice as many refs by role as last
- * time): for an answer that needs more than was read (more refs asked for, a root_ref further
- * down, a delegating root whose controls lie further on). For a root_ref in that frame only its
- * subtree is read on (its path first when it was not read). False when nothing is left to read.
+ * Reads a frame's prefix read further, in place (twice as many refs by role as last time): for an
+ * answer that needs more than was read (more refs asked for, a root_ref further down, a
+ * delegating root whose controls lie further on). For a root_ref in that frame only its subtree
+ * is read on (its path first when it was not read). False when nothing is left to read.
  */
 export async function readFurther(options: {
   reader: TabReader;
+  /** The observed frame. */
   root: FrameRecord;
+  /** The frame to read further (the observed one, or one below it read by prefix). */
+  frameId: string;
   read: PageRead;
   maxElements: number;
   budget: ObserveBudget;
@@ -398,11 +404,11 @@ export async function readFurther(options: {
   subtree?: { frameId: string; backendNodeId: number; round: number };
   signal?: AbortSignal;
 }): Promise<boolean> {
-  const { reader, root, read, budget } = options;
-  const frameRead = read.frameReads.find((candidate) => candidate.frame === root);
+  const { reader, read, budget } = options;
+  const frameRead = read.frameReads.find((candidate) => candidate.frame.id === options.frameId);
   const prefix = frameRead?.prefix;
   if (!frameRead?.ax?.partial || !prefix) return false;
-  const subtree = options.subtree?.frameId === root.id ? options.subtree : undefined;
+  const subtree = options.subtree?.frameId === options.frameId ? options.subtree : undefined;
   const wanted = subtree ? (options.maxElements + 1) * 2 ** (subtree.round + 1) : Math.max(prefix.wanted * 2, options.maxElements + 1);
   const send = { timeoutMs: budget.totalMs, ...(options.signal ? { signal: options.signal } : {}) };
   const frame = frameRead.frame;

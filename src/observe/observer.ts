@@ -104,6 +104,7 @@ async function observeLive(input: ObserveInput): Promise<Snapshot> {
       const further = {
         reader: input.reader,
         root,
+        frameId: error.frameId,
         read,
         maxElements: input.maxElements,
         budget,
@@ -176,11 +177,9 @@ async function readPageCached(
   }
   // A prefix read costs a round trip per level of the tree it reads: on a small document one
   // whole read is cheaper (docs/observation.md, "A first look").
-  const rootElements = changes[frames.indexOf(root)]?.elements ?? 0;
+  const large = new Set(frames.filter((_, i) => (changes[i]?.elements ?? 0) >= reader.prefixFrom).map((frame) => frame.id));
   const from = input.subtree?.frameId === root.id ? { from: input.subtree.backendNodeId } : {};
-  const prefix = !reader.wholeReads && rootElements >= reader.prefixFrom
-    ? { prefix: { maxElements: input.maxElements, worlds, ...from } }
-    : {};
+  const prefix = !reader.wholeReads && large.size > 0 ? { prefix: { maxElements: input.maxElements, worlds, frames: large, ...from } } : {};
   const read = await readPage({ ...common, ...prefix, plan: planned.plan });
   if ('dialog' in read) return read;
   const keep = readToKeep(read, changes);

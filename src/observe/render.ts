@@ -70,8 +70,11 @@ export interface Rendered {
  * the read must go further first (observer.ts). A tree without placeholders never throws it.
  */
 export class IncompleteRead extends Error {
-  constructor() {
+  /** The frame whose document must be read further. */
+  readonly frameId: string;
+  constructor(frameId: string) {
     super('the tree was read only in part, and the answer needs more of it');
+    this.frameId = frameId;
   }
 }
 
@@ -531,7 +534,7 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     if (known !== undefined) return known;
     let found = false;
     for (const child of node.children) {
-      if (child.role === UNREAD_ROLE) throw new IncompleteRead();
+      if (child.role === UNREAD_ROLE) throw new IncompleteRead(child.frameId);
       if (child.frameId !== node.frameId) continue;
       if (refBasis(child) !== undefined || holdsRefs(child)) {
         found = true;
@@ -612,7 +615,7 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
   // folded away, its children's. Refs, elements and text are collected in document order.
   // `insidePre`: below a <pre>, whose text keeps its line breaks and spaces.
   const visit = (node: StitchedNode, insideControl: boolean, insideSelect: boolean, insidePre: boolean): Line[] => {
-    if (node.role === UNREAD_ROLE) throw new IncompleteRead();
+    if (node.role === UNREAD_ROLE) throw new IncompleteRead(node.frameId);
     if (node.role === 'StaticText') {
       // Spaces between two spans are text nodes of their own: kept, the run needs them. Chromium
       // keeps a line break in a name only where the page keeps it (a <pre>, `white-space: pre`).
@@ -667,7 +670,7 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
         return [];
       }
       const holdsCode = node.children.some((child) => child.role === 'code');
-      if (!holdsCode && node.children.some((child) => child.role === UNREAD_ROLE)) throw new IncompleteRead();
+      if (!holdsCode && node.children.some((child) => child.role === UNREAD_ROLE)) throw new IncompleteRead(node.frameId);
       return [{ kind: 'node', role: holdsCode ? 'code' : 'pre', name: '', words: [], children }];
     }
     children = closeBlock(children);

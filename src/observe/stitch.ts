@@ -94,7 +94,7 @@ export function renderPage(input: RenderPageOptions): RenderedPage {
   if (input.subtree) {
     const found = findNode(tree, input.subtree.frameId, input.subtree.backendNodeId);
     // A prefix read may not have reached it yet: the caller reads on (IncompleteRead).
-    if (!found && rootRead?.ax?.partial) throw new IncompleteRead();
+    if (!found && readByFrame.get(input.subtree.frameId)?.ax?.partial) throw new IncompleteRead(input.subtree.frameId);
     if (!found) throw new ServerError('invalid_params', 'root_ref is no longer in the page', { details: { field: 'root_ref' } });
     tree = found;
   }

@@ -213,6 +213,29 @@ s('root_ref on a card of a prefix read: its subtree is read on, and only it, unt
   assert.ok(kept.elements.length > 6, kept.tree);
 });
 
+s('a large document in a frame is read by prefix too, same-site and cross-site, and read further there', async () => {
+  for (const query of ['', '&cross=1']) {
+    await open(`/framed-docs.html?entries=400${query}`);
+    // The frame is known and its document read (a cross-site frame attaches on its own session).
+    for (let tries = 0; tries < 50; tries++) {
+      const seen = await observe(5);
+      if (seen.frames.length === 2 && seen.frames.every((frame) => frame.status === 'observed')) break;
+    }
+    const tab = reader();
+    tab.forgetReads();
+    const before = tab.counts.snapshot().axNodesRead;
+    const first = await observe(40);
+    const nodes = tab.counts.snapshot().axNodesRead - before;
+    const more = await observe(200);
+    const { observation: whole40, nodes: wholeNodes } = await wholeRead(40);
+    const { observation: whole200 } = await wholeRead(200);
+    same(first, whole40, `first look of 40${query}`);
+    same(more, whole200, `read further to 200${query}`);
+    assert.ok(first.elements.some((element) => element.frame_id !== first.frames[0]!.frame_id), first.tree);
+    assert.ok(nodes * 5 < wholeNodes, `a first look of 40 read ${nodes} nodes, a whole read ${wholeNodes}${query}`);
+  }
+});
+
 s('a first look asks about the ends of the paths first: fewer accessibility calls than a read level by level', async () => {
   // Level by level, the first 150 refs of the table (rows of six cells: text, a button, a link, a
   // field, a checkbox, a select) took 376 calls (a row, its cells, then each control's contents),
