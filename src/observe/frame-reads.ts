@@ -39,6 +39,8 @@ export interface FrameRead {
    * many probes it asked about (page/ax-probes.ts: a read further asks about the next ones).
    */
   prefix?: { wanted: number; documentBackendNodeId: number; probed: number };
+  /** Read by prefix, in part or (a small document) whole: the document's backendNodeId. */
+  readFromTop?: number;
   reason?: string;
 }
 
@@ -173,7 +175,9 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
         const tree = prefixed ? treeOf(prefixed.ax, reader) : undefined;
         if (prefixed && tree) {
           const { ax, documentBackendNodeId, probed } = prefixed;
-          return ax.partial ? { frame, tree, ax, prefix: { wanted, documentBackendNodeId, probed } } : { frame, tree, ax };
+          return ax.partial
+            ? { frame, tree, ax, prefix: { wanted, documentBackendNodeId, probed }, readFromTop: documentBackendNodeId }
+            : { frame, tree, ax, readFromTop: documentBackendNodeId };
         }
       }
       const nodes = await send(frame === root, (o) => readWhole(reader, frame, o));
@@ -205,7 +209,7 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
   // A first look read by prefix takes the facts of what it read from the page rather than a
   // snapshot of the whole document, when the renderer hosts no other frame of the observation
   // (a same-process iframe's document would need its own).
-  const fromPage = options.prefix && !plan?.snapshots.has(root.session) && !plan?.light.has(root.session) &&
+  const fromPage = options.prefix && reader.factsFromPage && !plan?.snapshots.has(root.session) && !plan?.light.has(root.session) &&
       frames.every((frame) => frame === root || frame.session !== root.session)
     ? options.prefix.worlds
     : undefined;
@@ -264,9 +268,9 @@ type Send = <T>(call: (options: { timeoutMs: number; signal?: AbortSignal }) => 
  */
 async function factsOfPrefix(options: { reader: TabReader; read: FrameRead; worlds: IsolatedWorlds; send: Send }): Promise<DocumentFacts | undefined> {
   const { reader, read, worlds, send } = options;
-  if (!read.ax?.partial || !read.prefix || !read.tree) return undefined;
-  const { tree, prefix } = read;
-  const facts = await send((o) => readPrefixFacts({ frame: read.frame, worlds, tree, documentBackendNodeId: prefix.documentBackendNodeId, send: o }))
+  const { tree, readFromTop: documentBackendNodeId } = read;
+  if (!tree || documentBackendNodeId === undefined) return undefined;
+  const facts = await send((o) => readPrefixFacts({ frame: read.frame, worlds, tree, documentBackendNodeId, send: o }))
     .catch(() => undefined);
   if (facts) reader.count('factsFromPage');
   return facts;

@@ -12,7 +12,7 @@ import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callPageRaw, factBits, type FactsAnswer, PageObject } from '../browser/page-module.ts';
 import { type AxViewNode, UNREAD_ROLE } from './ax-tree.ts';
-import { isEditableContainer } from './render.ts';
+import { isEditableContainer, isSelect } from './render.ts';
 import type { Box, DocumentFacts, NodeFacts } from './page-facts.ts';
 
 type SendOptions = { timeoutMs: number; signal?: AbortSignal };
@@ -26,11 +26,12 @@ const MAX_EXTRA = 64;
 const FACT = factBits();
 
 /**
- * The DOM nodes of a prefix read's tree that a render may ask the facts of (not what lies inside a
- * field: its content is its value), and the last of them in the tree's order (document order)
- * whose children were read: every node after it is a child of it or of one of its ancestors (its
- * parent had a child read, so it comes no later), which a walk through it meets without going down
- * into them (src/page/facts.ts).
+ * The DOM nodes of a prefix read's tree that a render may ask the facts of, and must have them
+ * (not what lies inside a field: its content is its value; nor inside a <select>, whose options
+ * the walk meets and whose picker a snapshot has no node for either), and the last node in the
+ * tree's order (document order) whose children were read: every node after it is a child of it or
+ * of one of its ancestors (its parent had a child read, so it comes no later), which a walk
+ * through it meets without going down into them (src/page/facts.ts).
  */
 function readNodes(tree: AxViewNode): { ids: Set<number>; last: number | undefined } {
   const ids = new Set<number>();
@@ -40,8 +41,8 @@ function readNodes(tree: AxViewNode): { ids: Set<number>; last: number | undefin
     const node = stack.pop()!;
     if (node.backendNodeId === undefined) continue;
     ids.add(node.backendNodeId);
-    if (isEditableContainer(node)) continue;
     if (node.children.some((child) => child.role !== UNREAD_ROLE)) last = node.backendNodeId;
+    if (isEditableContainer(node) || isSelect(node)) continue;
     for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
   }
   return { ids, last };
@@ -126,16 +127,23 @@ export async function readPrefixFacts(options: {
     const reached = new Set(walked.ids.filter((id, k) => id !== undefined && (walked!.records[k]![1] & FACT.controlOnly) === 0));
     const missing = [...ids].filter((id) => !reached.has(id));
     if (missing.length > MAX_EXTRA) return undefined;
-    if (missing.length > 0) {
-      // Only pseudo-elements are named to the page: a node of a user-agent shadow tree (a field's
-      // inner parts) must never reach a script, and anything else the walk missed is not in order.
-      const described = await Promise.all(missing.map((backendNodeId) => frame.session.sendWith(send, 'DOM.describeNode', { backendNodeId })));
-      if (!described.every(({ node }) => node.pseudoType === 'before' || node.pseudoType === 'after')) return undefined;
-      walked = await walk({ frame, contextId, end: last, extra: missing, send, objectGroup });
+    const described = await Promise.all(missing.map((backendNodeId) => frame.session.sendWith(send, 'DOM.describeNode', { backendNodeId })));
+    // A list item's ::marker cannot set a cursor (it takes the item's, which has a box) and has no
+    // listener of its own: it never gets a ref, and only its name is asked.
+    const markers = missing.filter((_, i) => described[i]!.node.pseudoType === 'marker');
+    const extra = missing.filter((_, i) => described[i]!.node.pseudoType !== 'marker');
+    if (extra.length > 0) {
+      // Only ::before and ::after are named to the page: a node of a user-agent shadow tree (a
+      // field's inner parts) must never reach a script, and anything else the walk missed (a node in
+      // a closed shadow tree, one out of document order) is not the page's to tell.
+      const kinds = described.map(({ node }) => node.pseudoType).filter((kind) => kind !== 'marker');
+      if (!kinds.every((kind) => kind === 'before' || kind === 'after')) return undefined;
+      walked = await walk({ frame, contextId, end: last, extra, send, objectGroup });
       if (!walked) return undefined;
     }
-    const facts = factsOf(walked, missing, await listening);
+    const facts = factsOf(walked, extra, await listening);
     if (!facts) return undefined;
+    for (const id of markers) facts.nodes.set(id, { clickable: false, ownPointer: false, dragAndDrop: false, nodeName: '::marker' });
     const [scrollX, scrollY] = walked.scroll;
     return {
       frameId: frame.id,

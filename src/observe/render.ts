@@ -287,7 +287,7 @@ function quote(text: string): string {
 }
 
 /** A <select> (a combobox that takes no typing): its options are listed, its value is not. */
-function isSelect(node: StitchedNode): boolean {
+export function isSelect(node: Pick<AxViewNode, 'role' | 'states'>): boolean {
   return node.role === 'combobox' && !node.states.editable;
 }
 

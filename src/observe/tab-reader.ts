@@ -98,6 +98,12 @@ export class TabReader {
    */
   prefixFrom = PREFIX_MIN_ELEMENTS;
 
+  /**
+   * A first look read by prefix takes the facts of what it read from the page (prefix-facts.ts)
+   * rather than a snapshot of the whole document. Tests turn it off to compare the two.
+   */
+  factsFromPage = true;
+
   /** `totals`: the server's counters, which this tab's reads add to as well. */
   constructor(options: { totals?: ReadCounts } = {}) {
     this.#totals = options.totals;

@@ -65,8 +65,7 @@ export function pageFacts(end: Node | Pseudo | null, ...extra: Array<Node | Pseu
   const nodes: Node[] = [];
   const records: FactRecord[] = [];
   const at = new Map<Node, number>();
-  const scrollX = window.scrollX;
-  const scrollY = window.scrollY;
+  const { scrollX, scrollY } = globalThis;
   const up = (node: Node): Element | null => {
     const slot = (node as Element | Text).assignedSlot;
     if (slot) return slot;
