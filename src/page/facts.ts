@@ -134,10 +134,15 @@ export function pageFacts(end: Node | Pseudo | null, ...extra: Array<Node | Pseu
     }
   };
   const range = document.createRange();
-  const recordText = (text: Text): void => {
-    const record = records[indexOf(text)]!;
+  const recordText = (text: Text, always: boolean): void => {
     range.selectNodeContents(text);
-    if (range.getClientRects().length === 0) return;
+    const laidOut = range.getClientRects().length > 0;
+    // Spaces the layout collapsed away (between blocks, table rows) have no accessibility node
+    // either: left out, they would only weigh on the answer. Should one be read after all, the
+    // server finds it missing and takes the snapshot.
+    if (!laidOut && !always && text.data.trim() === '') return;
+    const record = records[indexOf(text)]!;
+    if (!laidOut) return;
     const rect = range.getBoundingClientRect();
     record[1] = FACT.box;
     record[2] = rect.x + scrollX;
@@ -166,7 +171,7 @@ export function pageFacts(end: Node | Pseudo | null, ...extra: Array<Node | Pseu
     const { node, inside } = stack.pop()!;
     const isEnd = node === stop;
     if (node instanceof Element) recordElement(node);
-    else if (node instanceof Text) recordText(node);
+    else if (node instanceof Text) recordText(node, false);
     else continue;
     if (passed && !inside) continue;
     if (isEnd) passed = true;
@@ -177,7 +182,7 @@ export function pageFacts(end: Node | Pseudo | null, ...extra: Array<Node | Pseu
   }
   const extras = extra.map((node): FactsAnswer['extras'][number] => {
     if (node instanceof Element) recordElement(node);
-    else if (node instanceof Text) recordText(node);
+    else if (node instanceof Text) recordText(node, true);
     else if (!(node instanceof Node) && node.element) {
       // Its flat-tree parent is its element; it has a box (the read has a node for it).
       const element = node.element;
