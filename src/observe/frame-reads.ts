@@ -220,13 +220,15 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
         reader.count('snapshotsKept');
         return kept;
       }
+      let metricsTaken: Cdp.Page.GetLayoutMetricsResult | undefined;
       if (fromPage && session === root.session) {
         const [metrics, read] = await Promise.all([
           send(true, (o) => session.sendWith(o, 'Page.getLayoutMetrics')).catch(() => undefined),
           readings[frames.indexOf(root)]!,
         ]);
-        const facts = await factsOfPrefix({ reader, read, worlds: fromPage, send: (call) => send(true, call) });
-        if (facts && metrics) return { session, documents: [facts], metrics, fromPage: true };
+        metricsTaken = metrics;
+        const facts = metrics && (await factsOfPrefix({ reader, read, worlds: fromPage, send: (call) => send(true, call) }));
+        if (facts) return { session, documents: [facts], metrics: metrics!, fromPage: true };
       }
       try {
         const pointers = plan?.light.get(session);
@@ -240,7 +242,7 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
                 includeDOMRects: false,
               }),
           ),
-          send(session === root.session, (o) => session.sendWith(o, 'Page.getLayoutMetrics')),
+          metricsTaken ?? send(session === root.session, (o) => session.sendWith(o, 'Page.getLayoutMetrics')),
         ]);
         return { session, documents: readSnapshot(snapshot, pointers), metrics, ...(pointers?.partial ? { fromPage: true as const } : {}) };
       } catch {
