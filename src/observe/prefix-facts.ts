@@ -122,6 +122,8 @@ export async function readPrefixFacts(options: {
   try {
     const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
     const listening = clickListeners(frame, documentBackendNodeId, send, objectGroup);
+    // Awaited below; a read given up before then must not leave its failure unhandled.
+    listening.catch(() => {});
     let walked = await walk({ frame, contextId, end: last, extra: [], send, objectGroup });
     if (!walked) return undefined;
     const reached = new Set(walked.ids.filter((id, k) => id !== undefined && (walked!.records[k]![1] & FACT.controlOnly) === 0));
