@@ -26,26 +26,32 @@ const MAX_EXTRA = 64;
 const FACT = factBits();
 
 /**
- * The DOM nodes of a prefix read's tree that a render may ask the facts of, and must have them
- * (not what lies inside a field: its content is its value; nor inside a <select>, whose options
- * the walk meets and whose picker a snapshot has no node for either), and the last node in the
- * tree's order (document order) whose children were read: every node after it is a child of it or
- * of one of its ancestors (its parent had a child read, so it comes no later), which a walk
- * through it meets without going down into them (src/page/facts.ts).
+ * The DOM nodes of a prefix read's tree that a render may ask the facts of, and must have them, and
+ * the last node in the tree's order (document order) whose children were read. Every node after
+ * that one is a child of it or of one of its ancestors (its parent had a child read, so it comes no
+ * later), which a walk through it meets without going down into them (src/page/facts.ts). Of those,
+ * one whose children were not read needs no facts: the read stopped before it, after the refs its
+ * answer needs, and a render that reaches it meets its unread children and reads further first
+ * (render.ts: IncompleteRead), which takes the facts again. Not needed either: what lies inside a
+ * field (its content is its value) or a <select> (whose options the walk meets, and whose picker a
+ * snapshot has no node for).
  */
 function readNodes(tree: AxViewNode): { ids: Set<number>; last: number | undefined } {
-  const ids = new Set<number>();
-  let last: number | undefined;
+  const order: Array<{ id: number; unread: boolean }> = [];
+  let last = -1;
   const stack = [...tree.children].reverse();
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (node.backendNodeId === undefined) continue;
-    ids.add(node.backendNodeId);
-    if (node.children.some((child) => child.role !== UNREAD_ROLE)) last = node.backendNodeId;
-    if (isEditableContainer(node) || isSelect(node)) continue;
+    const field = isEditableContainer(node);
+    const unread = !field && node.children.length > 0 && node.children.every((child) => child.role === UNREAD_ROLE);
+    if (node.children.some((child) => child.role !== UNREAD_ROLE)) last = order.length;
+    order.push({ id: node.backendNodeId, unread });
+    if (field || isSelect(node)) continue;
     for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
   }
-  return { ids, last };
+  const ids = new Set(order.filter((entry, i) => i <= last || !entry.unread).map((entry) => entry.id));
+  return { ids, last: last >= 0 ? order[last]!.id : undefined };
 }
 
 /** The backendNodeIds of deep-serialized nodes, in order (undefined where one has none). */

@@ -164,16 +164,19 @@ export function pageFacts(end: Node | Pseudo | null, ...extra: Array<Node | Pseu
   let stop: Node | null = end instanceof Node ? end : (end?.element ?? null);
   for (let root = stop?.getRootNode(); root instanceof ShadowRoot && root.mode === 'closed'; root = stop?.getRootNode()) stop = root.host;
   // Depth first, in document order. After `stop` and its subtree, the walk meets the later
-  // children of its ancestors (what a prefix read has of the rest), without going into them.
+  // children of its ancestors (what a prefix read has of the rest): it records those that hold
+  // nothing (a field, an image, a text), without going into any.
   const stack: Array<{ node: Node; inside: boolean }> = [...document.childNodes].reverse().map((node) => ({ node, inside: false }));
   let passed = false;
   while (stack.length > 0) {
     const { node, inside } = stack.pop()!;
+    const after = passed && !inside;
+    if (after && (node.firstChild !== null || (node instanceof Element && node.shadowRoot))) continue;
     const isEnd = node === stop;
     if (node instanceof Element) recordElement(node);
     else if (node instanceof Text) recordText(node, false);
     else continue;
-    if (passed && !inside) continue;
+    if (after) continue;
     if (isEnd) passed = true;
     // Template contents and iframe documents are not the flat tree's.
     if (!(node instanceof Element) || node instanceof HTMLTemplateElement) continue;

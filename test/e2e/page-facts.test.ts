@@ -6,7 +6,7 @@
 // look and after reading further.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { AxViewNode } from '../../src/observe/ax-tree.ts';
+import { type AxViewNode, UNREAD_ROLE } from '../../src/observe/ax-tree.ts';
 import type { Box, DocumentFacts } from '../../src/observe/page-facts.ts';
 import { readSnapshot, SNAPSHOT_STYLES } from '../../src/observe/page-facts.ts';
 import { isEditableContainer, isSelect } from '../../src/observe/render.ts';
@@ -65,21 +65,25 @@ function boxesDiffer(a: Box | undefined, b: Box | undefined): boolean {
 
 /**
  * The nodes of a read's tree the render may ask the facts of: not what lies inside a field (its
- * content is its value), and of what lies inside a <select> only the node name (no ref there, and
- * the select itself ends the search for controls below it).
+ * content is its value); of what lies inside a <select> only the node name (no ref there, and the
+ * select itself ends the search for controls below it); and not a node past the last one whose
+ * children were read that has none of its children read (the read stopped before it, after the refs
+ * the answer needs; a render that reaches it meets the unread children and reads further first).
  */
 function consulted(tree: AxViewNode): Array<{ node: AxViewNode; inSelect: boolean }> {
-  const out: Array<{ node: AxViewNode; inSelect: boolean }> = [];
-  const stack = tree.children.map((node) => ({ node, inSelect: false }));
+  const order: Array<{ node: AxViewNode; inSelect: boolean }> = [];
+  const stack = [...tree.children].reverse().map((node) => ({ node, inSelect: false }));
   while (stack.length > 0) {
     const entry = stack.pop()!;
     const { node, inSelect } = entry;
     if (node.backendNodeId === undefined) continue;
-    out.push(entry);
+    order.push(entry);
     if (isEditableContainer(node)) continue;
-    for (const child of node.children) stack.push({ node: child, inSelect: inSelect || isSelect(node) });
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i]!, inSelect: inSelect || isSelect(node) });
   }
-  return out;
+  const read = (node: AxViewNode) => node.children.some((child) => child.role !== UNREAD_ROLE);
+  const last = order.findLastIndex(({ node }) => read(node));
+  return order.filter(({ node }, i) => i <= last || isEditableContainer(node) || node.children.length === 0 || read(node));
 }
 
 /**
