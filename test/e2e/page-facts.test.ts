@@ -10,7 +10,8 @@ import { type AxViewNode, UNREAD_ROLE } from '../../src/observe/ax-tree.ts';
 import type { Box, DocumentFacts } from '../../src/observe/page-facts.ts';
 import { readSnapshot, SNAPSHOT_STYLES } from '../../src/observe/page-facts.ts';
 import { isEditableContainer, isSelect } from '../../src/observe/render.ts';
-import { evaluate, readerOf, tabOf } from '../helpers/page.ts';
+import { PREFIX_MIN_ELEMENTS } from '../../src/observe/observer.ts';
+import { evaluate, readerOf, sentDuring, tabOf } from '../helpers/page.ts';
 import { openForFirstLook, withSession } from '../helpers/session-suite.ts';
 import type { Observation } from '../helpers/wire.ts';
 
@@ -266,6 +267,21 @@ s('what the page cannot tell (a pointer on a pseudo-element, a closed shadow roo
     assert.is(after.factsFromPage, before.factsFromPage, `${path}: no facts from the page`);
     assert.is(after.snapshotsFull, before.snapshotsFull + 1, `${path}: a snapshot`);
     same(first, await withSnapshot(30), path);
+  }
+});
+
+s('a first look of the long index and of the 1,500-control table takes no snapshot', async () => {
+  for (const path of ['/long-index.html', '/large-table.html']) {
+    await open(path);
+    const tab = reader();
+    tab.prefixFrom = PREFIX_MIN_ELEMENTS;
+    tab.forgetReads();
+    const sent = await sentDuring(tabOf(ctx.server, targetId).session, () => observe(150));
+    const methods = sent.map(({ method }) => method);
+    assert.not.ok(methods.includes('DOMSnapshot.captureSnapshot'), `${path}: no snapshot`);
+    assert.ok(methods.includes('DOMDebugger.getEventListeners'), `${path}: the listeners asked`);
+    const kept = tab.lastRead(tabOf(ctx.server, targetId).mainFrameId);
+    assert.ok(kept?.read.sessionSnapshots[0]?.fromPage, `${path}: the facts are the page's`);
   }
 });
 
