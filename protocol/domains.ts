@@ -8,6 +8,7 @@ export const DOMAINS: readonly string[] = [
   'Browser',
   'CSS',
   'DOM',
+  'DOMDebugger',
   'DOMSnapshot',
   'Emulation',
   'Fetch',

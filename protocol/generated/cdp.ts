@@ -4473,10 +4473,17 @@ export declare namespace Cdp {
   /**
    * DOM debugging allows setting breakpoints on particular DOM operations and events. JavaScript
    * execution will stop on these operations as if there was a regular breakpoint set.
-   *
-   * Only the types that the allowlisted domains reference.
    */
   export namespace DOMDebugger {
+    /** DOM breakpoint type. */
+    export type DOMBreakpointType = 'subtree-modified' | 'attribute-modified' | 'node-removed';
+
+    /**
+     * CSP Violation type.
+     * @experimental
+     */
+    export type CSPViolationType = 'trustedtype-sink-violation' | 'trustedtype-policy-violation';
+
     /** Object event listener. */
     export interface EventListener {
       /** `EventListener`'s type. */
@@ -4500,6 +4507,125 @@ export declare namespace Cdp {
       /** Node the listener is added to (if any). */
       backendNodeId?: DOM.BackendNodeId;
     }
+
+    /** Returns event listeners of the given object. */
+    export interface GetEventListenersParams {
+      /** Identifier of the object to return listeners for. */
+      objectId: Runtime.RemoteObjectId;
+      /**
+       * The maximum depth at which Node children should be retrieved, defaults to 1. Use -1 for the
+       * entire subtree or provide an integer larger than 0.
+       */
+      depth?: number;
+      /**
+       * Whether or not iframes and shadow roots should be traversed when returning the subtree
+       * (default is false). Reports listeners for all contexts if pierce is enabled.
+       */
+      pierce?: boolean;
+    }
+
+    export interface GetEventListenersResult {
+      /** Array of relevant listeners. */
+      listeners: EventListener[];
+    }
+
+    /** Removes DOM breakpoint that was set using `setDOMBreakpoint`. */
+    export interface RemoveDOMBreakpointParams {
+      /** Identifier of the node to remove breakpoint from. */
+      nodeId: DOM.NodeId;
+      /** Type of the breakpoint to remove. */
+      type: DOMBreakpointType;
+    }
+
+    export type RemoveDOMBreakpointResult = EmptyResult;
+
+    /** Removes breakpoint on particular DOM event. */
+    export interface RemoveEventListenerBreakpointParams {
+      /** Event name. */
+      eventName: string;
+      /**
+       * EventTarget interface name.
+       * @experimental
+       */
+      targetName?: string;
+    }
+
+    export type RemoveEventListenerBreakpointResult = EmptyResult;
+
+    /**
+     * Removes breakpoint on particular native event.
+     * @experimental
+     * @deprecated
+     */
+    export interface RemoveInstrumentationBreakpointParams {
+      /** Instrumentation name to stop on. */
+      eventName: string;
+    }
+
+    export type RemoveInstrumentationBreakpointResult = EmptyResult;
+
+    /** Removes breakpoint from XMLHttpRequest. */
+    export interface RemoveXHRBreakpointParams {
+      /** Resource URL substring. */
+      url: string;
+    }
+
+    export type RemoveXHRBreakpointResult = EmptyResult;
+
+    /**
+     * Sets breakpoint on particular CSP violations.
+     * @experimental
+     */
+    export interface SetBreakOnCSPViolationParams {
+      /** CSP Violations to stop upon. */
+      violationTypes: CSPViolationType[];
+    }
+
+    export type SetBreakOnCSPViolationResult = EmptyResult;
+
+    /** Sets breakpoint on particular operation with DOM. */
+    export interface SetDOMBreakpointParams {
+      /** Identifier of the node to set breakpoint on. */
+      nodeId: DOM.NodeId;
+      /** Type of the operation to stop upon. */
+      type: DOMBreakpointType;
+    }
+
+    export type SetDOMBreakpointResult = EmptyResult;
+
+    /** Sets breakpoint on particular DOM event. */
+    export interface SetEventListenerBreakpointParams {
+      /** DOM Event name to stop on (any DOM event will do). */
+      eventName: string;
+      /**
+       * EventTarget interface name to stop on. If equal to `"*"` or not provided, will stop on any
+       * EventTarget.
+       * @experimental
+       */
+      targetName?: string;
+    }
+
+    export type SetEventListenerBreakpointResult = EmptyResult;
+
+    /**
+     * Sets breakpoint on particular native event.
+     * @experimental
+     * @deprecated
+     */
+    export interface SetInstrumentationBreakpointParams {
+      /** Instrumentation name to stop on. */
+      eventName: string;
+    }
+
+    export type SetInstrumentationBreakpointResult = EmptyResult;
+
+    /** Sets breakpoint on XMLHttpRequest. */
+    export interface SetXHRBreakpointParams {
+      /** Resource URL substring. All XHRs having this substring in the URL will get stopped upon. */
+      url: string;
+    }
+
+    export type SetXHRBreakpointResult = EmptyResult;
   }
 
   /**

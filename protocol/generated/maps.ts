@@ -485,6 +485,38 @@ export interface CommandMap {
     result: Cdp.DOM.SetTextMarkerResult;
   };
   'DOM.clearTextMarkers': { args: []; result: Cdp.DOM.ClearTextMarkersResult };
+  'DOMDebugger.getEventListeners': {
+    args: [params: Cdp.DOMDebugger.GetEventListenersParams];
+    result: Cdp.DOMDebugger.GetEventListenersResult;
+  };
+  'DOMDebugger.removeDOMBreakpoint': {
+    args: [params: Cdp.DOMDebugger.RemoveDOMBreakpointParams];
+    result: Cdp.DOMDebugger.RemoveDOMBreakpointResult;
+  };
+  'DOMDebugger.removeEventListenerBreakpoint': {
+    args: [params: Cdp.DOMDebugger.RemoveEventListenerBreakpointParams];
+    result: Cdp.DOMDebugger.RemoveEventListenerBreakpointResult;
+  };
+  'DOMDebugger.removeXHRBreakpoint': {
+    args: [params: Cdp.DOMDebugger.RemoveXHRBreakpointParams];
+    result: Cdp.DOMDebugger.RemoveXHRBreakpointResult;
+  };
+  'DOMDebugger.setBreakOnCSPViolation': {
+    args: [params: Cdp.DOMDebugger.SetBreakOnCSPViolationParams];
+    result: Cdp.DOMDebugger.SetBreakOnCSPViolationResult;
+  };
+  'DOMDebugger.setDOMBreakpoint': {
+    args: [params: Cdp.DOMDebugger.SetDOMBreakpointParams];
+    result: Cdp.DOMDebugger.SetDOMBreakpointResult;
+  };
+  'DOMDebugger.setEventListenerBreakpoint': {
+    args: [params: Cdp.DOMDebugger.SetEventListenerBreakpointParams];
+    result: Cdp.DOMDebugger.SetEventListenerBreakpointResult;
+  };
+  'DOMDebugger.setXHRBreakpoint': {
+    args: [params: Cdp.DOMDebugger.SetXHRBreakpointParams];
+    result: Cdp.DOMDebugger.SetXHRBreakpointResult;
+  };
   'DOMSnapshot.disable': { args: []; result: Cdp.DOMSnapshot.DisableResult };
   'DOMSnapshot.enable': { args: []; result: Cdp.DOMSnapshot.EnableResult };
   'DOMSnapshot.captureSnapshot': {

@@ -16,6 +16,7 @@ import { type DocumentFacts, readSnapshot, SNAPSHOT_STYLES } from './page-facts.
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callPageRaw } from '../browser/page-module.ts';
 import { type PrefixCost, readPrefix } from './ax-prefix.ts';
+import { readPrefixFacts } from './prefix-facts.ts';
 import type { ReadPlan } from './read-plan.ts';
 import type { TabReader } from './tab-reader.ts';
 
@@ -38,6 +39,8 @@ export interface FrameRead {
    * many probes it asked about (page/ax-probes.ts: a read further asks about the next ones).
    */
   prefix?: { wanted: number; documentBackendNodeId: number; probed: number };
+  /** Read by prefix, in part or (a small document) whole: the document's backendNodeId. */
+  readFromTop?: number;
   reason?: string;
 }
 
@@ -45,6 +48,12 @@ export interface SessionRead {
   session: CdpSession;
   documents: DocumentFacts[];
   metrics: Cdp.Page.GetLayoutMetricsResult | undefined;
+  /**
+   * The observed document's facts are those of the nodes its prefix read holds, taken from the
+   * page (prefix-facts.ts), or its pointers are (a light snapshot planned from such facts): a read
+   * further takes them again for what it adds.
+   */
+  fromPage?: true;
 }
 
 export interface PageRead {
@@ -181,7 +190,9 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
         const tree = prefixed ? treeOf(prefixed.ax, reader) : undefined;
         if (prefixed && tree) {
           const { ax, documentBackendNodeId, probed } = prefixed;
-          return ax.partial ? { frame, tree, ax, prefix: { wanted, documentBackendNodeId, probed } } : { frame, tree, ax };
+          return ax.partial
+            ? { frame, tree, ax, prefix: { wanted, documentBackendNodeId, probed }, readFromTop: documentBackendNodeId }
+            : { frame, tree, ax, readFromTop: documentBackendNodeId };
         }
       }
       const nodes = await send(frame === root, (o) => readWhole(reader, frame, o));
@@ -205,18 +216,35 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
       return { frame, reason: failure(error, frame === root ? budget.totalMs : budget.perFrameMs) };
     }
   };
-  const reads = Promise.all(
-    frames.map(async (frame): Promise<FrameRead> => {
-      const loaderId = frame.loaderId;
-      return { ...(await readFrame(frame)), loaderId };
-    }),
-  );
+  const readings = frames.map(async (frame): Promise<FrameRead> => {
+    const loaderId = frame.loaderId;
+    return { ...(await readFrame(frame)), loaderId };
+  });
+  const reads = Promise.all(readings);
+  // A first look read by prefix takes the facts of what it read from the page rather than a
+  // snapshot of the whole document, when the renderer hosts no other frame of the observation
+  // (a same-process iframe's document would need its own).
+  const fromPage = options.prefix?.frames.has(root.id) && reader.factsFromPage && !plan?.snapshots.has(root.session) &&
+      !plan?.light.has(root.session) &&
+      frames.every((frame) => frame === root || frame.session !== root.session)
+    ? options.prefix.worlds
+    : undefined;
   const snapshots = Promise.all(
     [...sessions.keys()].map(async (session): Promise<SessionRead> => {
       const kept = plan?.snapshots.get(session);
       if (kept) {
         reader.count('snapshotsKept');
         return kept;
+      }
+      let metricsTaken: Cdp.Page.GetLayoutMetricsResult | undefined;
+      if (fromPage && session === root.session) {
+        const [metrics, read] = await Promise.all([
+          send(true, (o) => session.sendWith(o, 'Page.getLayoutMetrics')).catch(() => undefined),
+          readings[frames.indexOf(root)]!,
+        ]);
+        metricsTaken = metrics;
+        const facts = metrics && (await factsOfPrefix({ reader, read, worlds: fromPage, send: (call) => send(true, call) }));
+        if (facts) return { session, documents: [facts], metrics: metrics!, fromPage: true };
       }
       try {
         const pointers = plan?.light.get(session);
@@ -230,9 +258,9 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
                 includeDOMRects: false,
               }),
           ),
-          send(session === root.session, (o) => session.sendWith(o, 'Page.getLayoutMetrics')),
+          metricsTaken ?? send(session === root.session, (o) => session.sendWith(o, 'Page.getLayoutMetrics')),
         ]);
-        return { session, documents: readSnapshot(snapshot, pointers), metrics };
+        return { session, documents: readSnapshot(snapshot, pointers), metrics, ...(pointers?.partial ? { fromPage: true as const } : {}) };
       } catch {
         return { session, documents: [] as DocumentFacts[], metrics: undefined };
       }
@@ -250,6 +278,23 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
 }
 
 type Send = <T>(call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) => Promise<T>;
+
+/**
+ * The page facts of a frame read by prefix (prefix-facts.ts), counted into the reader's
+ * factsFromPage; undefined when the read is whole or the page cannot give them all (then a
+ * snapshot is taken).
+ */
+async function factsOfPrefix(
+  options: { reader: TabReader; read: FrameRead; worlds: IsolatedWorlds; send: Send },
+): Promise<DocumentFacts | undefined> {
+  const { reader, read, worlds, send } = options;
+  const { tree, readFromTop: documentBackendNodeId } = read;
+  if (!tree || documentBackendNodeId === undefined) return undefined;
+  const facts = await send((o) => readPrefixFacts({ frame: read.frame, worlds, tree, documentBackendNodeId, send: o }))
+    .catch(() => undefined);
+  if (facts) reader.count('factsFromPage');
+  return facts;
+}
 
 /**
  * The element of its parent document that owns an out-of-process frame (such a frame is not in its
@@ -404,7 +449,7 @@ export async function readFurther(options: {
   subtree?: { frameId: string; backendNodeId: number; round: number };
   signal?: AbortSignal;
 }): Promise<boolean> {
-  const { reader, read, budget } = options;
+  const { reader, root, read, budget } = options;
   const frameRead = read.frameReads.find((candidate) => candidate.frame.id === options.frameId);
   const prefix = frameRead?.prefix;
   if (!frameRead?.ax?.partial || !prefix) return false;
@@ -445,5 +490,42 @@ export async function readFurther(options: {
   frameRead.tree = tree;
   if (!ax.partial) delete frameRead.prefix;
   else if (!subtree) frameRead.prefix = { ...prefix, wanted, probed };
+  // The observed document's facts taken from the page cover what it read: the rest now too.
+  const facts = frame === root
+    ? read.sessionSnapshots.find((sessionRead) => sessionRead.session === root.session && sessionRead.fromPage)
+    : undefined;
+  if (facts) {
+    await factsFurther({ reader, root, frameRead, sessionRead: facts, send, ...(options.worlds ? { worlds: options.worlds } : {}) });
+  }
   return true;
+}
+
+/**
+ * After a read further, the facts of the observed document for what it added: from the page again
+ * (a walk through the new end costs what the read holds), or a snapshot of the whole renderer. A
+ * snapshot that finds closed shadow roots drops the tab's kept read: the monitor was not handed
+ * them, so a change there would go unseen.
+ */
+async function factsFurther(options: {
+  reader: TabReader;
+  root: FrameRecord;
+  frameRead: FrameRead;
+  sessionRead: SessionRead;
+  send: SendOptions;
+  worlds?: IsolatedWorlds;
+}): Promise<void> {
+  const { reader, root, frameRead, sessionRead, send, worlds } = options;
+  const facts = worlds ? await factsOfPrefix({ reader, read: frameRead, worlds, send: (call) => call(send) }) : undefined;
+  if (facts) {
+    sessionRead.documents = [facts];
+    return;
+  }
+  reader.count('snapshotsFull');
+  const snapshot = await root.session.sendWith(send, 'DOMSnapshot.captureSnapshot', {
+    computedStyles: SNAPSHOT_STYLES,
+    includeDOMRects: false,
+  });
+  sessionRead.documents = readSnapshot(snapshot);
+  delete sessionRead.fromPage;
+  if (sessionRead.documents.some((document) => document.closedShadowRoots.length > 0)) reader.keepRead(root.id, undefined);
 }

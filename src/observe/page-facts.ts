@@ -47,6 +47,8 @@ export interface PointerSource {
   changedRoots: ReadonlySet<number>;
   pointers: ReadonlySet<number>;
   previous(frameId: string, backendNodeId: number): NodeFacts | undefined;
+  /** The last facts were the page's, of what a prefix read held: `previous` knows only those. */
+  partial?: true;
 }
 
 export function readSnapshot(snapshot: Cdp.DOMSnapshot.CaptureSnapshotResult, pointerSource?: PointerSource): DocumentFacts[] {

@@ -100,7 +100,8 @@ export function planReads(input: PlanInput): PagePlan {
       }
       // …and one whose frames changed in known places is read again without computed styles.
       if (hosted.every(([frame]) => plan.frames.get(frame.id)?.kind !== 'full')) {
-        plan.light.set(snapshot.session, pointerSource(snapshot, hosted.map(([, i]) => changes[i]!)));
+        const source = pointerSource(snapshot, hosted.map(([, i]) => changes[i]!));
+        plan.light.set(snapshot.session, snapshot.fromPage ? { ...source, partial: true } : source);
       }
     }
   }

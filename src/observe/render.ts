@@ -290,7 +290,7 @@ function quote(text: string): string {
 }
 
 /** A <select> (a combobox that takes no typing): its options are listed, its value is not. */
-function isSelect(node: StitchedNode): boolean {
+export function isSelect(node: Pick<AxViewNode, 'role' | 'states'>): boolean {
   return node.role === 'combobox' && !node.states.editable;
 }
 
@@ -496,6 +496,11 @@ export function refByRole(role: string, states: AxViewNode['states']): boolean {
   return VALUE_ROLES.has(role) || (states.editable === true && states.focusable === true);
 }
 
+/** A field whose content is its value: the render never goes into it (nor asks the facts of what is inside). */
+export function isEditableContainer(node: Pick<AxViewNode, 'role' | 'states'>): boolean {
+  return VALUE_ROLES.has(node.role) || (node.states.editable === true && node.states.focusable === true);
+}
+
 export function render(root: StitchedNode, context: RenderContext): Rendered {
   const textLines: TextLine[] = [];
   const elements: ElementView[] = [];
@@ -503,9 +508,6 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
   const boxes = new Map<string, Box>();
   let truncated = false;
   const scrub = (text: string) => redactSecrets(text, context.secrets);
-
-  const isEditableContainer = (node: StitchedNode) =>
-    VALUE_ROLES.has(node.role) || (node.states.editable === true && node.states.focusable === true);
 
   /**
    * Why a node would carry a ref wherever it stood (whatever the element budget, with no control

@@ -28,6 +28,8 @@ export interface FrameReadCounts {
   axNodesRead: number;
   /** Accessibility calls of full and prefix reads (each a visit to the renderer). */
   axReadCalls: number;
+  /** First looks whose facts came from the page (prefix-facts.ts) instead of a snapshot. */
+  factsFromPage: number;
 }
 
 /** Counters of frame reads; a server holds one summing its tabs', each TabReader its own. */
@@ -43,6 +45,7 @@ export class ReadCounts {
     axPartsPrefetched: 0,
     axNodesRead: 0,
     axReadCalls: 0,
+    factsFromPage: 0,
   };
 
   add(name: keyof FrameReadCounts, n = 1): void {
@@ -94,6 +97,12 @@ export class TabReader {
    * small pages.
    */
   prefixFrom = PREFIX_MIN_ELEMENTS;
+
+  /**
+   * A first look read by prefix takes the facts of what it read from the page (prefix-facts.ts)
+   * rather than a snapshot of the whole document. Tests turn it off to compare the two.
+   */
+  factsFromPage = true;
 
   /** `totals`: the server's counters, which this tab's reads add to as well. */
   constructor(options: { totals?: ReadCounts } = {}) {

@@ -5,6 +5,7 @@
 // of the server is.
 import { axProbes } from './ax-probes.ts';
 import { expectText, waitInPage } from './conditions.ts';
+import { factBits, pageFacts } from './facts.ts';
 import { checkedState, chooseOptions, dispatchCancel, fileInputInfo, setValueAndNotify } from './controls.ts';
 import { focusAndPrepare, focusPrepared } from './focus.ts';
 import { isSameConnectedNode } from './identity.ts';
@@ -30,6 +31,7 @@ export const PAGE_API = {
   labelsOf,
   maskInPage,
   originatingElement,
+  pageFacts,
   restoreInPage,
   scrollIntoCenter,
   setValueAndNotify,
@@ -46,6 +48,7 @@ export const PAGE_HELPERS = {
   armedInputHandled,
   ChangeMonitor,
   controlSignature,
+  factBits,
   flatParent,
   focusAndPrepare,
   settleInPage,
@@ -55,5 +58,7 @@ export const PAGE_HELPERS = {
 export type PageApi = typeof PAGE_API;
 
 export type { Focused, Preparation } from './focus.ts';
+export { factBits } from './facts.ts';
+export type { FactRecord, FactsAnswer } from './facts.ts';
 export type { MonitorSummary } from './monitor.ts';
 export type { PseudoElement, Reach } from './pointer.ts';

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PREFIX_MIN_ELEMENTS } from '../../src/observe/observer.ts';
 import { evaluate, readerOf, sentDuring, tabOf } from '../helpers/page.ts';
-import { withSession } from '../helpers/session-suite.ts';
+import { openForFirstLook, withSession } from '../helpers/session-suite.ts';
 import type { Observation } from '../helpers/wire.ts';
 
 const s = suite('first look');
@@ -14,17 +14,7 @@ const ctx = withSession(s, 'first-look');
 let targetId: string;
 
 async function open(path: string): Promise<void> {
-  const { client, sessionId, fixtures } = ctx;
-  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
-  ({ target_id: targetId } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) }));
-  for (const tab of tabs) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
-  // Every page here is read by prefix, small ones too (they would be read whole otherwise).
-  readerOf(ctx.server, ctx.sessionId, targetId).prefixFrom = 0;
-  await evaluate(
-    ctx.server,
-    targetId,
-    "new Promise((resolve) => document.readyState === 'complete' ? resolve(true) : addEventListener('load', () => resolve(true), { once: true }))",
-  );
+  targetId = await openForFirstLook(ctx, path);
 }
 
 const reader = () => readerOf(ctx.server, ctx.sessionId, targetId);

@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evaluate, readerOf, tabOf } from '../helpers/page.ts';
-import { withSession } from '../helpers/session-suite.ts';
+import { openAlone, withSession } from '../helpers/session-suite.ts';
 import { freshState, type Observation, type ServerCounts as Counts } from '../helpers/wire.ts';
 
 const s = suite('incremental observation');
@@ -12,10 +12,7 @@ const ctx = withSession(s, 'incremental');
 let targetId: string;
 
 async function open(path: string): Promise<void> {
-  const { client, sessionId, fixtures } = ctx;
-  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
-  ({ target_id: targetId } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) }));
-  for (const tab of tabs) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
+  targetId = await openAlone(ctx, path);
 }
 
 const observe = () => ctx.client.call('observe', { session_id: ctx.sessionId, target_id: targetId, include_text: true, max_elements: 500 });

@@ -3,6 +3,7 @@
 import type { Test } from 'uvu';
 import type { TestClient } from './client.ts';
 import { type FixtureServer, fixtureServer } from './fixture-server.ts';
+import { evaluate, readerOf } from './page.ts';
 import { sharedServer, type TestServer } from './pagewire.ts';
 
 export interface SessionSuite {
@@ -30,4 +31,28 @@ export function withSession(s: Test, name: string, ready?: (context: SessionSuit
     context.client.close();
   });
   return context;
+}
+
+/** Opens `path` in a new tab of the suite's session and closes every other tab: the target id. */
+export async function openAlone(context: SessionSuite, path: string): Promise<string> {
+  const { client, sessionId, fixtures } = context;
+  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
+  const { target_id: targetId } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
+  for (const tab of tabs) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
+  return targetId;
+}
+
+/**
+ * The same, for tests of the first look: once the page has loaded, and with its first looks read
+ * by prefix whatever its size (a small document would be read whole otherwise).
+ */
+export async function openForFirstLook(context: SessionSuite, path: string): Promise<string> {
+  const targetId = await openAlone(context, path);
+  readerOf(context.server, context.sessionId, targetId).prefixFrom = 0;
+  await evaluate(
+    context.server,
+    targetId,
+    "new Promise((resolve) => document.readyState === 'complete' ? resolve(true) : addEventListener('load', () => resolve(true), { once: true }))",
+  );
+  return targetId;
 }

@@ -1,0 +1,222 @@
+// The page facts of a first look read by prefix (ax-prefix.ts), in proportion to what was read: a
+// whole-document DOMSnapshot costs a large document seconds whatever the read needs. The page
+// walks its flat tree from the top through the last node read (src/page/facts.ts) and gives each
+// element's and text's box, own `cursor: pointer`, drag and drop and what decides its clickability
+// but listeners; the listeners come from DOMDebugger.getEventListeners, in the main world, where a
+// page's listeners are. Whatever the walk cannot establish (a node read that it did not reach and
+// that cannot be named to the page, a node in a closed shadow tree, a pseudo-element with its own
+// pointer) gives no answer, and the caller takes the snapshot: a wrong guess costs time, never an
+// answer.
+import type { Cdp } from '../../protocol/generated/cdp.ts';
+import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { callPageRaw, factBits, type FactsAnswer, PageObject } from '../browser/page-module.ts';
+import { type AxViewNode, UNREAD_ROLE } from './ax-tree.ts';
+import { isEditableContainer, isSelect } from './render.ts';
+import type { Box, DocumentFacts, NodeFacts } from './page-facts.ts';
+
+type SendOptions = { timeoutMs: number; signal?: AbortSignal };
+
+/** Listener types that make a node respond to clicks (Chromium's Node::WillRespondToMouseClickEvents). */
+const CLICK_TYPES = new Set(['click', 'mousedown', 'mouseup', 'DOMActivate']);
+
+/** Nodes read that the walk did not reach, asked of the page one by one: beyond this, the snapshot is cheaper. */
+const MAX_EXTRA = 64;
+
+const FACT = factBits();
+
+/**
+ * The DOM nodes of a prefix read's tree that a render may ask the facts of, and must have them, and
+ * the last node in the tree's order (document order) whose children were read. Every node after
+ * that one is a child of it or of one of its ancestors (its parent had a child read, so it comes no
+ * later), which a walk through it meets without going down into them (src/page/facts.ts). Of those,
+ * one whose children were not read needs no facts: the read stopped before it, after the refs its
+ * answer needs, and a render that reaches it meets its unread children and reads further first
+ * (render.ts: IncompleteRead), which takes the facts again. Not needed either: what lies inside a
+ * field (its content is its value) or a <select> (whose options the walk meets, and whose picker a
+ * snapshot has no node for).
+ */
+function readNodes(tree: AxViewNode): { ids: Set<number>; last: number | undefined } {
+  const order: Array<{ id: number; unread: boolean }> = [];
+  let last = -1;
+  const stack = [...tree.children].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.backendNodeId === undefined) continue;
+    const field = isEditableContainer(node);
+    const unread = !field && node.children.length > 0 && node.children.every((child) => child.role === UNREAD_ROLE);
+    if (node.children.some((child) => child.role !== UNREAD_ROLE)) last = order.length;
+    order.push({ id: node.backendNodeId, unread });
+    if (field || isSelect(node)) continue;
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  const ids = new Set(order.filter((entry, i) => i <= last || !entry.unread).map((entry) => entry.id));
+  return { ids, last: last >= 0 ? order[last]!.id : undefined };
+}
+
+/** The backendNodeIds of deep-serialized nodes, in order (undefined where one has none). */
+function backendIdsOf(items: readonly Cdp.Runtime.DeepSerializedValue[]): Array<number | undefined> {
+  return items.map((item) => {
+    const id = item.type === 'node' ? (item.value as { backendNodeId?: unknown } | undefined)?.backendNodeId : undefined;
+    return typeof id === 'number' ? id : undefined;
+  });
+}
+
+/** The nodes (by backendNodeId) with a listener that makes them respond to clicks. */
+async function clickListeners(
+  frame: FrameRecord,
+  documentBackendNodeId: number,
+  send: SendOptions,
+  objectGroup: string,
+): Promise<Set<number>> {
+  // Resolved without a context: in the main world, whose listeners are the page's.
+  const { object } = await frame.session.sendWith(send, 'DOM.resolveNode', { backendNodeId: documentBackendNodeId, objectGroup });
+  if (!object.objectId) throw new Error('the document has no object');
+  const { listeners } = await frame.session.sendWith(send, 'DOMDebugger.getEventListeners', {
+    objectId: object.objectId,
+    depth: -1,
+    pierce: true,
+  });
+  const out = new Set<number>();
+  for (const listener of listeners) {
+    if (CLICK_TYPES.has(listener.type) && listener.backendNodeId !== undefined) out.add(listener.backendNodeId);
+  }
+  return out;
+}
+
+interface Walked extends FactsAnswer {
+  /** The backendNodeId of each record's node. */
+  ids: Array<number | undefined>;
+}
+
+async function walk(options: {
+  frame: FrameRecord;
+  contextId: number;
+  end: number;
+  extra: readonly number[];
+  send: SendOptions;
+  objectGroup: string;
+}): Promise<Walked | undefined> {
+  const { frame, contextId, send, objectGroup } = options;
+  const session = frame.session;
+  const resolve = async (backendNodeId: number) => {
+    const { object } = await session.sendWith(send, 'DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup });
+    if (!object.objectId) throw new Error('a node without an object');
+    return new PageObject(object.objectId);
+  };
+  const [end, ...extra] = await Promise.all([options.end, ...options.extra].map(resolve));
+  const { result, exceptionDetails } = await callPageRaw({ session, executionContextId: contextId }, 'pageFacts', [end!, ...extra], {
+    serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
+  }, send);
+  if (exceptionDetails || result.deepSerializedValue?.type !== 'array') return undefined;
+  const items = result.deepSerializedValue.value as Cdp.Runtime.DeepSerializedValue[];
+  const [json, ...nodes] = items;
+  if (typeof json?.value !== 'string') return undefined;
+  const answer = JSON.parse(json.value) as FactsAnswer;
+  if (answer.records.length !== nodes.length || answer.extras.length !== options.extra.length) return undefined;
+  return { ...answer, ids: backendIdsOf(nodes) };
+}
+
+/**
+ * The facts of the nodes `ax` read of the frame's document (the same as a snapshot's for each of
+ * them), or undefined when the page cannot establish them all.
+ */
+export async function readPrefixFacts(options: {
+  frame: FrameRecord;
+  worlds: IsolatedWorlds;
+  tree: AxViewNode;
+  documentBackendNodeId: number;
+  send: SendOptions;
+}): Promise<DocumentFacts | undefined> {
+  const { frame, worlds, tree, documentBackendNodeId, send } = options;
+  const { ids, last } = readNodes(tree);
+  if (last === undefined) return undefined;
+  const objectGroup = `pagewire-facts-${crypto.randomUUID()}`;
+  try {
+    const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
+    const listening = clickListeners(frame, documentBackendNodeId, send, objectGroup);
+    // Awaited below; a read given up before then must not leave its failure unhandled.
+    listening.catch(() => {});
+    let walked = await walk({ frame, contextId, end: last, extra: [], send, objectGroup });
+    if (!walked) return undefined;
+    const reached = new Set(walked.ids.filter((id, k) => id !== undefined && (walked!.records[k]![1] & FACT.controlOnly) === 0));
+    const missing = [...ids].filter((id) => !reached.has(id));
+    if (missing.length > MAX_EXTRA) return undefined;
+    const described = await Promise.all(
+      missing.map((backendNodeId) => frame.session.sendWith(send, 'DOM.describeNode', { backendNodeId })),
+    );
+    // A list item's ::marker cannot set a cursor (it takes the item's, which has a box) and has no
+    // listener of its own: it never gets a ref, and only its name is asked.
+    const markers = missing.filter((_, i) => described[i]!.node.pseudoType === 'marker');
+    const extra = missing.filter((_, i) => described[i]!.node.pseudoType !== 'marker');
+    if (extra.length > 0) {
+      // Only ::before and ::after are named to the page: a node of a user-agent shadow tree (a
+      // field's inner parts) must never reach a script, and anything else the walk missed (a node in
+      // a closed shadow tree, one out of document order) is not the page's to tell.
+      const kinds = described.map(({ node }) => node.pseudoType).filter((kind) => kind !== 'marker');
+      if (!kinds.every((kind) => kind === 'before' || kind === 'after')) return undefined;
+      walked = await walk({ frame, contextId, end: last, extra, send, objectGroup });
+      if (!walked) return undefined;
+    }
+    const facts = factsOf(walked, extra, await listening);
+    if (!facts) return undefined;
+    for (const id of markers) facts.nodes.set(id, { clickable: false, ownPointer: false, dragAndDrop: false, nodeName: '::marker' });
+    const [scrollX, scrollY] = walked.scroll;
+    return {
+      frameId: frame.id,
+      documentBackendNodeId,
+      scrollX,
+      scrollY,
+      nodes: facts.nodes,
+      textBoxes: facts.textBoxes,
+      childFrames: new Map(),
+      closedShadowRoots: [],
+    };
+  } finally {
+    frame.session.send('Runtime.releaseObjectGroup', { objectGroup }).catch(() => {});
+  }
+}
+
+function factsOf(walked: Walked, extra: readonly number[], listening: ReadonlySet<number>):
+  | { nodes: Map<number, NodeFacts>; textBoxes: Map<number, Box> }
+  | undefined {
+  const { records, ids } = walked;
+  const nodes = new Map<number, NodeFacts>();
+  const textBoxes = new Map<number, Box>();
+  // Chromium's Node::WillRespondToMouseClickEvents, with the overrides of the elements the page can reach.
+  const clickable = (k: number): boolean => {
+    const flags = records[k]![1];
+    if (flags & FACT.activates) return true;
+    if (flags & FACT.disabled) return false;
+    return (flags & FACT.editable) !== 0 || listening.has(ids[k]!);
+  };
+  for (let k = 0; k < records.length; k++) {
+    const [type, flags, x, y, width, height, control, nodeName] = records[k]!;
+    const id = ids[k];
+    if (id === undefined) return undefined;
+    if (flags & FACT.closed) return undefined;
+    if (flags & FACT.controlOnly) continue;
+    const box: Box | undefined = flags & FACT.box ? [x, y, width, height] : undefined;
+    if (type === 3) {
+      if (box) textBoxes.set(id, box);
+      continue;
+    }
+    const fact: NodeFacts = {
+      clickable: clickable(k) || (control >= 0 && clickable(control)),
+      ownPointer: (flags & FACT.ownPointer) !== 0,
+      dragAndDrop: (flags & FACT.dragAndDrop) !== 0,
+      nodeName,
+    };
+    if (box) fact.box = box;
+    nodes.set(id, fact);
+  }
+  for (const [i, answer] of walked.extras.entries()) {
+    if (answer === null) return undefined;
+    if (typeof answer === 'number') continue;
+    const [own, type] = answer;
+    // A pseudo-element with a pointer of its own gets a ref, and its box is not the page's to measure.
+    if (own === 1) return undefined;
+    nodes.set(extra[i]!, { clickable: false, ownPointer: false, dragAndDrop: false, nodeName: type });
+  }
+  return { nodes, textBoxes };
+}
