@@ -428,11 +428,18 @@ function isUnanswered(error: unknown): boolean {
 /** A `skip` past any probe: the page is asked only for the document. */
 const NO_PROBES = Number.MAX_SAFE_INTEGER;
 
+/** A page read read further: the new read, and whether it may be kept for the next observation. */
+export interface FurtherRead {
+  read: PageRead;
+  keep: boolean;
+}
+
 /**
- * Reads a frame's prefix read further, in place (twice as many refs by role as last time): for an
- * answer that needs more than was read (more refs asked for, a root_ref further down, a
- * delegating root whose controls lie further on). For a root_ref in that frame only its subtree
- * is read on (its path first when it was not read). False when nothing is left to read.
+ * A frame's prefix read read further (twice as many refs by role as last time): for an answer
+ * that needs more than was read (more refs asked for, a root_ref further down, a delegating root
+ * whose controls lie further on). For a root_ref in that frame only its subtree is read on (its
+ * path first when it was not read). A new read: `read` itself is left as it was. Undefined when
+ * nothing is left to read.
  */
 export async function readFurther(options: {
   reader: TabReader;
@@ -448,11 +455,11 @@ export async function readFurther(options: {
   /** The root_ref's element, and how many times its subtree was read further for this answer. */
   subtree?: { frameId: string; backendNodeId: number; round: number };
   signal?: AbortSignal;
-}): Promise<boolean> {
+}): Promise<FurtherRead | undefined> {
   const { reader, root, read, budget } = options;
   const frameRead = read.frameReads.find((candidate) => candidate.frame.id === options.frameId);
   const prefix = frameRead?.prefix;
-  if (!frameRead?.ax?.partial || !prefix) return false;
+  if (!frameRead?.ax?.partial || !prefix) return undefined;
   const subtree = options.subtree?.frameId === options.frameId ? options.subtree : undefined;
   const wanted = subtree ? (options.maxElements + 1) * 2 ** (subtree.round + 1) : Math.max(prefix.wanted * 2, options.maxElements + 1);
   const send = { timeoutMs: budget.totalMs, ...(options.signal ? { signal: options.signal } : {}) };
@@ -485,47 +492,48 @@ export async function readFurther(options: {
   // The subtree holds nothing more to read, yet the answer needs more: read on from the top.
   if (subtree && ax?.partial && ax.nodes.size === before.nodes.size) return readFurther({ ...options, subtree: undefined });
   const tree = ax ? treeOf(ax, reader) : undefined;
-  if (!ax || !tree) return false;
-  frameRead.ax = ax;
-  frameRead.tree = tree;
-  if (!ax.partial) delete frameRead.prefix;
-  else if (!subtree) frameRead.prefix = { ...prefix, wanted, probed };
+  if (!ax || !tree) return undefined;
+  const { prefix: _read, ...rest } = frameRead;
+  const further: FrameRead = {
+    ...rest,
+    ax,
+    tree,
+    ...(ax.partial ? { prefix: subtree ? prefix : { ...prefix, wanted, probed } } : {}),
+  };
+  const frameReads = read.frameReads.map((candidate) => (candidate === frameRead ? further : candidate));
   // The observed document's facts taken from the page cover what it read: the rest now too.
   const facts = frame === root
     ? read.sessionSnapshots.find((sessionRead) => sessionRead.session === root.session && sessionRead.fromPage)
     : undefined;
-  if (facts) {
-    await factsFurther({ reader, root, frameRead, sessionRead: facts, send, ...(options.worlds ? { worlds: options.worlds } : {}) });
-  }
-  return true;
+  if (!facts) return { read: { ...read, frameReads }, keep: true };
+  const taken = await factsFurther({ reader, root, frameRead: further, send, ...(options.worlds ? { worlds: options.worlds } : {}) });
+  const sessionSnapshots = read.sessionSnapshots.map((candidate) =>
+    candidate === facts ? { ...taken.facts, session: facts.session, metrics: facts.metrics } : candidate
+  );
+  return { read: { ...read, frameReads, sessionSnapshots }, keep: taken.keep };
 }
 
 /**
  * After a read further, the facts of the observed document for what it added: from the page again
  * (a walk through the new end costs what the read holds), or a snapshot of the whole renderer. A
- * snapshot that finds closed shadow roots drops the tab's kept read: the monitor was not handed
- * them, so a change there would go unseen.
+ * snapshot that finds closed shadow roots says the read is not to be kept: the monitor was not
+ * handed them, so a change there would go unseen.
  */
 async function factsFurther(options: {
   reader: TabReader;
   root: FrameRecord;
   frameRead: FrameRead;
-  sessionRead: SessionRead;
   send: SendOptions;
   worlds?: IsolatedWorlds;
-}): Promise<void> {
-  const { reader, root, frameRead, sessionRead, send, worlds } = options;
+}): Promise<{ facts: Pick<SessionRead, 'documents' | 'fromPage'>; keep: boolean }> {
+  const { reader, root, frameRead, send, worlds } = options;
   const facts = worlds ? await factsOfPrefix({ reader, read: frameRead, worlds, send: (call) => call(send) }) : undefined;
-  if (facts) {
-    sessionRead.documents = [facts];
-    return;
-  }
+  if (facts) return { facts: { documents: [facts], fromPage: true }, keep: true };
   reader.count('snapshotsFull');
   const snapshot = await root.session.sendWith(send, 'DOMSnapshot.captureSnapshot', {
     computedStyles: SNAPSHOT_STYLES,
     includeDOMRects: false,
   });
-  sessionRead.documents = readSnapshot(snapshot);
-  delete sessionRead.fromPage;
-  if (sessionRead.documents.some((document) => document.closedShadowRoots.length > 0)) reader.keepRead(root.id, undefined);
+  const documents = readSnapshot(snapshot);
+  return { facts: { documents }, keep: documents.every((document) => document.closedShadowRoots.length === 0) };
 }

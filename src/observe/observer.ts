@@ -111,7 +111,10 @@ async function observeLive(input: ObserveInput): Promise<Snapshot> {
         ...(input.worlds ? { worlds: input.worlds } : {}),
         ...(input.subtree ? { subtree: { ...input.subtree, round } } : {}),
       };
-      if (!(await readFurther(input.signal ? { ...further, signal: input.signal } : further))) throw error;
+      const more = await readFurther(input.signal ? { ...further, signal: input.signal } : further);
+      if (!more) throw error;
+      input.reader.replaceRead(root.id, read, more.keep ? more.read : undefined);
+      read = more.read;
     }
   }
 }

@@ -136,6 +136,19 @@ export function readToKeep(read: PageRead, changes: ReadonlyArray<FrameChanges |
   return { frames, read };
 }
 
+/**
+ * The kept read `kept` with its page read replaced by `read`, the same read read further: each
+ * frame keeps its mark and what had changed, with its new frame read.
+ */
+export function keptFurther(kept: CachedRead, read: PageRead): CachedRead {
+  const frames = new Map<string, CachedFrame>();
+  for (const frameRead of read.frameReads) {
+    const cached = kept.frames.get(frameRead.frame.id);
+    if (cached) frames.set(frameRead.frame.id, { ...cached, read: frameRead });
+  }
+  return { frames, read };
+}
+
 function pointerSource(previous: SessionRead, changes: FrameChanges[]): PointerSource {
   const byFrame = new Map(previous.documents.map((document) => [document.frameId, document.nodes]));
   return {

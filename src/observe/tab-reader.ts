@@ -8,7 +8,7 @@ import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { AxViewNode } from './ax-tree.ts';
 import type { PageRead } from './frame-reads.ts';
 import { observe, type ObserveBudget, type ObserveOptions, PREFIX_MIN_ELEMENTS, type Snapshot } from './observer.ts';
-import type { CachedRead } from './read-plan.ts';
+import { type CachedRead, keptFurther } from './read-plan.ts';
 import { type Prefetch, settleAndTakeChanges, type SettleOptions } from './settle.ts';
 import type { RefRegistry } from './refs.ts';
 import type { StitchedNode } from './render.ts';
@@ -139,6 +139,16 @@ export class TabReader {
   keepRead(rootId: string, read: CachedRead | undefined): void {
     if (read === undefined || this.#disposed) this.#reads.delete(rootId);
     else this.#reads.set(rootId, read);
+  }
+
+  /**
+   * After `before`, the kept read of `rootId`, was read further into `after`: keeps that instead,
+   * or forgets it (after undefined). Another read kept since is left alone.
+   */
+  replaceRead(rootId: string, before: PageRead, after: PageRead | undefined): void {
+    const kept = this.#reads.get(rootId);
+    if (kept?.read !== before) return;
+    this.keepRead(rootId, after ? keptFurther(kept, after) : undefined);
   }
 
   /** Forgets the last reads: the next observation reads every frame in full. */
