@@ -194,7 +194,8 @@ function factsOf(walked: Walked, extra: readonly number[], listening: ReadonlySe
     const [type, flags, x, y, width, height, control, nodeName] = records[k]!;
     const id = ids[k];
     if (id === undefined) return undefined;
-    if (flags & FACT.closed) return undefined;
+    // A closed shadow tree, or perhaps one (an empty one is in no read): the snapshot lists them.
+    if (flags & (FACT.closed | FACT.mayHostClosed)) return undefined;
     if (flags & FACT.controlOnly) continue;
     const box: Box | undefined = flags & FACT.box ? [x, y, width, height] : undefined;
     if (type === 3) {

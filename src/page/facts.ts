@@ -49,6 +49,11 @@ export function factBits() {
     closed: 64,
     /** Not walked: only what a label's control tells of it (activates, disabled). */
     controlOnly: 128,
+    /**
+     * A custom element with no open shadow root: it may hold a closed one, which the page cannot
+     * see and only a snapshot lists (and the monitor must be handed it to see changes there).
+     */
+    mayHostClosed: 256,
   } as const;
 }
 
@@ -123,6 +128,7 @@ export function pageFacts(end: Node | Pseudo | null, ...extra: Array<Node | Pseu
     }
     const root = element.getRootNode();
     if (root instanceof ShadowRoot && root.mode === 'closed') flags |= FACT.closed;
+    if (element.localName.includes('-') && element.shadowRoot === null) flags |= FACT.mayHostClosed;
     record[1] = flags;
     if (element instanceof HTMLLabelElement && element.control) {
       const control = element.control;

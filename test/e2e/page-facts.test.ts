@@ -282,6 +282,17 @@ s("what the page cannot tell (a pointer on a pseudo-element, a closed shadow roo
   }
 });
 
+s('a closed shadow root that a first look does not show is watched: a control that appears in it later is seen', async () => {
+  await open('/toast-host.html');
+  reader().forgetReads();
+  const first = await observe(20);
+  assert.not.match(first.tree, 'Undo');
+  await evaluate(ctx.server, targetId, "window.notify('Message archived.'); true");
+  const after = await observe(20);
+  assert.match(after.tree, /button "Undo" @\d+/);
+  same(after, await withSnapshot(20), 'after the toast');
+});
+
 s('a first look of the long index and of the 1,500-control table takes no snapshot', async () => {
   for (const path of ['/long-index.html', '/large-table.html']) {
     await open(path);
