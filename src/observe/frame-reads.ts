@@ -170,7 +170,9 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
         const wanted = maxElements + 1;
         const prefixed = await send(frame === root, async (o) => {
           // For a subtree the probes of the document's first paths would read past it: none.
-          const asked = await probesOf({ worlds, frame, wanted, skip: from === undefined ? 0 : NO_PROBES, send: o });
+          const asked = from === undefined
+            ? await probesOf({ worlds, frame, wanted, skip: 0, send: o })
+            : await probesOf({ worlds, frame, wanted: 0, skip: NO_PROBES, send: o });
           if (!asked) return undefined;
           const { documentBackendNodeId, probes } = asked;
           const ax = await countedPrefix(reader, {
@@ -250,14 +252,7 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
         const pointers = plan?.light.get(session);
         reader.count(pointers ? 'snapshotsLight' : 'snapshotsFull');
         const [snapshot, metrics] = await Promise.all([
-          send(
-            session === root.session,
-            (o) =>
-              session.sendWith(o, 'DOMSnapshot.captureSnapshot', {
-                computedStyles: pointers ? [] : SNAPSHOT_STYLES,
-                includeDOMRects: false,
-              }),
-          ),
+          send(session === root.session, (o) => captureSnapshot(session, o, { light: pointers !== undefined })),
           metricsTaken ?? send(session === root.session, (o) => session.sendWith(o, 'Page.getLayoutMetrics')),
         ]);
         return { session, documents: readSnapshot(snapshot, pointers), metrics, ...(pointers?.partial ? { fromPage: true as const } : {}) };
@@ -420,6 +415,14 @@ async function readWhole(reader: TabReader, frame: FrameRecord, send: SendOption
   return nodes;
 }
 
+/** One renderer's snapshot: with the computed styles the facts need, or (light) none. */
+function captureSnapshot(session: CdpSession, send: SendOptions, options: { light: boolean }) {
+  return session.sendWith(send, 'DOMSnapshot.captureSnapshot', {
+    computedStyles: options.light ? [] : SNAPSHOT_STYLES,
+    includeDOMRects: false,
+  });
+}
+
 /** A frame that did not answer, or went away: no other read of it would be answered either. */
 function isUnanswered(error: unknown): boolean {
   return isCdpError(error) && (error.kind === 'timeout' || error.isTargetGone);
@@ -530,10 +533,6 @@ async function factsFurther(options: {
   const facts = worlds ? await factsOfPrefix({ reader, read: frameRead, worlds, send: (call) => call(send) }) : undefined;
   if (facts) return { facts: { documents: [facts], fromPage: true }, keep: true };
   reader.count('snapshotsFull');
-  const snapshot = await root.session.sendWith(send, 'DOMSnapshot.captureSnapshot', {
-    computedStyles: SNAPSHOT_STYLES,
-    includeDOMRects: false,
-  });
-  const documents = readSnapshot(snapshot);
+  const documents = readSnapshot(await captureSnapshot(root.session, send, { light: false }));
   return { facts: { documents }, keep: documents.every((document) => document.closedShadowRoots.length === 0) };
 }
