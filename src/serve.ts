@@ -44,6 +44,13 @@ export async function run(argv: string[], context?: CommandContext, mode: Mode =
       process.exit(code);
     }
   };
+  // A reader of our stdout or stderr that went away (the process that started us died) makes every
+  // later write fail. On Node each failure is an 'error' event, which unhandled is an uncaught
+  // exception, which is logged, which fails again: a loop that starves the event loop, so that
+  // not even SIGTERM is handled and the browser stays. What nobody reads is dropped; under `mcp`,
+  // stdout is the host's channel, so its loss ends the server as stdin's does.
+  process.stderr.on('error', () => {});
+  process.stdout.on('error', () => void (mode === 'mcp' ? stop(0) : undefined));
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
   process.on('uncaughtException', (error) => {

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TestClient } from '../helpers/client.ts';
 import { fixtureServer } from '../helpers/fixture-server.ts';
-import { descendants, waitUntilGone } from '../helpers/processes.ts';
+import { descendants, isAlive, waitUntilGone } from '../helpers/processes.ts';
 import { IS_DENO, ROOT, startServerProcess } from '../helpers/server-process.ts';
 
 const s = suite('server process');
@@ -49,6 +49,41 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     client.close();
   });
 }
+
+s('a server whose stderr reader went away still logs nothing into a loop, and SIGTERM closes its browser', async () => {
+  // The process that started the server died: every later log line meets a closed pipe. On Node
+  // that failed write became an uncaught error, which was logged, failed again, and so on, a loop
+  // that starved the event loop: SIGTERM went unhandled and the browser stayed.
+  const started = await startServerProcess(['--port', '0', '--token', 'stderr-gone-token', '--log-level', 'debug']);
+  const client = await TestClient.connect(started.line.replace('pagewire listening on ', ''));
+  // A starved server answers nothing: the calls below get a deadline instead of hanging the run.
+  const within = async <T>(promise: Promise<T>, what: string, ms = 20_000): Promise<T> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)));
+    try {
+      return await Promise.race([promise, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  try {
+    await started.closeStderr();
+    // Debug logging writes a line for every CDP message, so the browser's launch logs hundreds.
+    const { session_id } = await within(client.call('session.create'), 'session.create');
+    const fixtures = await fixtureServer();
+    const { target_id } = await within(client.call('tabs.new', { session_id, url: fixtures.url('/form.html') }), 'tabs.new');
+    const observed = await within(client.call('observe', { session_id, target_id }), 'observe');
+    assert.ok(observed.elements.length > 0, 'the server still serves');
+    const browsers = descendants(started.pid).map((p) => p.pid);
+    assert.ok(browsers.length > 0, 'a browser runs under the server');
+    started.kill('SIGTERM');
+    assert.is(await within(started.exit, 'exit after SIGTERM', 15_000), 0, 'the server exits 0 on SIGTERM');
+    assert.equal(await waitUntilGone(browsers, 10_000), [], 'every browser process is gone');
+  } finally {
+    client.close();
+    if (isAlive(started.pid)) started.kill('SIGKILL');
+  }
+});
 
 s('SIGKILL of the server: the pipe closes and the browser exits by itself', async () => {
   const started = await startServerProcess(['--port', '0', '--token', 'kill-test-token']);

@@ -15,6 +15,8 @@ export interface ServerProcess {
   /** The exit code, or null when killed by a signal it did not handle. */
   readonly exit: Promise<number | null>;
   kill(signal: 'SIGTERM' | 'SIGINT' | 'SIGKILL'): void;
+  /** Closes the read end of the server's stderr, as when the process that started it goes away. */
+  closeStderr(): Promise<void>;
 }
 
 /** Node runs the compiled dist/ (what `npx pagewire` runs); Deno runs the sources. */
@@ -51,8 +53,19 @@ async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   }
 }
 
-async function collect(stream: ReadableStream<Uint8Array>): Promise<string> {
-  return new Response(stream).text();
+/** Everything `stream` says, and a way to stop listening (which closes the pipe's read end). */
+function collect(stream: ReadableStream<Uint8Array>): { text: Promise<string>; cancel(): Promise<void> } {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  const text = (async () => {
+    let out = '';
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+      if (done) return out;
+      out += decoder.decode(value, { stream: true });
+    }
+  })();
+  return { text, cancel: () => reader.cancel() };
 }
 
 export async function startServerProcess(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
@@ -69,9 +82,9 @@ export async function startServerProcess(args: string[], env: Record<string, str
     const stderr = collect(child.stderr);
     const exit = child.status.then((s) => (s.signal ? null : s.code));
     const line = await firstLine(child.stdout).catch(async () => {
-      throw new Error(`server exited (${await exit}) before its ready line: ${await stderr}`);
+      throw new Error(`server exited (${await exit}) before its ready line: ${await stderr.text}`);
     });
-    return { pid: child.pid, line, exit, kill: (signal) => child.kill(signal) };
+    return { pid: child.pid, line, exit, kill: (signal) => child.kill(signal), closeStderr: () => stderr.cancel() };
   }
   const child = spawn(process.execPath, command(args), {
     cwd: ROOT,
@@ -90,5 +103,10 @@ export async function startServerProcess(args: string[], env: Record<string, str
     });
     void exit.then((code) => reject(new Error(`server exited (${code}) before its ready line: ${stderr}`)));
   });
-  return { pid: child.pid!, line, exit, kill: (signal) => child.kill(signal) };
+  const closeStderr = () =>
+    new Promise<void>((resolve) => {
+      child.stderr!.once('close', () => resolve());
+      child.stderr!.destroy();
+    });
+  return { pid: child.pid!, line, exit, kill: (signal) => child.kill(signal), closeStderr };
 }
