@@ -9,7 +9,8 @@
 //                     these carry the peers' fixed waits, and the whole run must stay near 15 min)
 //   --warmups N       untimed rounds before each series (default 1)
 //   --only a,b        contenders to run: pagewire, pagewire-mcp, mcp-floor (needs pagewire-mcp),
-//                     playwright-mcp, chrome-devtools-mcp, agent-browser, cdp-floor (default: all)
+//                     playwright-mcp, chrome-devtools-mcp, agent-browser, cdp-floor, cdp-read-floor
+//                     (default: all)
 //   --pages a,b       pages: large-table, long-index, form, shadow-iframe, article (default: all)
 //   --browser PATH    Chromium for everyone (default /usr/bin/chromium)
 //   --no-report       write only bench/results/peers-<date>.json (for trial runs; implied by
@@ -66,6 +67,7 @@ const CONTENDER_IDS = [
   'chrome-devtools-mcp',
   'agent-browser',
   'cdp-floor',
+  'cdp-read-floor',
 ];
 
 function parseArgs(argv: string[]): Options {
@@ -244,6 +246,12 @@ async function main(): Promise<number> {
     {
       id: 'cdp-floor',
       make: () => new CdpFloor(`cdp-floor-${nonce}`, options.browser),
+    },
+    {
+      // What a fresh observation of pagewire's default 150 refs must read at the least (it reads
+      // one past them, to know whether there are more).
+      id: 'cdp-read-floor',
+      make: () => new CdpFloor(`cdp-read-floor-${nonce}`, options.browser, { navigateReads: 151 }),
     },
   ];
   const chosen = all.filter((entry) => !options.only || options.only.includes(entry.id));

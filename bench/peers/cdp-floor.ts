@@ -26,11 +26,13 @@ import {
   type NavOutcome,
   type ObserveOutcome,
   type PageSpec,
+  type SeriesName,
   utf8,
   WAIT_FOR_LOAD_JS,
 } from './contender.ts';
 import { INTERACTIVE_ROLES } from './snapshot-text.ts';
 import { readPrefix } from '../../src/observe/ax-prefix.ts';
+import { axProbes } from '../../src/page/ax-probes.ts';
 
 interface CdpMessage {
   id?: number;
@@ -46,9 +48,18 @@ interface AxNode {
   role?: { value?: string };
 }
 
+export interface CdpFloorOptions {
+  /**
+   * The read floor: navigate only, and after DOMContentLoaded the prefix read of this many refs
+   * (what a fresh observation of the first 150 refs must read at the least), not the first call.
+   */
+  navigateReads?: number;
+}
+
 export class CdpFloor implements Contender {
-  readonly id = 'cdp-floor';
-  readonly label = 'raw CDP floor';
+  readonly id: string;
+  readonly label: string;
+  readonly series: readonly SeriesName[] | undefined;
   version = 'unknown';
   command = '';
   readonly calls = {
@@ -60,9 +71,10 @@ export class CdpFloor implements Contender {
     navigate: '`Page.navigate` until `Page.domContentEventFired`, then the first accessibility call ' +
       '(`DOM.getDocument` depth 0, `Accessibility.getPartialAXTree` of the document node alone)',
   };
-  readonly clickObservation = 'second-call' as const;
+  readonly clickObservation: 'second-call' | 'option';
   readonly tag: string;
   readonly #browser: string;
+  readonly #navigateReads: number | undefined;
   #child: ChildProcess | undefined;
   #profile: string | undefined;
   #nextId = 1;
@@ -74,9 +86,21 @@ export class CdpFloor implements Contender {
   /** What one full read asks for: every frame of the page, each on the session that hosts it. */
   #reads: Array<{ sessionId: string; frameId?: string }> = [];
 
-  constructor(tag: string, browser: string) {
+  constructor(tag: string, browser: string, options: CdpFloorOptions = {}) {
     this.tag = tag;
     this.#browser = browser;
+    this.#navigateReads = options.navigateReads;
+    const reads = options.navigateReads !== undefined;
+    this.id = reads ? 'cdp-read-floor' : 'cdp-floor';
+    this.label = reads ? 'raw CDP read floor' : 'raw CDP floor';
+    this.series = reads ? ['navigate'] : undefined;
+    this.clickObservation = reads ? 'option' : 'second-call';
+    if (reads) {
+      this.calls.navigate = '`Page.navigate` until `Page.domContentEventFired`, then at once `Runtime.evaluate` of ' +
+        "pagewire's in-page probes (src/page/ax-probes.ts) and `DOM.getDocument` depth 0, then the prefix read of " +
+        `src/observe/ax-prefix.ts (\`getPartialAXTree\` from those probes and the document down until ${options.navigateReads} refs ` +
+        'by role): the fewest accessibility calls known that read the tree of the first refs, with nothing checked or rendered';
+    }
   }
 
   pids(): number[] {
@@ -348,6 +372,7 @@ export class CdpFloor implements Contender {
       const reply = await this.#send('Page.navigate', { url }, true);
       if (reply.errorText) throw new Error(`Page.navigate: ${String(reply.errorText)}`);
       await loaded.promise;
+      if (this.#navigateReads !== undefined) return await this.#navigateRead(this.#navigateReads);
       // The renderer builds the new document's accessibility objects on the first call about it.
       const { root } = await this.#send('DOM.getDocument', { depth: 0 }, true) as { root: { backendNodeId: number } };
       await this.#send('Accessibility.getPartialAXTree', { backendNodeId: root.backendNodeId, fetchRelatives: false }, true);
@@ -356,6 +381,23 @@ export class CdpFloor implements Contender {
       loaded.cancel();
       return { ok: false, observation: false, text_bytes: 0, error: errorText(error) };
     }
+  }
+
+  /** The read floor's navigation, after DOMContentLoaded (see CdpFloorOptions). */
+  async #navigateRead(wanted: number): Promise<NavOutcome> {
+    const probed = this.#send('Runtime.evaluate', {
+      expression: `(${axProbes.toString()})(${wanted}, 0)`,
+      serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
+    }, true);
+    const { root } = await this.#send('DOM.getDocument', { depth: 0 }, true) as { root: { backendNodeId: number } };
+    const items = ((await probed).result as { deepSerializedValue?: { value?: Array<{ value?: { backendNodeId?: unknown } }> } })
+      .deepSerializedValue?.value ?? [];
+    const probes = items.slice(1).map((item) => item.value?.backendNodeId).filter((id): id is number => typeof id === 'number');
+    const read = async (backendNodeId: number) =>
+      ((await this.#send('Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true }, true)) as { nodes: never[] }).nodes;
+    const prefix = await readPrefix({ read, documentBackendNodeId: root.backendNodeId, wanted, probes, cost: { calls: 0, nodes: 0 } });
+    if (!prefix) throw new Error('the document has no accessibility tree');
+    return { ok: true, observation: false, text_bytes: 0 };
   }
 
   async stop(): Promise<void> {

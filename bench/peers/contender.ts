@@ -97,6 +97,8 @@ export interface Contender {
    * click call (`clickObserved`), or only through a second call (an observe right after it).
    */
   readonly clickObservation: 'in-answer' | 'option' | 'second-call';
+  /** The series it takes part in, when not all (the read floor: navigate only). */
+  readonly series?: readonly SeriesName[] | undefined;
   /** The click call with its observation option on (for 'option'). */
   clickObserved?(page: PageSpec): Promise<ActOutcome>;
   /** undefined: not measured for this contender. */

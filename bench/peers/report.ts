@@ -70,7 +70,8 @@ const PLAYWRIGHT = 'playwright-mcp';
 const CDM = 'chrome-devtools-mcp';
 const FLOOR = 'cdp-floor';
 /** The reference points, not peers: no "pagewire ÷ this" for them. */
-const isFloor = (id: string): boolean => id === FLOOR || id === MCP_FLOOR;
+const READ_FLOOR = 'cdp-read-floor';
+const isFloor = (id: string): boolean => id === FLOOR || id === MCP_FLOOR || id === READ_FLOOR;
 
 // --- formatting ---------------------------------------------------------------------------------
 
@@ -268,6 +269,25 @@ export function verdicts(report: BenchReport): Verdict[] {
         median(page, CDM, 'click'),
         0.25,
         observed,
+      ),
+    );
+  }
+  // 6. navigate with a fresh observation ≤ 0.5 × Playwright MCP's navigate (issue 20), on the
+  // large pages; beside it what the fewest accessibility calls that read the answer take.
+  for (const page of report.pages.filter((p) => p.id === 'large-table' || p.id === 'long-index')) {
+    const floor = median(page, READ_FLOOR, 'navigate');
+    const theirs = median(page, PLAYWRIGHT, 'navigate');
+    const below = floor !== undefined && theirs !== undefined
+      ? `; raw CDP read floor ${ms(floor)} ms = ${(floor / theirs).toFixed(2)}×`
+      : '';
+    out.push(
+      timeVerdict(
+        'navigate with fresh observation ≤ 0.5× Playwright MCP navigate',
+        `${page.id} (median${below})`,
+        median(page, PW, 'navigate'),
+        theirs,
+        0.5,
+        series(page, PW, 'navigate')?.observation === true,
       ),
     );
   }

@@ -124,7 +124,7 @@ async function runSeries(
 ): Promise<void> {
   const active = new Map<Contender, { samples: Sample[]; errors: number; consecutive: number; note?: string; setup: number[] }>();
   for (const c of contenders) {
-    if (!has(c)) {
+    if (!has(c) || (c.series !== undefined && !c.series.includes(name))) {
       results[c.id]!.series[name] ??= { status: 'not_applicable', samples: [], errors: 0, note: 'no such call' };
       continue;
     }
