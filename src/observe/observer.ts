@@ -13,7 +13,7 @@ import type { Tab } from '../browser/tab.ts';
 import type { KnownSecret } from '../util/redact.ts';
 import { readAxPart } from './ax-part.ts';
 import { type FrameChanges, readChanges, watchClosedRoots } from './change-monitor.ts';
-import { DEFAULT_BUDGET, framesUnder, type ObserveBudget, type PageRead, readFurther, readPage } from './frame-reads.ts';
+import { DEFAULT_BUDGET, framesUnder, type FurtherRead, type ObserveBudget, type PageRead, readFurther, readPage } from './frame-reads.ts';
 import { IncompleteRead } from './render.ts';
 import { cachedFrameOf, type EarlyReads, planReads, readToKeep } from './read-plan.ts';
 import type { RefRegistry } from './refs.ts';
@@ -113,7 +113,7 @@ async function observeLive(input: ObserveInput): Promise<Snapshot> {
       };
       const more = await readFurther(input.signal ? { ...further, signal: input.signal } : further);
       if (!more) throw error;
-      input.reader.replaceRead(root.id, read, more.keep ? more.read : undefined);
+      input.reader.replaceRead(root.id, read, (await furtherToKeep(input, read, more, budget)) ? more.read : undefined);
       read = more.read;
     }
   }
@@ -193,6 +193,25 @@ async function readPageCached(
     reader.keepRead(root.id, undefined);
   }
   return read;
+}
+
+/**
+ * Whether `more`, `read` read further, may be kept for the next observation: when its facts came
+ * from a snapshot that lists closed shadow roots, once those are handed to the monitors of the
+ * kept read's frames, as after any read (readPageCached).
+ */
+async function furtherToKeep(input: ObserveInput, read: PageRead, more: FurtherRead, budget: ObserveBudget): Promise<boolean> {
+  if (more.keep) return true;
+  const kept = input.reader.lastRead(input.root.id);
+  if (!input.worlds || kept?.read !== read) return false;
+  return watchClosedShadowRoots({
+    reader: input.reader,
+    worlds: input.worlds,
+    tab: input.tab,
+    read: more.read,
+    budget,
+    monitorOf: (frameId) => kept.frames.get(frameId)?.mark.monitor,
+  });
 }
 
 /**

@@ -293,6 +293,29 @@ s('a closed shadow root that a first look does not show is watched: a control th
   same(after, await withSnapshot(20), 'after the toast');
 });
 
+s('a read further whose facts come from a snapshot with a closed shadow root keeps its read, and the root is watched', async () => {
+  await open('/closed-widget.html');
+  reader().forgetReads();
+  const first = await observe(2);
+  assert.not.match(first.tree, 'Rate 5 stars');
+  // Reading further reaches the widget, a custom element without an open shadow root: its facts
+  // come from a snapshot, which lists the closed root. The read is kept all the same, the root
+  // handed to the monitor: the same observation again reads nothing.
+  const further = await observe(30);
+  assert.match(further.tree, /button "Rate 5 stars" @\d+/);
+  const before = (await ctx.client.call('server.info')).counts;
+  const again = await observe(30);
+  const after = (await ctx.client.call('server.info')).counts;
+  assert.is(after.frame_reads_reused - before.frame_reads_reused, 1, `the kept read is reused: ${JSON.stringify(after)}`);
+  assert.is(after.frame_reads_full, before.frame_reads_full, 'nothing is read in full');
+  assert.is(again.tree, further.tree);
+  // The monitor sees a change inside the closed root.
+  await evaluate(ctx.server, targetId, "window.rated('Thanks for rating'); true");
+  const changed = await observe(30);
+  assert.match(changed.tree, /button "Thanks for rating" @\d+/);
+  same(changed, await withSnapshot(30), 'after the change in the closed root');
+});
+
 s('a first look of the long index and of the 1,500-control table takes no snapshot', async () => {
   for (const path of ['/long-index.html', '/large-table.html']) {
     await open(path);
