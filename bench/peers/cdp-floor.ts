@@ -96,10 +96,13 @@ export class CdpFloor implements Contender {
     this.series = reads ? ['navigate'] : undefined;
     this.clickObservation = reads ? 'option' : 'second-call';
     if (reads) {
+      const none = 'not run (the read floor measures navigate only)';
+      Object.assign(this.calls, { observe: none, click: none, click_observed: none, fill: none });
       this.calls.navigate = '`Page.navigate` until `Page.domContentEventFired`, then at once `Runtime.evaluate` of ' +
         "pagewire's in-page probes (src/page/ax-probes.ts) and `DOM.getDocument` depth 0, then the prefix read of " +
         `src/observe/ax-prefix.ts (\`getPartialAXTree\` from those probes and the document down until ${options.navigateReads} refs ` +
-        'by role): the fewest accessibility calls known that read the tree of the first refs, with nothing checked or rendered';
+        'by role): the fewest accessibility calls known that read the tree of the first refs, with nothing checked or rendered ' +
+        '(on every page, where pagewire reads documents under 2,000 elements whole: a floor on the large pages only)';
     }
   }
 
