@@ -10,7 +10,7 @@
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
-import { callPageRaw, factBits, type FactsAnswer, PageObject } from '../browser/page-module.ts';
+import { callPage, callPageRaw, factBits, type FactsAnswer, PageObject, type PseudoFact } from '../browser/page-module.ts';
 import { type AxViewNode, UNREAD_ROLE } from './ax-tree.ts';
 import { isEditableContainer, isSelect } from './render.ts';
 import type { Box, DocumentFacts, NodeFacts } from './page-facts.ts';
@@ -89,23 +89,26 @@ interface Walked extends FactsAnswer {
   ids: Array<number | undefined>;
 }
 
-async function walk(options: {
+interface InWorld {
   frame: FrameRecord;
   contextId: number;
-  end: number;
-  extra: readonly number[];
   send: SendOptions;
   objectGroup: string;
-}): Promise<Walked | undefined> {
-  const { frame, contextId, send, objectGroup } = options;
-  const session = frame.session;
-  const resolve = async (backendNodeId: number) => {
-    const { object } = await session.sendWith(send, 'DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup });
-    if (!object.objectId) throw new Error('a node without an object');
-    return new PageObject(object.objectId);
-  };
-  const [end, ...extra] = await Promise.all([options.end, ...options.extra].map(resolve));
-  const { result, exceptionDetails } = await callPageRaw({ session, executionContextId: contextId }, 'pageFacts', [end!, ...extra], {
+}
+
+/** A node (or pseudo-element) of the read as an object of our world, to pass to the page. */
+async function resolveInWorld(world: InWorld, backendNodeId: number): Promise<PageObject> {
+  const { frame, contextId, send, objectGroup } = world;
+  const { object } = await frame.session.sendWith(send, 'DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup });
+  if (!object.objectId) throw new Error('a node without an object');
+  return new PageObject(object.objectId);
+}
+
+async function walk(world: InWorld, end: number): Promise<Walked | undefined> {
+  const { frame, contextId, send } = world;
+  const { result, exceptionDetails } = await callPageRaw({ session: frame.session, executionContextId: contextId }, 'pageFacts', [
+    await resolveInWorld(world, end),
+  ], {
     serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
   }, send);
   if (exceptionDetails || result.deepSerializedValue?.type !== 'array') return undefined;
@@ -113,8 +116,15 @@ async function walk(options: {
   const [json, ...nodes] = items;
   if (typeof json?.value !== 'string') return undefined;
   const answer = JSON.parse(json.value) as FactsAnswer;
-  if (answer.records.length !== nodes.length || answer.extras.length !== options.extra.length) return undefined;
+  if (answer.records.length !== nodes.length) return undefined;
   return { ...answer, ids: backendIdsOf(nodes) };
+}
+
+/** The facts of pseudo-elements the walk did not reach (pseudoFacts), one per backendNodeId. */
+async function pseudosOf(world: InWorld, pseudos: readonly number[]): Promise<Array<PseudoFact | null>> {
+  if (pseudos.length === 0) return [];
+  const objects = await Promise.all(pseudos.map((id) => resolveInWorld(world, id)));
+  return callPage({ session: world.frame.session, executionContextId: world.contextId }, 'pseudoFacts', objects, world.send);
 }
 
 /**
@@ -137,7 +147,8 @@ export async function readPrefixFacts(options: {
     const listening = clickListeners(frame, documentBackendNodeId, send, objectGroup);
     // Awaited below; a read given up before then must not leave its failure unhandled.
     listening.catch(() => {});
-    let walked = await walk({ frame, contextId, end: last, extra: [], send, objectGroup });
+    const world = { frame, contextId, send, objectGroup };
+    const walked = await walk(world, last);
     if (!walked) return undefined;
     const reached = new Set(walked.ids.filter((id, k) => id !== undefined && (walked!.records[k]![1] & FACT.controlOnly) === 0));
     const missing = [...ids].filter((id) => !reached.has(id));
@@ -149,16 +160,13 @@ export async function readPrefixFacts(options: {
     // listener of its own: it never gets a ref, and only its name is asked.
     const markers = missing.filter((_, i) => described[i]!.node.pseudoType === 'marker');
     const extra = missing.filter((_, i) => described[i]!.node.pseudoType !== 'marker');
-    if (extra.length > 0) {
-      // Only ::before and ::after are named to the page: a node of a user-agent shadow tree (a
-      // field's inner parts) must never reach a script, and anything else the walk missed (a node in
-      // a closed shadow tree, one out of document order) is not the page's to tell.
-      const kinds = described.map(({ node }) => node.pseudoType).filter((kind) => kind !== 'marker');
-      if (!kinds.every((kind) => kind === 'before' || kind === 'after')) return undefined;
-      walked = await walk({ frame, contextId, end: last, extra, send, objectGroup });
-      if (!walked) return undefined;
-    }
-    const facts = factsOf(walked, extra, await listening);
+    // Only ::before and ::after are named to the page: a node of a user-agent shadow tree (a
+    // field's inner parts) must never reach a script, and anything else the walk missed (a node in
+    // a closed shadow tree, one out of document order) is not the page's to tell.
+    const kinds = described.map(({ node }) => node.pseudoType).filter((kind) => kind !== 'marker');
+    if (!kinds.every((kind) => kind === 'before' || kind === 'after')) return undefined;
+    const pseudos = await pseudosOf(world, extra);
+    const facts = factsOf(walked, extra, pseudos, await listening);
     if (!facts) return undefined;
     for (const id of markers) facts.nodes.set(id, { clickable: false, ownPointer: false, dragAndDrop: false, nodeName: '::marker' });
     const [scrollX, scrollY] = walked.scroll;
@@ -177,7 +185,7 @@ export async function readPrefixFacts(options: {
   }
 }
 
-function factsOf(walked: Walked, extra: readonly number[], listening: ReadonlySet<number>):
+function factsOf(walked: Walked, extra: readonly number[], pseudos: ReadonlyArray<PseudoFact | null>, listening: ReadonlySet<number>):
   | { nodes: Map<number, NodeFacts>; textBoxes: Map<number, Box> }
   | undefined {
   const { records, ids } = walked;
@@ -211,9 +219,8 @@ function factsOf(walked: Walked, extra: readonly number[], listening: ReadonlySe
     if (box) fact.box = box;
     nodes.set(id, fact);
   }
-  for (const [i, answer] of walked.extras.entries()) {
+  for (const [i, answer] of pseudos.entries()) {
     if (answer === null) return undefined;
-    if (typeof answer === 'number') continue;
     const [own, type] = answer;
     // A pseudo-element with a pointer of its own gets a ref, and its box is not the page's to measure.
     if (own === 1) return undefined;

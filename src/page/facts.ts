@@ -19,16 +19,14 @@ export type FactRecord = [
   nodeName: string,
 ];
 
-/**
- * What pageFacts answers before its nodes (as JSON): a record per node, and per extra its index
- * among the nodes, or for a pseudo-element [1 when it sets `cursor: pointer` itself else 0, its
- * type], or null for what is neither; the document's scroll offset.
- */
+/** What pageFacts answers before its nodes (as JSON): a record per node; the document's scroll offset. */
 export interface FactsAnswer {
   records: FactRecord[];
-  extras: Array<number | null | [number, string]>;
   scroll: [number, number];
 }
+
+/** What pseudoFacts answers of a pseudo-element: [1 when it sets `cursor: pointer` itself else 0, its type]. */
+export type PseudoFact = [number, string];
 
 /** Bits of FactRecord's flags (a function: only functions of the module reach the page). */
 export function factBits() {
@@ -61,11 +59,10 @@ import type { PseudoElement as Pseudo } from './pointer.ts';
 
 /**
  * The facts of the document's elements and texts in flat-tree order (open shadow roots and slots as
- * they render), from the top up to and including `end` and everything inside it; then of `extra`
- * (nodes a walk does not reach: after `end`, inside closed shadow trees, pseudo-elements).
- * Answers [FactsAnswer as JSON, ...nodes].
+ * they render), from the top up to and including `end` and everything inside it. Answers
+ * [FactsAnswer as JSON, ...nodes].
  */
-export function pageFacts(end: Node | Pseudo | null, ...extra: Array<Node | Pseudo>): [string, ...Node[]] {
+export function pageFacts(end: Node | Pseudo | null): [string, ...Node[]] {
   const FACT = factBits();
   const nodes: Node[] = [];
   const records: FactRecord[] = [];
@@ -191,22 +188,21 @@ export function pageFacts(end: Node | Pseudo | null, ...extra: Array<Node | Pseu
     const children = flatChildren(node);
     for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, inside: inside || isEnd });
   }
-  const extras = extra.map((node): FactsAnswer['extras'][number] => {
-    if (node instanceof Element) recordElement(node);
-    else if (node instanceof Text) recordText(node, true);
-    else if (!(node instanceof Node) && node.element) {
-      // Its flat-tree parent is its element; it has a box (the read has a node for it).
-      const element = node.element;
-      const own = getComputedStyle(element, node.type).cursor === 'pointer' && !(hasBox(element) && pointer(element));
-      return [own ? 1 : 0, node.type];
-    } else return null;
-    const k = indexOf(node);
-    if (node instanceof Text) {
-      const root = node.getRootNode();
-      if (root instanceof ShadowRoot && root.mode === 'closed') records[k]![1] |= FACT.closed;
-    }
-    return k;
-  });
-  const answer: FactsAnswer = { records, extras, scroll: [scrollX, scrollY] };
+  const answer: FactsAnswer = { records, scroll: [scrollX, scrollY] };
   return [JSON.stringify(answer), ...nodes];
+}
+
+/**
+ * Of each ::before or ::after a walk does not reach (the tree gives them no DOM children): whether it
+ * sets `cursor: pointer` itself, and its type; null for anything else.
+ */
+export function pseudoFacts(...pseudos: Pseudo[]): Array<PseudoFact | null> {
+  return pseudos.map((pseudo) => {
+    const element = pseudo instanceof Node ? null : pseudo.element;
+    if (!element) return null;
+    // Its flat-tree parent is its element; it has a box (the read has a node for it).
+    const inherited = element.checkVisibility() && getComputedStyle(element).cursor === 'pointer';
+    const own = getComputedStyle(element, pseudo.type).cursor === 'pointer' && !inherited;
+    return [own ? 1 : 0, pseudo.type];
+  });
 }

@@ -5,7 +5,7 @@
 // of the server is.
 import { axProbes } from './ax-probes.ts';
 import { expectText, waitInPage } from './conditions.ts';
-import { factBits, pageFacts } from './facts.ts';
+import { factBits, pageFacts, pseudoFacts } from './facts.ts';
 import { checkedState, chooseOptions, dispatchCancel, fileInputInfo, setValueAndNotify } from './controls.ts';
 import { focusAndPrepare, focusPrepared } from './focus.ts';
 import { isSameConnectedNode } from './identity.ts';
@@ -32,6 +32,7 @@ export const PAGE_API = {
   maskInPage,
   originatingElement,
   pageFacts,
+  pseudoFacts,
   restoreInPage,
   scrollIntoCenter,
   setValueAndNotify,
@@ -59,6 +60,6 @@ export type PageApi = typeof PAGE_API;
 
 export type { Focused, Preparation } from './focus.ts';
 export { factBits } from './facts.ts';
-export type { FactRecord, FactsAnswer } from './facts.ts';
+export type { FactRecord, FactsAnswer, PseudoFact } from './facts.ts';
 export type { MonitorSummary } from './monitor.ts';
 export type { PseudoElement, Reach } from './pointer.ts';
