@@ -634,6 +634,24 @@ stdio('launches the browser lazily, and exits 0 with no Chromium left when the c
   await door.close();
 });
 
+stdio('exits 0 with no Chromium left when nothing reads its stdout any more', async () => {
+  const door = await v2Stdio();
+  await door.call('browser_observe');
+  const browsers = descendants(door.pid).map((p) => p.pid);
+  assert.ok(browsers.length > 0);
+  // The host's reading end is gone while stdin stays open: the next answer cannot be written.
+  door.dropStdout();
+  void door.call('browser_observe').catch(() => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'running'>((resolve) => (timer = setTimeout(() => resolve('running'), 15_000)));
+  const ended = await Promise.race([door.exited.then(() => 'exited' as const), late]);
+  clearTimeout(timer);
+  assert.is(ended, 'exited', 'pagewire mcp stops once its answers cannot reach the host');
+  if (!IS_DENO) assert.is(door.exitCode(), 0);
+  assert.equal(await waitUntilGone(browsers, 10_000), [], 'every browser process is gone');
+  await door.close().catch(() => {});
+});
+
 stdio('SIGTERM: exits with no Chromium left', async () => {
   const door = await v2Stdio();
   await door.call('browser_observe');

@@ -123,6 +123,8 @@ export interface StdioDoor extends McpDoor {
   readonly exited: Promise<void>;
   /** Closes the process's stdin, as a host does when it is done (close() also signals after a while). */
   endStdin(): void;
+  /** Stops reading the process's stdout (the pipe's read end closes), as a host that died leaves it. */
+  dropStdout(): void;
 }
 
 /** Spawns `pagewire mcp` (Node: the built dist/, as `npx pagewire mcp` runs; Deno: the sources). */
@@ -151,6 +153,7 @@ export async function v2Stdio(flags: string[] = []): Promise<StdioDoor> {
     exitCode: () => child.exitCode,
     exited,
     endStdin: () => child.stdin?.end(),
+    dropStdout: () => child.stdout?.destroy(),
     call: (name, args = {}, options = {}) => client.callTool({ name, arguments: args }, options) as Promise<ToolResult>,
     listTools: async () => (await client.listTools()).tools as Array<Record<string, unknown>>,
     close: () => client.close(),
