@@ -23,6 +23,10 @@ export function serveMcpStdio(options: McpStdioOptions): McpStdio {
     process.stdin.once('end', () => resolve());
     process.stdin.once('close', () => resolve());
   });
+  // The SDK's transport pauses stdin when it closes on an error of its own (an over-long message)
+  // if no one else reads it, and a paused stdin never tells of its end: the host's going away would
+  // then go unseen and the browser stay. A reader of our own keeps it flowing.
+  process.stdin.on('data', () => {});
   const handle = serveStdio(options.factory, { onerror: (error) => log.debug('mcp stdio error', { error: error.message }) });
   return {
     ended,

@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { fixtureServer } from '../helpers/fixture-server.ts';
-import { type McpDoor, refIn, textOf, type ToolResult, v1Http, v2Http, v2Stdio } from '../helpers/mcp.ts';
+import { type McpDoor, refIn, type StdioDoor, textOf, type ToolResult, v1Http, v2Http, v2Stdio } from '../helpers/mcp.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
 import { descendants, waitUntilGone } from '../helpers/processes.ts';
 import { IS_DENO, ROOT } from '../helpers/server-process.ts';
@@ -613,6 +613,17 @@ http('/mcp answers 413 to a body past 4 MiB, without reading the rest, and serve
 
 http.run();
 
+/** 'exited' once the process has, or 'running' when it still runs after `ms`. */
+async function exitedWithin(door: StdioDoor, ms: number): Promise<'exited' | 'running'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'running'>((resolve) => (timer = setTimeout(() => resolve('running'), ms)));
+  try {
+    return await Promise.race([door.exited.then(() => 'exited' as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const stdio = suite('mcp: the pagewire mcp process');
 
 stdio.before(() => {
@@ -642,11 +653,23 @@ stdio('exits 0 with no Chromium left when nothing reads its stdout any more', as
   // The host's reading end is gone while stdin stays open: the next answer cannot be written.
   door.dropStdout();
   void door.call('browser_observe').catch(() => {});
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<'running'>((resolve) => (timer = setTimeout(() => resolve('running'), 15_000)));
-  const ended = await Promise.race([door.exited.then(() => 'exited' as const), late]);
-  clearTimeout(timer);
+  const ended = await exitedWithin(door, 15_000);
   assert.is(ended, 'exited', 'pagewire mcp stops once its answers cannot reach the host');
+  if (!IS_DENO) assert.is(door.exitCode(), 0);
+  assert.equal(await waitUntilGone(browsers, 10_000), [], 'every browser process is gone');
+  await door.close().catch(() => {});
+});
+
+stdio('a message too long for the SDK does not hide the host going away: exits 0 with no Chromium left', async () => {
+  const door = await v2Stdio();
+  await door.call('browser_observe');
+  const browsers = descendants(door.pid).map((p) => p.pid);
+  assert.ok(browsers.length > 0);
+  // Past the SDK's 10 MB read buffer its transport closes (and would pause stdin); then the host leaves.
+  await door.writeStdin('x'.repeat(11 * 1024 * 1024));
+  door.endStdin();
+  const ended = await exitedWithin(door, 15_000);
+  assert.is(ended, 'exited', 'pagewire mcp sees its stdin end');
   if (!IS_DENO) assert.is(door.exitCode(), 0);
   assert.equal(await waitUntilGone(browsers, 10_000), [], 'every browser process is gone');
   await door.close().catch(() => {});

@@ -125,6 +125,8 @@ export interface StdioDoor extends McpDoor {
   endStdin(): void;
   /** Stops reading the process's stdout (the pipe's read end closes), as a host that died leaves it. */
   dropStdout(): void;
+  /** Writes raw bytes to the process's stdin, past the client. */
+  writeStdin(data: string): Promise<void>;
 }
 
 /** Spawns `pagewire mcp` (Node: the built dist/, as `npx pagewire mcp` runs; Deno: the sources). */
@@ -154,6 +156,7 @@ export async function v2Stdio(flags: string[] = []): Promise<StdioDoor> {
     exited,
     endStdin: () => child.stdin?.end(),
     dropStdout: () => child.stdout?.destroy(),
+    writeStdin: (data) => new Promise<void>((resolve, reject) => child.stdin!.write(data, (error) => (error ? reject(error) : resolve()))),
     call: (name, args = {}, options = {}) => client.callTool({ name, arguments: args }, options) as Promise<ToolResult>,
     listTools: async () => (await client.listTools()).tools as Array<Record<string, unknown>>,
     close: () => client.close(),
