@@ -645,35 +645,38 @@ stdio('launches the browser lazily, and exits 0 with no Chromium left when the c
   await door.close();
 });
 
-stdio('exits 0 with no Chromium left when nothing reads its stdout any more', async () => {
+/**
+ * Starts `pagewire mcp` with a browser, lets `leave` end the host's side, and checks that the
+ * process exits 0 within 15 s and leaves no browser process.
+ */
+async function leavesNothing(leave: (door: StdioDoor) => Promise<void> | void, why: string): Promise<void> {
   const door = await v2Stdio();
   await door.call('browser_observe');
   const browsers = descendants(door.pid).map((p) => p.pid);
   assert.ok(browsers.length > 0);
-  // The host's reading end is gone while stdin stays open: the next answer cannot be written.
-  door.dropStdout();
-  void door.call('browser_observe').catch(() => {});
-  const ended = await exitedWithin(door, 15_000);
-  assert.is(ended, 'exited', 'pagewire mcp stops once its answers cannot reach the host');
+  await leave(door);
+  assert.is(await exitedWithin(door, 15_000), 'exited', why);
   if (!IS_DENO) assert.is(door.exitCode(), 0);
   assert.equal(await waitUntilGone(browsers, 10_000), [], 'every browser process is gone');
   await door.close().catch(() => {});
-});
+}
 
-stdio('a message too long for the SDK does not hide the host going away: exits 0 with no Chromium left', async () => {
-  const door = await v2Stdio();
-  await door.call('browser_observe');
-  const browsers = descendants(door.pid).map((p) => p.pid);
-  assert.ok(browsers.length > 0);
-  // Past the SDK's 10 MB read buffer its transport closes (and would pause stdin); then the host leaves.
-  await door.writeStdin('x'.repeat(11 * 1024 * 1024));
-  door.endStdin();
-  const ended = await exitedWithin(door, 15_000);
-  assert.is(ended, 'exited', 'pagewire mcp sees its stdin end');
-  if (!IS_DENO) assert.is(door.exitCode(), 0);
-  assert.equal(await waitUntilGone(browsers, 10_000), [], 'every browser process is gone');
-  await door.close().catch(() => {});
-});
+stdio('exits 0 with no Chromium left when nothing reads its stdout any more', () =>
+  leavesNothing((door) => {
+    // The host's reading end is gone while stdin stays open: the next answer cannot be written.
+    door.dropStdout();
+    void door.call('browser_observe').catch(() => {});
+  }, 'pagewire mcp stops once its answers cannot reach the host'));
+
+stdio(
+  'a message too long for the SDK does not hide the host going away: exits 0 with no Chromium left',
+  () =>
+    leavesNothing(async (door) => {
+      // Past the SDK's 10 MB read buffer its transport closes (and would pause stdin); then the host leaves.
+      await door.writeStdin('x'.repeat(11 * 1024 * 1024));
+      door.endStdin();
+    }, 'pagewire mcp sees its stdin end'),
+);
 
 stdio('SIGTERM: exits with no Chromium left', async () => {
   const door = await v2Stdio();
