@@ -11,6 +11,7 @@ import { redactSecrets, redactUrl } from '../util/redact.ts';
 import { checkExpectation, waitForCondition } from './conditions.ts';
 import { checkFrame, NodeResolver } from './identity.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import { LOAD_WAIT_AFTER_DCL_MS } from '../browser/document-loads.ts';
 import { CRASHED_DURING_NAVIGATION } from '../browser/navigation.ts';
 import { callPage } from '../browser/page-module.ts';
 import { SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../browser/page-settle.ts';
@@ -140,6 +141,12 @@ const INTERRUPTION_TEXT: Record<Interruption, string> = {
 };
 
 /**
+ * What a wait for the load event leaves for the observation that follows it: the capture keeps
+ * this much of the act's budget.
+ */
+const LOAD_WAIT_RESERVE_MS = 1_000;
+
+/**
  * Why an act fell short. `check`: a check or the step's own failure (an ActionError) refused a
  * step, not a timeout, a cancel or a loss; `sideEffect`: that step had begun one.
  */
@@ -232,6 +239,13 @@ class ActRun<O> {
     const resolver = new NodeResolver(tab, record, this.#env.worlds);
     for (const action of request.actions) for (const ref of refsOf(action)) resolver.targetOf(ref);
     for (const action of request.actions) for (const ref of refsOf(action)) resolver.frameOf(ref);
+    // An app whose scripts arrive after DOMContentLoaded listens only once they ran: the first input
+    // waits for the load event of the documents it goes to (a navigation replaces them anyway).
+    let loadNote: string | undefined;
+    if (!navigationOnly) {
+      const acted = new Set([frame, ...request.actions.flatMap((action) => refsOf(action).map((ref) => resolver.frameOf(ref)))]);
+      for (const each of acted) loadNote ??= await this.#awaitLoad(tab, each, 'the input went ahead');
+    }
     // 6 before the node checks: a dialog pauses the renderer, so a node check would only hang.
     if (tab.dialogs.pending) {
       return this.#result({ type: 'modal_blocked', text: 'a dialog is open: handle it with dialog.handle first' });
@@ -273,7 +287,7 @@ class ActRun<O> {
         break;
       }
     }
-    return this.#finish(tab, record, { ...(interruption ? { interruption } : {}), ...(prefetched ? { prefetched } : {}) });
+    return this.#finish(tab, record, { ...(interruption ? { interruption } : {}), ...(prefetched ? { prefetched } : {}) }, loadNote);
   }
 
   /**
@@ -435,7 +449,25 @@ class ActRun<O> {
     }
   }
 
-  async #finish(tab: Tab, record: StateRecord, dispatched: Dispatched): Promise<ActOutcome<O>> {
+  /**
+   * Waits for the load event of the document in `frame`, within the bound after its
+   * DOMContentLoaded and the act's budget less what the observation needs (PROTOCOL.md §7). A
+   * dialog, a crash or the tab closing ends it at once. Returns a note for the result when the bound
+   * ran out with the document still loading, saying what went ahead anyway.
+   */
+  async #awaitLoad(tab: Tab, frame: FrameRecord | undefined, wentAhead: string): Promise<string | undefined> {
+    if (!frame || tab.closed || tab.loads.readyState(frame.id, frame.loaderId) === 'complete') return undefined;
+    this.#env.progress?.('waiting for the page to load');
+    const untilMs = Math.max(0, this.#deadline.remaining() - LOAD_WAIT_RESERVE_MS);
+    // A crash or the tab closing ends the wait (whenLoaded); the capture that follows says so.
+    const ended = await this.#deadline.race(tab.whenLoaded(frame.id, frame.loaderId, untilMs), 'waiting for the page to load');
+    if (ended.kind !== 'bound' || !ended.waited) return undefined;
+    const state = tab.loads.readyState(frame.id, frame.loaderId);
+    return `the page had not fired its load event within ${LOAD_WAIT_AFTER_DCL_MS / 1000} s of DOMContentLoaded ` +
+      `or the act's budget; ${wentAhead} with the document ${state}`;
+  }
+
+  async #finish(tab: Tab, record: StateRecord, dispatched: Dispatched, inputNote?: string): Promise<ActOutcome<O>> {
     const { interruption } = dispatched;
     const request = this.#request;
     const requested = request.expect !== undefined || request.waitFor !== undefined;
@@ -443,7 +475,17 @@ class ActRun<O> {
     const frameOf = () => tab.frames.get(record.frameId) ?? tab.frames.get(tab.mainFrameId);
     let verdict: 'met' | 'unmet' | undefined;
     let failure: Failure | undefined;
-    if (evaluated && request.waitFor) {
+    // A navigation's new document (or one still loading when the bound let the input go ahead) is
+    // observed once it fired its load event, within the same bound.
+    let loadNote = inputNote;
+    if (interruption !== 'dialog') {
+      try {
+        loadNote = (await this.#awaitLoad(tab, frameOf(), 'it was observed')) ?? loadNote;
+      } catch (error) {
+        failure = this.#classify(error);
+      }
+    }
+    if (evaluated && request.waitFor && !failure) {
       this.#env.progress?.('waiting for the wait_for condition');
       try {
         verdict = await waitForCondition(tab, frameOf, this.#env.worlds, request.waitFor, { deadline: this.#deadline, lost: this.#lost });
@@ -491,6 +533,7 @@ class ActRun<O> {
         : `${this.#notes.join('; ')} (no content, cancelled, or a download)`;
     }
     if (!result.errorText && !fresh && result.errorType) result.errorText = this.#lossFailure()?.text;
+    if (loadNote && !failure) result.errorText = result.errorText ? `${result.errorText}; ${loadNote}` : loadNote;
     if (request.screenshot === 'always' || (request.screenshot === 'on_error' && failure)) await this.#attachScreenshot(result, tab);
     return result;
   }

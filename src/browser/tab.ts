@@ -7,6 +7,7 @@ import type { CdpSession } from '../cdp/session.ts';
 import { type Disposable, DisposableStack } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
 import { DialogTracker } from './dialogs.ts';
+import { DocumentLoads, type LoadWait } from './document-loads.ts';
 import { FileChooserTracker } from './file-chooser.ts';
 import { FrameTree } from './frame-tree.ts';
 
@@ -94,6 +95,8 @@ export class Tab {
   readonly frames = new FrameTree();
   readonly dialogs = new DialogTracker();
   readonly fileChooser = new FileChooserTracker();
+  /** Where each frame's document stands in its loading (ready_state). */
+  readonly loads = new DocumentLoads();
   readonly events = new Emitter<TabEvents>();
   readonly ready: Promise<void>;
   url: string;
@@ -174,6 +177,35 @@ export class Tab {
     return { promise, dispose: () => subscription?.dispose() };
   }
 
+  /**
+   * Waits for the load event of document `loaderId` in `frameId` within the bound after its
+   * DOMContentLoaded and `untilMs` (DocumentLoads.whenLoaded); a dialog (it holds the load back), a
+   * renderer crash or the tab closing end the wait at once as `interrupted`.
+   */
+  async whenLoaded(frameId: string, loaderId: string, untilMs: number): Promise<LoadWait | { kind: 'interrupted' }> {
+    const loaded = this.loads.whenLoaded(frameId, loaderId, untilMs);
+    const opened = this.dialogs.whenOpened();
+    const crashed = this.whenCrashed();
+    let closed: Disposable | undefined;
+    const interrupted = { kind: 'interrupted' as const };
+    try {
+      return await Promise.race([
+        loaded.promise,
+        opened.promise.then(() => interrupted),
+        crashed.promise.then(() => interrupted),
+        new Promise<typeof interrupted>((resolve) => {
+          if (this.#closed) resolve(interrupted);
+          closed = this.events.on('closed', () => resolve(interrupted));
+        }),
+      ]);
+    } finally {
+      loaded.dispose();
+      opened.dispose();
+      crashed.dispose();
+      closed?.dispose();
+    }
+  }
+
   get mainFrameId(): string {
     return this.frames.mainFrameId ?? this.targetId;
   }
@@ -235,6 +267,7 @@ export class Tab {
     const frames = this.frames;
     for (const subscription of this.dialogs.watch(session)) this.#disposables.add(subscription);
     for (const subscription of this.fileChooser.watch(session)) this.#disposables.add(subscription);
+    this.#disposables.add(this.loads.watch(session));
     this.#disposables.add(
       session.on('Runtime.consoleAPICalled', (e) => {
         const text = e.args.map((arg) => (arg.value !== undefined ? String(arg.value) : (arg.description ?? arg.type))).join(' ');
@@ -248,7 +281,12 @@ export class Tab {
       }),
     );
     this.#disposables.add(session.on('Page.frameAttached', (e) => frames.onFrameAttached(session, e.frameId, e.parentFrameId)));
-    this.#disposables.add(session.on('Page.frameDetached', (e) => frames.onFrameDetached(e.frameId, e.reason)));
+    this.#disposables.add(
+      session.on('Page.frameDetached', (e) => {
+        frames.onFrameDetached(e.frameId, e.reason);
+        if (e.reason !== 'swap') this.loads.forget(e.frameId);
+      }),
+    );
     this.#disposables.add(session.on('Page.frameStartedLoading', (e) => frames.onLoading(e.frameId, true)));
     this.#disposables.add(session.on('Page.frameStoppedLoading', (e) => frames.onLoading(e.frameId, false)));
     this.#disposables.add(

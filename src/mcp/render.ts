@@ -15,6 +15,10 @@ export function observationText(o: Obj): string {
     `state_id ${str(o['state_id'])} · tab ${str(o['target_id'])} · frame ${str(o['frame_id'])} · session ${str(o['session_id'])}`,
   ];
   lines.push(`${quote(o['title'])} ${str(o['url'])}`);
+  const readyState = (o['document'] as Obj | undefined)?.['ready_state'];
+  if (readyState !== undefined && readyState !== 'complete') {
+    lines.push(`The page is still loading (ready_state ${str(readyState)}): its scripts may not have attached their handlers yet.`);
+  }
   const dialog = o['dialog'] as Obj | undefined;
   if (dialog) {
     lines.push(

@@ -79,8 +79,11 @@ export interface ReadPageOptions {
   prefix?: {
     maxElements: number;
     worlds: IsolatedWorlds;
-    /** The frames read so (large documents), the observed one or others. */
-    frames: ReadonlySet<string>;
+    /**
+     * The frames read so (large documents), the observed one or others, each with the elements to
+     * ask about first when they were asked already (askProbes).
+     */
+    frames: ReadonlyMap<string, Probes | undefined>;
     /** An element of the observed frame (backendNodeId): only its subtree is read (root_ref). */
     from?: number;
   };
@@ -170,9 +173,10 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
         const wanted = maxElements + 1;
         const prefixed = await send(frame === root, async (o) => {
           // For a subtree the probes of the document's first paths would read past it: none.
-          const asked = from === undefined
-            ? await probesOf({ worlds, frame, wanted, skip: 0, send: o })
-            : await probesOf({ worlds, frame, wanted: 0, skip: NO_PROBES, send: o });
+          const asked = options.prefix?.frames.get(frame.id) ??
+            (from === undefined
+              ? await probesOf({ worlds, frame, wanted, skip: 0, send: o })
+              : await probesOf({ worlds, frame, wanted: 0, skip: NO_PROBES, send: o }));
           if (!asked) return undefined;
           const { documentBackendNodeId, probes } = asked;
           const ax = await countedPrefix(reader, {
@@ -368,14 +372,20 @@ function treeOf(document: AxDocument, reader: TabReader): AxViewNode | undefined
 
 type SendOptions = { timeoutMs: number; signal?: AbortSignal };
 
+/** The frame's document and the elements a prefix read asks about first (page/ax-probes.ts). */
+export interface Probes {
+  documentBackendNodeId: number;
+  probes: number[];
+}
+
 /**
  * The backendNodeId of the frame's document and the elements a prefix read of `wanted` refs asks
  * about first (page/ax-probes.ts), asked in our isolated world (no DOM.getDocument): one round
  * trip, named by deep serialization.
  */
-async function probesOf(options: { worlds: IsolatedWorlds; frame: FrameRecord; wanted: number; skip: number; send: SendOptions }): Promise<
-  { documentBackendNodeId: number; probes: number[] } | undefined
-> {
+export async function probesOf(
+  options: { worlds: IsolatedWorlds; frame: FrameRecord; wanted: number; skip: number; send: SendOptions },
+): Promise<Probes | undefined> {
   const { worlds, frame, wanted, skip, send } = options;
   const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
   const target = { session: frame.session, executionContextId: contextId };

@@ -13,7 +13,17 @@ import type { Tab } from '../browser/tab.ts';
 import type { KnownSecret } from '../util/redact.ts';
 import { readAxPart } from './ax-part.ts';
 import { type FrameChanges, readChanges, watchClosedRoots } from './change-monitor.ts';
-import { DEFAULT_BUDGET, framesUnder, type FurtherRead, type ObserveBudget, type PageRead, readFurther, readPage } from './frame-reads.ts';
+import {
+  DEFAULT_BUDGET,
+  framesUnder,
+  type FurtherRead,
+  type ObserveBudget,
+  type PageRead,
+  type Probes,
+  probesOf,
+  readFurther,
+  readPage,
+} from './frame-reads.ts';
 import { IncompleteRead } from './render.ts';
 import { cachedFrameOf, type EarlyReads, planReads, readToKeep } from './read-plan.ts';
 import type { RefRegistry } from './refs.ts';
@@ -129,6 +139,9 @@ function documentsMoved(tab: Tab, root: FrameRecord, frames: FrameRecord[], read
 /** From this many elements on, a first look reads the document's tree only as far as its answer needs. */
 export const PREFIX_MIN_ELEMENTS = 2_000;
 
+/** TabReader.elementsPerProbe: past one probe for this many elements, a whole read is cheaper. */
+export const ELEMENTS_PER_PROBE = 10;
+
 /**
  * The page read for `frames`: the frames' monitors are asked what changed (unless `prefetched`
  * answered already), read-plan.ts says what to read again, and the read is kept for the next time.
@@ -179,10 +192,23 @@ async function readPageCached(
     return planned.read;
   }
   // A prefix read costs a round trip per level of the tree it reads: on a small document one
-  // whole read is cheaper (docs/observation.md, "A first look").
-  const large = new Set(frames.filter((_, i) => (changes[i]?.elements ?? 0) >= reader.prefixFrom).map((frame) => frame.id));
+  // whole read is cheaper (docs/observation.md, "A first look"), and so it is on a document whose
+  // probes would be many calls: those are asked before the read, so that a document read whole
+  // has its snapshot taken alongside, as any whole read.
   const from = input.subtree?.frameId === root.id ? { from: input.subtree.backendNodeId } : {};
-  const prefix = !reader.wholeReads && large.size > 0 ? { prefix: { maxElements: input.maxElements, worlds, frames: large, ...from } } : {};
+  const isLarge = (frame: FrameRecord) => (changes[frames.indexOf(frame)]?.elements ?? 0) >= reader.prefixFrom;
+  // A root_ref's subtree is read from its element, with no probes of the document's first paths.
+  const subtreeRoot = 'from' in from && isLarge(root);
+  const large = reader.wholeReads ? new Map<string, Probes | undefined>() : await prefixFrames({
+    reader,
+    worlds,
+    frames: frames.filter((frame) => isLarge(frame) && !(subtreeRoot && frame === root)),
+    elements: (frame) => changes[frames.indexOf(frame)]?.elements ?? 0,
+    wanted: input.maxElements + 1,
+    send: { timeoutMs: budget.totalMs, ...(input.signal ? { signal: input.signal } : {}) },
+  });
+  if (subtreeRoot && !reader.wholeReads) large.set(root.id, undefined);
+  const prefix = large.size > 0 ? { prefix: { maxElements: input.maxElements, worlds, frames: large, ...from } } : {};
   const read = await readPage({ ...common, ...prefix, plan: planned.plan });
   if ('dialog' in read) return read;
   const keep = readToKeep(read, changes);
@@ -193,6 +219,33 @@ async function readPageCached(
     reader.keepRead(root.id, undefined);
   }
   return read;
+}
+
+/**
+ * The frames among `frames` (large documents) to read by prefix, each with the elements to ask
+ * about first: a frame whose probes come to more than one for `reader.elementsPerProbe` of its
+ * elements is read whole (each probe is a call). A frame whose probes cannot be asked is read by
+ * prefix still (it asks them again, or reads level by level).
+ */
+async function prefixFrames(options: {
+  reader: TabReader;
+  worlds: IsolatedWorlds;
+  frames: FrameRecord[];
+  elements: (frame: FrameRecord) => number;
+  wanted: number;
+  send: { timeoutMs: number; signal?: AbortSignal };
+}): Promise<Map<string, Probes | undefined>> {
+  const { reader, worlds, wanted, send } = options;
+  const asked = await Promise.all(
+    options.frames.map((frame) => probesOf({ worlds, frame, wanted, skip: 0, send }).catch(() => undefined)),
+  );
+  const chosen = new Map<string, Probes | undefined>();
+  for (const [i, frame] of options.frames.entries()) {
+    const probes = asked[i];
+    if (probes && probes.probes.length * reader.elementsPerProbe > options.elements(frame)) continue;
+    chosen.set(frame.id, probes);
+  }
+  return chosen;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { AxViewNode } from './ax-tree.ts';
 import type { PageRead } from './frame-reads.ts';
-import { observe, type ObserveBudget, type ObserveOptions, PREFIX_MIN_ELEMENTS, type Snapshot } from './observer.ts';
+import { ELEMENTS_PER_PROBE, observe, type ObserveBudget, type ObserveOptions, PREFIX_MIN_ELEMENTS, type Snapshot } from './observer.ts';
 import { type CachedRead, keptFurther } from './read-plan.ts';
 import { type Prefetch, settleAndTakeChanges, type SettleOptions } from './settle.ts';
 import type { RefRegistry } from './refs.ts';
@@ -97,6 +97,14 @@ export class TabReader {
    * small pages.
    */
   prefixFrom = PREFIX_MIN_ELEMENTS;
+
+  /**
+   * A first look read by prefix whose probes (page/ax-probes.ts) come to more than one for this
+   * many of the document's elements reads the document whole instead: each probe is a call, and a
+   * page of highlighted code, every token a leaf, asks more of them than a whole read costs
+   * (docs/observation.md). Tests set it to 0 to keep the prefix read.
+   */
+  elementsPerProbe = ELEMENTS_PER_PROBE;
 
   /**
    * A first look read by prefix takes the facts of what it read from the page (prefix-facts.ts)

@@ -4,7 +4,7 @@
 // (TabReader.wholeReads: getFullAXTree), and that the read did not cost what a whole one does.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PREFIX_MIN_ELEMENTS } from '../../src/observe/observer.ts';
+import { ELEMENTS_PER_PROBE, PREFIX_MIN_ELEMENTS } from '../../src/observe/observer.ts';
 import { evaluate, readerOf, sentDuring, tabOf } from '../helpers/page.ts';
 import { openForFirstLook, withSession } from '../helpers/session-suite.ts';
 import type { Observation } from '../helpers/wire.ts';
@@ -97,7 +97,15 @@ s('a first look of N refs, and then of more, says what a whole read says (large 
 
 s('… and on pages with iframes, shadow roots, delegating listeners and pointer-only controls', async () => {
   for (
-    const path of ['/shadow-iframe.html', '/delegating-app.html', '/clickables.html', '/docs-page.html', '/cards.html', '/ui-kit.html']
+    const path of [
+      '/docs-code.html',
+      '/shadow-iframe.html',
+      '/delegating-app.html',
+      '/clickables.html',
+      '/docs-page.html',
+      '/cards.html',
+      '/ui-kit.html',
+    ]
   ) {
     await firstLookThenMore(path, 3, 40, path === '/ui-kit.html');
   }
@@ -270,6 +278,28 @@ s('a small document is read whole at its first look, a large one only as far as 
   const large = await methodsOfFirstLook('/large-table.html');
   assert.not.ok(large.includes('Accessibility.getFullAXTree'), 'the 1,500-control table: no whole read');
   assert.ok(large.includes('Accessibility.getPartialAXTree'));
+});
+
+s('a large page of highlighted code, whose probes would be many calls, is read whole at its first look', async () => {
+  await open('/task-guide.html');
+  const tab = reader();
+  const firstLook = async (elementsPerProbe: number) => {
+    tab.forgetReads();
+    tab.prefixFrom = PREFIX_MIN_ELEMENTS;
+    tab.elementsPerProbe = elementsPerProbe;
+    let observation: Observation | undefined;
+    const sent = await sentDuring(tabOf(ctx.server, targetId).session, async () => observation = await observe(150));
+    return { methods: sent.map(({ method }) => method).filter((method) => method.startsWith('Accessibility.')), observation: observation! };
+  };
+  const elements = await evaluate<number>(ctx.server, targetId, 'document.getElementsByTagName("*").length');
+  assert.ok(elements >= PREFIX_MIN_ELEMENTS, `${elements} elements: above the prefix threshold`);
+  const first = await firstLook(ELEMENTS_PER_PROBE);
+  assert.equal(first.methods, ['Accessibility.getFullAXTree'], 'one whole read');
+  // Read by prefix, every token of the code before the 151st ref is a probe: more calls than that is worth.
+  const probed = await firstLook(0);
+  assert.ok(probed.methods.length > elements / ELEMENTS_PER_PROBE, `read by prefix: ${probed.methods.length} calls`);
+  assert.is(probed.observation.elements.length, first.observation.elements.length);
+  same(first.observation, (await wholeRead(150)).observation, 'the same as a whole read');
 });
 
 s.run();

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { onTeardown } from './teardown.ts';
 import { longIndexHtml } from '../../fixtures/long-index.ts';
+import { taskGuideHtml } from '../../fixtures/task-guide.ts';
 
 export const PAGES_DIR = fileURLToPath(new URL('../../fixtures/pages/', import.meta.url));
 
@@ -57,6 +58,12 @@ const prefixRoutes: Array<[string, Route]> = [
   ['/api/pixel/', (_req, res) => {
     res.writeHead(200, { 'content-type': 'image/png', 'access-control-allow-origin': '*' });
     res.end(PIXEL);
+  }],
+  // /delayed/PATH?ms=N: the fixture file PATH, held N ms first (a module loader on a slow network).
+  ['/delayed/', async (_req, res, url) => {
+    const ms = Math.min(Number(url.searchParams.get('ms') ?? 500), 30_000);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    if (!res.destroyed) await serveFile(url.pathname.slice('/delayed'.length), res);
   }],
   // A form post's target.
   ['/api/submit/', (req, res) => {
@@ -163,6 +170,8 @@ const routes: Record<string, Route> = {
 const generated: Record<string, (query: URLSearchParams) => string> = {
   // ?entries=N: a shorter or longer index (tests and measurements); the default is the bench's.
   '/long-index.html': (query) => longIndexHtml(query.has('entries') ? { entries: Number(query.get('entries')) } : {}),
+  // A library reference page whose highlighted code makes every token an element.
+  '/task-guide.html': () => taskGuideHtml(),
 };
 
 async function handle(req: IncomingMessage, res: ServerResponse, made: Map<string, Buffer>): Promise<void> {
@@ -177,7 +186,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, made: Map<strin
   }
   const route = routes[url.pathname] ?? prefixRoutes.find(([prefix]) => url.pathname.startsWith(prefix))?.[1];
   if (route) return route(req, res, url);
-  const rel = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
+  await serveFile(url.pathname, res);
+}
+
+/** A file of fixtures/pages by its URL path; never one outside it. */
+async function serveFile(pathname: string, res: ServerResponse): Promise<void> {
+  const rel = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
   if (rel.startsWith('..')) {
     res.writeHead(403).end();
     return;

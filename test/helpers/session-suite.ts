@@ -44,11 +44,13 @@ export async function openAlone(context: SessionSuite, path: string): Promise<st
 
 /**
  * The same, for tests of the first look: once the page has loaded, and with its first looks read
- * by prefix whatever its size (a small document would be read whole otherwise).
+ * by prefix whatever its size and probes (a small document would be read whole otherwise).
  */
 export async function openForFirstLook(context: SessionSuite, path: string): Promise<string> {
   const targetId = await openAlone(context, path);
-  readerOf(context.server, context.sessionId, targetId).prefixFrom = 0;
+  const reader = readerOf(context.server, context.sessionId, targetId);
+  reader.prefixFrom = 0;
+  reader.elementsPerProbe = 0;
   await evaluate(
     context.server,
     targetId,

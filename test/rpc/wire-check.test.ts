@@ -12,7 +12,7 @@ const observation = {
   session_id: 's_1',
   target_id: 'T',
   frame_id: 'F',
-  document: { frame_id: 'F', loader_id: 'L', url: 'http://127.0.0.1/' },
+  document: { frame_id: 'F', loader_id: 'L', url: 'http://127.0.0.1/', ready_state: 'complete' },
   url: 'http://127.0.0.1/',
   title: 'Form',
   tree: 'button "Save" @1',

@@ -68,12 +68,13 @@ export async function captureObservation(
     dialogPending: snapshot.dialog !== undefined,
   });
   const observedRoot = snapshot.frames.find((f) => f.frameId === frame.id);
+  const loaderId = observedRoot?.loaderId ?? frame.loaderId;
   return {
     state_id: record.stateId,
     session_id: session.id,
     target_id: tab.targetId,
     frame_id: frame.id,
-    document: { frame_id: frame.id, loader_id: observedRoot?.loaderId ?? frame.loaderId, url: redactUrl(frame.url) },
+    document: { frame_id: frame.id, loader_id: loaderId, url: redactUrl(frame.url), ready_state: tab.loads.readyState(frame.id, loaderId) },
     url: redactUrl(frame.url),
     title: redactSecrets(snapshot.title || tab.title, secrets),
     tree: snapshot.tree,

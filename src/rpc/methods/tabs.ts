@@ -76,6 +76,12 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
         call.progress?.('loading the new tab');
         try {
           const outcome = await navigateFrame(tab.session, tab.mainFrameId, params.url, deadline);
+          if (outcome.kind === 'committed') {
+            // Listed once its scripts ran: an app whose scripts come after DOMContentLoaded is ready
+            // only at its load event (bounded; PROTOCOL.md §5).
+            call.progress?.('waiting for the page to load');
+            await tab.whenLoaded(tab.mainFrameId, outcome.loaderId, deadline.remaining());
+          }
           let errorText = 'errorText' in outcome ? outcome.errorText : undefined;
           if (errorText && BLOCKED_BY_POLICY.test(errorText)) {
             const rule = session.traffic.log.lastBlockedDocument(tab.targetId);

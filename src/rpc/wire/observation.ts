@@ -57,7 +57,16 @@ export const observation = z
     session_id: z.string(),
     target_id: z.string(),
     frame_id: z.string(),
-    document: z.object({ frame_id: z.string(), loader_id: z.string(), url: z.string() }).describe('The identity of the observed document'),
+    document: z
+      .object({
+        frame_id: z.string(),
+        loader_id: z.string(),
+        url: z.string(),
+        ready_state: z
+          .enum(['loading', 'interactive', 'complete'])
+          .describe("Where the document's loading stands: interactive after DOMContentLoaded, complete after its load event"),
+      })
+      .describe('The identity of the observed document'),
     url: z.string(),
     title: z.string(),
     tree: z.string().describe('The accessibility tree as indented text, one node a line: role "name" [state] ref'),
