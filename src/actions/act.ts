@@ -299,6 +299,7 @@ class ActRun<O> {
       const outcome: PerformOutcome = await perform(
         {
           tab,
+          platform: this.#env.browser.platform,
           frame,
           deadline: this.#deadline,
           secrets: this.#env.secrets,
