@@ -231,7 +231,7 @@ export const actResult = z
 
 export const act = wireMethod({
   name: 'act',
-  summary: 'Act on what an observation saw: validated, hit-tested input with a fresh observation and a three-part result.',
+  summary: 'Act on what an observation saw: validated, hit-tested input, a three-part result, and a fresh observation once input began.',
   params: protocolAct.params,
   result: actResult,
 });
