@@ -32,6 +32,7 @@ import type { Verdict } from '../util/domain-policy.ts';
 import type { SecretCheck } from '../util/secrets.ts';
 import {
   ACT_EVENT_KINDS,
+  actFailed,
   type ActStatus,
   type EventKind,
   type Execution,
@@ -492,7 +493,9 @@ class ActRun<O> {
         : `${this.#notes.join('; ')} (no content, cancelled, or a download)`;
     }
     if (!result.errorText && !fresh && result.errorType) result.errorText = this.#lossFailure()?.text;
-    if (request.screenshot === 'always' || (request.screenshot === 'on_error' && failure)) await this.#attachScreenshot(result, tab);
+    if (request.screenshot === 'always' || (request.screenshot === 'on_error' && actFailed(result.status))) {
+      await this.#attachScreenshot(result, tab);
+    }
     return result;
   }
 
@@ -611,7 +614,7 @@ class ActRun<O> {
     result.errorText = redactSecrets(failure.text, this.#env.secrets);
     // The covering element's name is page text, which may show a typed secret.
     if (failure.hit) result.hit = { ...failure.hit, name: redactSecrets(failure.hit.name, this.#env.secrets) };
-    if (tab && (this.#request.screenshot === 'always' || this.#request.screenshot === 'on_error')) {
+    if (tab && (this.#request.screenshot === 'always' || (this.#request.screenshot === 'on_error' && actFailed(result.status)))) {
       await this.#attachScreenshot(result, tab);
     }
     return result;

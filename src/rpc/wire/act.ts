@@ -7,6 +7,8 @@ import { observation } from './observation.ts';
 import { imageMime } from './screenshot.ts';
 import { ACT_ERROR_TYPES, ACT_STATUSES, EXECUTIONS, OBSERVATION_STATES, POSTCONDITIONS } from './act-words.ts';
 
+export { actFailed } from './act-words.ts';
+
 export { ACT_ERROR_TYPES, ACT_STATUSES, EXECUTIONS, OBSERVATION_STATES, POSTCONDITIONS };
 
 export const MAX_ACTIONS = 20;
