@@ -33,6 +33,7 @@ import type { Verdict } from '../util/domain-policy.ts';
 import type { SecretCheck } from '../util/secrets.ts';
 import {
   ACT_EVENT_KINDS,
+  actFailed,
   type ActStatus,
   type EventKind,
   type Execution,
@@ -313,6 +314,7 @@ class ActRun<O> {
       const outcome: PerformOutcome = await perform(
         {
           tab,
+          platform: this.#env.browser.platform,
           frame,
           deadline: this.#deadline,
           secrets: this.#env.secrets,
@@ -534,7 +536,9 @@ class ActRun<O> {
     }
     if (!result.errorText && !fresh && result.errorType) result.errorText = this.#lossFailure()?.text;
     if (loadNote && !failure) result.errorText = result.errorText ? `${result.errorText}; ${loadNote}` : loadNote;
-    if (request.screenshot === 'always' || (request.screenshot === 'on_error' && failure)) await this.#attachScreenshot(result, tab);
+    if (request.screenshot === 'always' || (request.screenshot === 'on_error' && actFailed(result.status))) {
+      await this.#attachScreenshot(result, tab);
+    }
     return result;
   }
 
@@ -653,7 +657,7 @@ class ActRun<O> {
     result.errorText = redactSecrets(failure.text, this.#env.secrets);
     // The covering element's name is page text, which may show a typed secret.
     if (failure.hit) result.hit = { ...failure.hit, name: redactSecrets(failure.hit.name, this.#env.secrets) };
-    if (tab && (this.#request.screenshot === 'always' || this.#request.screenshot === 'on_error')) {
+    if (tab && (this.#request.screenshot === 'always' || (this.#request.screenshot === 'on_error' && actFailed(result.status)))) {
       await this.#attachScreenshot(result, tab);
     }
     return result;

@@ -1,9 +1,11 @@
 // Trusted input through CDP. Input that opens a dialog does not get its acknowledgement until the
 // dialog is closed (CDP-NOTES §7), so every step races the tab's dialog: the caller learns that a
 // dialog interrupted it instead of hanging.
+import type { BrowserPlatform } from '../browser/platform.ts';
 import type { Tab } from '../browser/tab.ts';
 import { type CdpSession, SessionSlot } from '../cdp/session.ts';
 import type { Deadline } from '../util/deadline.ts';
+import { MODIFIER_BITS, primaryModifier } from './keys.ts';
 import type { Point } from './pointer.ts';
 
 export type InputOutcome = 'acknowledged' | 'dialog';
@@ -13,14 +15,10 @@ export type Modifier = 'Alt' | 'Control' | 'ControlOrMeta' | 'Meta' | 'Shift';
 
 const BUTTON_MASK: Record<MouseButton, number> = { left: 1, right: 2, middle: 4 };
 
-export function modifierMask(modifiers: readonly Modifier[] = [], platform = 'linux'): number {
+/** CDP's modifier bits of a click's modifiers; ControlOrMeta is the platform's shortcut modifier. */
+export function modifierMask(modifiers: readonly Modifier[], platform: BrowserPlatform): number {
   let mask = 0;
-  for (const modifier of modifiers) {
-    if (modifier === 'Alt') mask |= 1;
-    else if (modifier === 'Control' || (modifier === 'ControlOrMeta' && platform !== 'darwin')) mask |= 2;
-    else if (modifier === 'Meta' || modifier === 'ControlOrMeta') mask |= 4;
-    else if (modifier === 'Shift') mask |= 8;
-  }
+  for (const modifier of modifiers) mask |= MODIFIER_BITS[modifier === 'ControlOrMeta' ? primaryModifier(platform) : modifier];
   return mask;
 }
 

@@ -4,7 +4,9 @@
 // Why a table rather than just `{key}`: Chromium acts on windowsVirtualKeyCode (editing, form
 // submission, Tab focus), pages read `key`/`code`, and only a keyDown carrying `text` inserts a
 // character (Enter needs "\r"). The table is a US keyboard layout, which is what headless
-// Chromium assumes.
+// Chromium assumes. Shortcuts follow the browser's platform (ControlOrMeta, editing commands).
+
+import type { BrowserPlatform } from '../browser/platform.ts';
 
 /** CDP modifier bits (Input.dispatchKeyEvent `modifiers`). */
 export const MODIFIER_BITS = { Alt: 1, Control: 2, Meta: 4, Shift: 8 } as const;
@@ -138,7 +140,7 @@ const NAMES = new Map<string, LayoutKey | string>([
 for (const key of NAMED_KEYS) NAMES.set(key.key.toLowerCase(), key);
 
 /** Lower-cased modifier names (and the two aliases models write most) → modifier. */
-function modifierNamed(name: string, platform: string): ModifierName | undefined {
+function modifierNamed(name: string, platform: BrowserPlatform): ModifierName | undefined {
   switch (name.toLowerCase()) {
     case 'alt':
       return 'Alt';
@@ -151,10 +153,15 @@ function modifierNamed(name: string, platform: string): ModifierName | undefined
     case 'shift':
       return 'Shift';
     case 'controlormeta':
-      return platform === 'darwin' ? 'Meta' : 'Control';
+      return primaryModifier(platform);
     default:
       return undefined;
   }
+}
+
+/** The modifier of the platform's shortcuts (copy, select all): Meta (⌘) on macOS, else Control. */
+export function primaryModifier(platform: BrowserPlatform): 'Meta' | 'Control' {
+  return platform === 'mac' ? 'Meta' : 'Control';
 }
 
 // "One character" means one user-perceived character: é written as e + accent, 👍🏽, 👨‍👩‍👧.
@@ -189,7 +196,7 @@ function splitCombo(combo: string): string[] {
  *   a shortcut, not a capital), and nothing is inserted (no text);
  * - with Shift held a printable key gives its shifted character (`Shift+1` is "!").
  */
-export function parseKeyCombo(combo: string, platform = 'linux'): ParsedKeyCombo {
+export function parseKeyCombo(combo: string, platform: BrowserPlatform): ParsedKeyCombo {
   if (typeof combo !== 'string' || combo.length === 0) throw new KeyError('Empty key');
   const parts = splitCombo(combo);
   const keyToken = parts.pop()!;
@@ -252,8 +259,8 @@ export function parseKeyCombo(combo: string, platform = 'linux'): ParsedKeyCombo
  * itself (CDP-NOTES §5: Ctrl+A worked either way); on macOS they are menu commands that a
  * synthetic key event does not reach, so the command has to travel with the event.
  */
-function editingCommands(code: string, modifiers: number, platform: string): string[] | undefined {
-  const primary = platform === 'darwin' ? MODIFIER_BITS.Meta : MODIFIER_BITS.Control;
+function editingCommands(code: string, modifiers: number, platform: BrowserPlatform): string[] | undefined {
+  const primary = MODIFIER_BITS[primaryModifier(platform)];
   if ((modifiers & primary) === 0 || (modifiers & ~primary & ~MODIFIER_BITS.Shift) !== 0) return undefined;
   const shift = (modifiers & MODIFIER_BITS.Shift) !== 0;
   switch (code) {
@@ -268,7 +275,7 @@ function editingCommands(code: string, modifiers: number, platform: string): str
     case 'KeyZ':
       return [shift ? 'redo' : 'undo'];
     case 'KeyY':
-      return shift || platform === 'darwin' ? undefined : ['redo'];
+      return shift || platform === 'mac' ? undefined : ['redo'];
     default:
       return undefined;
   }
@@ -302,7 +309,7 @@ function bitOf(def: KeyDefinition): number {
  * reverse. `modifiers` on each event is what is held at that moment, as a real keyboard reports
  * it (a Shift keydown already has shiftKey, its keyup no longer does).
  */
-export function keyEventsFor(combo: string, platform = 'linux'): KeyEventParams[] {
+export function keyEventsFor(combo: string, platform: BrowserPlatform): KeyEventParams[] {
   const parsed = parseKeyCombo(combo, platform);
   const events: KeyEventParams[] = [];
   // An implied Shift (a bare "A") belongs to the key's own events only: no Shift key went down.

@@ -2,6 +2,7 @@
 // target, focus) throw ActionError; input cut short by a dialog reports 'dialog'.
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { BrowserPlatform } from '../browser/platform.ts';
 import { navigateFrame } from '../browser/navigation.ts';
 import type { Tab } from '../browser/tab.ts';
 import { callPage, type Focused, PageObject, type Preparation } from '../browser/page-module.ts';
@@ -20,6 +21,8 @@ import type { Action } from './types.ts';
 
 export interface ActionEnv {
   tab: Tab;
+  /** The browser's platform: what ControlOrMeta stands for, and its editing shortcuts. */
+  platform: BrowserPlatform;
   /** The observed frame (navigate acts on it; x/y clicks are in its target's viewport). */
   frame: FrameRecord;
   deadline: Deadline;
@@ -134,7 +137,7 @@ async function clearField(env: ActionEnv, contents: string | undefined): Promise
   }
   if (contents === 'readonly') throw new ActionError('action_failed', 'the field is read-only or disabled', { sideEffect: true });
   if (contents === 'empty') return 'acknowledged';
-  return sendInput(env.tab, env.deadline, keySteps(env.tab, keyEventsFor('Delete') as KeyEventParams[]));
+  return sendInput(env.tab, env.deadline, keySteps(env.tab, keyEventsFor('Delete', env.platform) as KeyEventParams[]));
 }
 
 /** Text typed into a password field is a secret from now on (redacted everywhere). */
@@ -176,7 +179,7 @@ function confirmSecret(env: ActionEnv, action: { secret?: string | undefined }, 
 export async function perform(env: ActionEnv, action: Action): Promise<PerformOutcome> {
   switch (action.action) {
     case 'click': {
-      const modifiers = modifierMask(action.modifiers);
+      const modifiers = modifierMask(action.modifiers ?? [], env.platform);
       let point: Point;
       if (action.ref !== undefined) {
         const hovered = await hoveredPoint(env, await env.target(action.ref), modifiers);
@@ -204,7 +207,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       }
       const typed = await typeText(env, text);
       if (typed === 'dialog' || !action.submit) return { kind: 'input', input: typed };
-      return input(env, keySteps(env.tab, keyEventsFor('Enter') as KeyEventParams[]));
+      return input(env, keySteps(env.tab, keyEventsFor('Enter', env.platform) as KeyEventParams[]));
     }
     case 'fill': {
       const text = textOf(env, action);
@@ -226,7 +229,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
       if (state === 'readonly') throw new ActionError('action_failed', 'the field is read-only or disabled', { sideEffect: true });
       if (text === '') {
         if (state === 'empty') return { kind: 'input', input: 'acknowledged' };
-        return input(env, keySteps(env.tab, keyEventsFor('Delete') as KeyEventParams[]));
+        return input(env, keySteps(env.tab, keyEventsFor('Delete', env.platform) as KeyEventParams[]));
       }
       return input(env, [
         () => {
@@ -268,7 +271,7 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
     case 'press': {
       let events: KeyEventParams[];
       try {
-        events = keyEventsFor(action.key) as KeyEventParams[];
+        events = keyEventsFor(action.key, env.platform) as KeyEventParams[];
       } catch (error) {
         throw new ActionError('invalid_params', (error as Error).message);
       }

@@ -7,6 +7,7 @@ import { Deadline } from '../util/deadline.ts';
 import { DisposableStack } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
 import { IsolatedWorlds } from './isolated-worlds.ts';
+import { type BrowserPlatform, platformOfUserAgent } from './platform.ts';
 import { type ContextSetup, type PendingCalls, Tab } from './tab.ts';
 
 export interface BrowserEvents extends Record<string, unknown> {
@@ -29,6 +30,8 @@ export class Browser {
   readonly connection: Connection;
   readonly events = new Emitter<BrowserEvents>();
   readonly version: BrowserVersion;
+  /** The system the browser runs on, whose keyboard conventions input follows. */
+  readonly platform: BrowserPlatform;
   /** Our isolated-world contexts, per frame document of any tab. */
   readonly worlds = new IsolatedWorlds();
   readonly #tabs = new Map<string, Tab>();
@@ -48,6 +51,7 @@ export class Browser {
   private constructor(connection: Connection, version: BrowserVersion) {
     this.connection = connection;
     this.version = version;
+    this.platform = platformOfUserAgent(version.userAgent);
     this.#disposables.add(connection.onAttached((attached) => this.#onAttached(attached)));
     const root = connection.root;
     this.#disposables.add(

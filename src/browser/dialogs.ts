@@ -1,6 +1,8 @@
 // The JavaScript dialog (alert, confirm, prompt, beforeunload) a tab has open, if any. While one
 // is open every renderer-bound call hangs (CDP-NOTES §7), so callers check here first and race
-// their waits against `opened`.
+// their waits against `opened`. A held dialog is forgotten as soon as it is known to be gone,
+// whether or not Chromium says it closed: no entry may outlive its dialog.
+import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import type { Disposable } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
@@ -62,7 +64,22 @@ export class DialogTracker {
         this.#pending = undefined;
         this.events.emit('closed', { dialog, accepted: event.result, userInput: event.userInput });
       }),
+      // Chromium closes a dialog whose document goes and says so first; but when the frame that
+      // holds it is removed (an out-of-process iframe whose parent takes it out) it says nothing.
+      session.on('Page.frameNavigated', (event) => this.#documentGone(event.frame.id)),
+      session.on('Page.frameDetached', (event) => {
+        if (event.reason === 'remove') this.#documentGone(event.frameId);
+      }),
     ];
+  }
+
+  /** The held dialog's document is gone (its renderer crashed): nothing is held any more. */
+  forget(): void {
+    this.#pending = undefined;
+  }
+
+  #documentGone(frameId: string): void {
+    if (this.#pending?.frameId === frameId) this.#pending = undefined;
   }
 
   /**
@@ -80,11 +97,23 @@ export class DialogTracker {
     return { promise, dispose: () => subscription?.dispose() };
   }
 
-  /** Answers the held dialog; undefined when none is held. */
+  /**
+   * Answers the held dialog: the dialog answered, or undefined when none is held. That includes a
+   * dialog gone before the answer reached the browser (a navigation or the page closed it a
+   * moment before, its closed event still on the way): Chromium refuses the answer, and the
+   * entry is forgotten then rather than when, or if, that event comes.
+   */
   async handle(accept: boolean, promptText?: string): Promise<PendingDialog | undefined> {
     const dialog = this.#pending;
     if (!dialog) return undefined;
-    await dialog.session.send('Page.handleJavaScriptDialog', { accept, ...(promptText !== undefined ? { promptText } : {}) });
+    try {
+      await dialog.session.send('Page.handleJavaScriptDialog', { accept, ...(promptText !== undefined ? { promptText } : {}) });
+    } catch (error) {
+      // "No dialog is showing", or the session that reported it is gone; a timeout says nothing.
+      if (!isCdpError(error) || error.kind === 'timeout') throw error;
+      if (this.#pending === dialog) this.#pending = undefined;
+      return undefined;
+    }
     return dialog;
   }
 }

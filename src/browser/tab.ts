@@ -161,6 +161,9 @@ export class Tab {
     const mark = this.#pendingCalls?.mark() ?? Infinity;
     this.#lastCrash = { mark, reporters: new Set([reporter]) };
     this.#crashed = true;
+    // A dialog or chooser dies with its document; Chromium need not say so.
+    this.dialogs.forget();
+    this.fileChooser.forget();
     const sessions = new Set([this.session, ...this.frames.list().map((frame) => frame.session)]);
     for (const session of sessions) this.#pendingCalls?.failBefore(session.id, mark);
     this.events.emit('crashed', undefined);

@@ -3,6 +3,7 @@
 // The table holds no browser logic: every call goes through the method table, sessions, queue
 // and checks that serve the WebSocket.
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
+import { actFailed, type ActStatus } from '../rpc/wire/index.ts';
 import type { CallOutcome } from '../rpc/server.ts';
 import type { McpPrincipal, WireEvent } from './principal.ts';
 import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText } from './render.ts';
@@ -81,8 +82,6 @@ export function actionCall(spec: ToolSpec, args: Obj): { method: string; params:
   return { method, params };
 }
 
-const ACTED = new Set(['completed', 'verified']);
-
 export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'browser_observe',
@@ -103,8 +102,8 @@ export const TOOLS: readonly ToolSpec[] = [
       'Enter or Control+A; ref optional), scroll (delta_x, delta_y; ref optional), drag (ref, to_ref), upload (paths), navigate ' +
       '(url), back, forward, reload. wait_for {text|url|selector, state} waits for a condition after; expect {selector, text} ' +
       'checks one once. Without state_id it acts on the last observation this MCP server gave you for that tab, and is refused ' +
-      'as stale if the tab was observed since. The result has a fresh observation to act on next. Status other than ' +
-      'completed/verified: read error_type; stale_observation or stale_reference: observe again.',
+      'as stale if the tab was observed since. Once input began, the result has a fresh observation to act on next. Status ' +
+      'other than completed/verified: read error_type; stale_observation or stale_reference: observe again.',
     annotations: WRITE,
     methods: 'act',
     onSession: true,
@@ -125,7 +124,7 @@ export const TOOLS: readonly ToolSpec[] = [
       }
       return call.wire('act', { ...call.args, state_id: stateId });
     },
-    failed: (result) => !ACTED.has(String(result['status'])),
+    failed: (result) => actFailed(result['status'] as ActStatus),
     image: 'screenshot',
     // Before the fresh observation's tree, where a model reads them first.
     eventsInText: true,

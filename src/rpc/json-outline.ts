@@ -3,8 +3,11 @@
 // batch element's span, depth and `id`). Linear and iterative, so no nesting makes it slow or
 // overflows a stack.
 
-/** A JSON-RPC id as JSON.parse would read it; `null` when absent or not a valid id. */
-export type ReadId = string | number | null;
+/**
+ * A JSON-RPC id as JSON.parse would read it: `null` when it is not a valid id or the value is not
+ * an object; undefined for an object without an `id` member (a notification, if it is a request).
+ */
+export type ReadId = string | number | null | undefined;
 
 export interface OutlinedValue {
   /** Offsets of the value in the text (end exclusive). */
@@ -12,7 +15,7 @@ export interface OutlinedValue {
   readonly end: number;
   /** Deepest array/object nesting inside it, counted from the start of the text. */
   readonly depth: number;
-  /** Its own `id` member when it is an object. */
+  /** Its own `id` member when it is an object (undefined when it has none). */
   readonly id: ReadId;
 }
 
@@ -80,16 +83,18 @@ function outline(text: string): Outline | undefined {
   const stack: number[] = [];
   let rootIsArray = false;
   let rootDepth = 0;
+  /** Stays null unless the root is an object. */
   let rootId: ReadId = null;
   const elements: OutlinedValue[] = [];
   let elementStart = -1;
   let elementDepth = 0;
   /**
    * The object whose `id` member is read: the root object (level 1) or an element of a root
-   * array (level 2); 0 when there is none open. `memberIsId`: the member being read is `id`.
+   * array (level 2); 0 when there is none open. `ownerId` stays undefined until it has an `id`
+   * member. `memberIsId`: the member being read is `id`.
    */
   let ownerLevel = 0;
-  let ownerId: ReadId = null;
+  let ownerId: ReadId;
   let memberIsId = false;
 
   let i = 0;
@@ -120,7 +125,7 @@ function outline(text: string): Outline | undefined {
           if (depth > elementDepth) elementDepth = depth;
           if (isObject && (depth === 1 || (depth === 2 && rootIsArray))) {
             ownerLevel = depth;
-            ownerId = null;
+            ownerId = undefined;
             memberIsId = false;
           }
           expect = isObject ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
@@ -264,7 +269,7 @@ function keyIsId(text: string, start: number, end: number): boolean {
 }
 
 // JSON.parse turns 1e400 into Infinity, which would go back out as null: not the same id.
-function readId(token: string): ReadId {
+function readId(token: string): string | number | null {
   const value: unknown = JSON.parse(token);
   if (value === null || typeof value === 'string') return value;
   return typeof value === 'number' && Number.isFinite(value) ? value : null;

@@ -9,7 +9,7 @@ import { type Logger, silentLogger } from '../util/log.ts';
 import type { CallContext } from './context.ts';
 import type { AnyMethodDef } from './define.ts';
 import { isUnexpected, type JsonRpcErrorObject, protocolError, toJsonRpcError } from './errors.ts';
-import { nestsDeeperThan, outlineJson } from './json-outline.ts';
+import { nestsDeeperThan, outlineJson, type ReadId } from './json-outline.ts';
 
 /**
  * Longest batch accepted. A batch runs its calls concurrently, so an unbounded one would let
@@ -72,8 +72,8 @@ export class PendingLimit {
 /** What one method call came to: its result, or the JSON-RPC error object it answers with. */
 export type CallOutcome = { ok: true; result: unknown } | { ok: false; error: JsonRpcErrorObject };
 
-/** A batch element: parsed (to be read as a request), or refused before parsing. */
-type BatchElement = { kind: 'parsed'; value: unknown } | { kind: 'refused'; response: JSONRPCResponse };
+/** A batch element: parsed (to be read as a request), or refused before parsing (a notification: no response). */
+type BatchElement = { kind: 'parsed'; value: unknown } | { kind: 'refused'; response: JSONRPCResponse | undefined };
 
 /** One parsed element: either a call to run or an error to answer with. */
 type Envelope =
@@ -130,21 +130,44 @@ export class RpcServer {
   /**
    * A text nested deeper than the limit is never parsed whole. Each request in it is still
    * answered with its own id where the outline can read one: a request object gets its refusal;
-   * a batch gets an array, the elements within the limit parsed and run as usual.
+   * a batch gets an array, the elements within the limit parsed and run as usual. An object
+   * without an `id` member is a notification and is never answered, in a batch neither.
    */
-  #handleTooDeep(text: string, call: CallContext, limit: PendingLimit | undefined): Promise<string | undefined> | string {
+  #handleTooDeep(text: string, call: CallContext, limit: PendingLimit | undefined): Promise<string | undefined> | string | undefined {
     const outline = outlineJson(text);
-    if (outline?.elements === undefined) return serialize(tooDeep(outline?.root.id ?? null));
+    if (outline?.elements === undefined) {
+      const refusal = this.#tooDeep(outline === undefined ? null : outline.root.id);
+      return refusal === undefined ? undefined : serialize(refusal);
+    }
     if (outline.elements.length > this.#maxBatchLength) return serialize(this.#batchTooLong());
     return this.#handleBatch(
       outline.elements.map(
         (element): BatchElement =>
           element.depth > MAX_NESTING_DEPTH
-            ? { kind: 'refused', response: tooDeep(element.id) }
+            ? { kind: 'refused', response: this.#tooDeep(element.id) }
             : { kind: 'parsed', value: JSON.parse(text.slice(element.start, element.end)) },
       ),
       call,
       limit,
+    );
+  }
+
+  /**
+   * The refusal of a request nested too deep, under its own id (null when it has none that is
+   * valid, or the text is not a request object); undefined for a notification, which is not
+   * answered (JSON-RPC 2.0 §4.1).
+   */
+  #tooDeep(id: ReadId): JSONRPCResponse | undefined {
+    if (id === undefined) {
+      this.#log.debug('notification dropped: nested too deep', { max: MAX_NESTING_DEPTH });
+      return undefined;
+    }
+    return errorResponse(
+      id,
+      protocolError('invalid_request', `Invalid request: nested deeper than ${MAX_NESTING_DEPTH} levels`, {
+        limit: 'nesting_depth',
+        max: MAX_NESTING_DEPTH,
+      }),
     );
   }
 
@@ -310,17 +333,6 @@ function validateParams(schema: z.ZodType, params: unknown): ParamsResult {
   const first = issues[0];
   const where = first === undefined ? '' : first.path ? ` at ${first.path}: ${first.message}` : `: ${first.message}`;
   return { ok: false, message: `Invalid params${where}`, issues };
-}
-
-/** Always answered, even without an id: like any invalid request, the server cannot tell what was meant. */
-function tooDeep(id: JSONRPCID): JSONRPCResponse {
-  return errorResponse(
-    id,
-    protocolError('invalid_request', `Invalid request: nested deeper than ${MAX_NESTING_DEPTH} levels`, {
-      limit: 'nesting_depth',
-      max: MAX_NESTING_DEPTH,
-    }),
-  );
 }
 
 function errorResponse(id: JSONRPCID, error: JsonRpcErrorObject): JSONRPCResponse {

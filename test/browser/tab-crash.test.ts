@@ -5,62 +5,13 @@
 // second report from the same reporter is a new crash.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type AttachedSession, Connection } from '../../src/cdp/connection.ts';
 import { isCdpError } from '../../src/cdp/errors.ts';
-import { Tab } from '../../src/browser/tab.ts';
-import { attachEvent, FakeCdpPeer, until } from '../helpers/fake-cdp.ts';
+import { until } from '../helpers/fake-cdp.ts';
+import { mainFrame, openFakeTab } from '../helpers/fake-tab.ts';
 
 const s = suite('tab: renderer crash reports');
 
-/** Commands a tab sends to start up, answered at once; everything else stays pending. */
-const STARTUP = [
-  'Page.enable',
-  'Page.setLifecycleEventsEnabled',
-  'Runtime.enable',
-  'Page.setInterceptFileChooserDialog',
-  'Target.setAutoAttach',
-  'Runtime.runIfWaitingForDebugger',
-];
-
-/** The tab's main frame showing document `loaderId` at `url`, as Page events carry it. */
-function mainFrame(loaderId: string, url: string) {
-  return {
-    id: 'F1',
-    loaderId,
-    url,
-    domainAndRegistry: '',
-    securityOrigin: '',
-    mimeType: 'text/html',
-    secureContext: false,
-    crossOriginIsolatedContextType: 'NotIsolated' as const,
-    gatedAPIFeatures: [],
-  };
-}
-
-async function open(): Promise<{ peer: FakeCdpPeer; tab: Tab; crashes: () => number }> {
-  const peer = new FakeCdpPeer();
-  for (const method of STARTUP) peer.answer(method, () => ({ result: {} }));
-  peer.answer('Page.getFrameTree', () => ({
-    result: {
-      frameTree: {
-        frame: mainFrame('L1', 'http://127.0.0.1/'),
-      },
-    },
-  }));
-  const connection = new Connection(peer);
-  const attached = new Promise<AttachedSession>((resolve) => connection.onAttached(resolve));
-  peer.emit('Target.attachedToTarget', attachEvent('S1', 'T1'));
-  const tab = new Tab(await attached, {
-    pendingCalls: {
-      mark: () => connection.callMark(),
-      failBefore: (sessionId, mark) => connection.failPending(sessionId, 'the page crashed', { sentBefore: mark }),
-    },
-  });
-  await tab.ready;
-  let crashes = 0;
-  tab.events.on('crashed', () => crashes++);
-  return { peer, tab, crashes: () => crashes };
-}
+const open = openFakeTab;
 
 /** How a pending call ended: 'failed' (the crash ended it) or 'pending'. */
 function watch(call: Promise<unknown>): () => 'failed' | 'pending' | 'answered' {

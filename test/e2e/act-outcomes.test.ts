@@ -109,6 +109,15 @@ const refused = (status: string, error_type: string, postcondition = 'not_reques
   error_type,
 });
 
+/** A navigation begun and not acknowledged (no DOMContentLoaded of its document) when the budget ran out. */
+const navigationTimedOut: Outcome = {
+  status: 'action_failed',
+  execution: 'dispatched_unknown',
+  observation: 'captured',
+  postcondition: 'not_requested',
+  error_type: 'timeout',
+};
+
 interface Row {
   scenario: string;
   expected: Outcome;
@@ -316,17 +325,20 @@ const ROWS: Row[] = [
   },
   {
     scenario: 'a navigation that outlasts the budget',
-    expected: {
-      status: 'action_failed',
-      execution: 'dispatched_unknown',
-      observation: 'captured',
-      postcondition: 'not_requested',
-      error_type: 'timeout',
-    },
+    expected: navigationTimedOut,
     run: async (st) => {
       const o = await st.cart();
       return st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Express checkout'), timeout_ms: 1_500 });
     },
+  },
+  {
+    // §7 execution: a navigation is acknowledged by its new document's DOMContentLoaded, not by the
+    // browser accepting the command. This one commits at once (Page.navigate answers) and its parser
+    // then waits on a script longer than the budget.
+    scenario: 'a navigation that commits but does not reach DOMContentLoaded within the budget',
+    expected: navigationTimedOut,
+    run: async (st) =>
+      st.act({ state_id: (await st.cart()).state_id, action: 'navigate', url: fixtures.url('/slow-script?ms=5000'), timeout_ms: 1_500 }),
   },
 
   // ---- interrupted ----
@@ -401,6 +413,12 @@ const ROWS: Row[] = [
   },
 
   // ---- ran; postconditions ----
+  {
+    // The same page once its script comes within the budget: DOMContentLoaded acknowledges it.
+    scenario: 'a navigation whose new document reaches DOMContentLoaded',
+    expected: ran(),
+    run: async (st) => st.act({ state_id: (await st.cart()).state_id, action: 'navigate', url: fixtures.url('/slow-script?ms=200') }),
+  },
   {
     scenario: 'a click, nothing asked',
     expected: ran(),

@@ -510,7 +510,7 @@ s('timeout_ms 0 means the default; 60001 and -1 are invalid params that touch no
   assert.is(r.status, 'completed', 'the state was not consumed by the invalid calls');
 });
 
-s('screenshot: always attaches one; on_error only on failure', async () => {
+s('screenshot: always attaches one; on_error when the status is not completed or verified (isError)', async () => {
   let o = await open('/act.html');
   const always = await client.call('act', {
     session_id: sessionId,
@@ -540,6 +540,36 @@ s('screenshot: always attaches one; on_error only on failure', async () => {
   });
   assert.is(failed.error_type, 'click_intercepted');
   assert.is(failed.screenshot?.mime, 'image/png');
+  // One rule with MCP's isError: every status but completed and verified is a failure.
+  o = await observe();
+  const unmet = await act({
+    state_id: o.state_id,
+    action: 'click',
+    ref: ref(o, 'Count'),
+    wait_for: { text: 'never shown anywhere' },
+    timeout_ms: 800,
+    screenshot: 'on_error',
+  });
+  assert.is(unmet.status, 'condition_not_met');
+  assert.is(unmet.screenshot?.mime, 'image/png', 'condition_not_met has one');
+  o = unmet.fresh_state!;
+  const interrupted = await act({
+    state_id: o.state_id,
+    actions: [{ action: 'navigate', url: fixtures.url('/act.html?again=1') }, { action: 'click', ref: ref(o, 'Count') }],
+    screenshot: 'on_error',
+  });
+  assert.is(interrupted.status, 'interrupted');
+  assert.is(interrupted.screenshot?.mime, 'image/png', 'interrupted has one');
+  o = interrupted.fresh_state!;
+  const verified = await act({
+    state_id: o.state_id,
+    action: 'click',
+    ref: ref(o, 'Show later'),
+    wait_for: { text: 'Appeared' },
+    screenshot: 'on_error',
+  });
+  assert.is(verified.status, 'verified');
+  assert.is(verified.screenshot, undefined);
 });
 
 s('upload: confined to the uploads root (forbidden without one)', async () => {

@@ -1,9 +1,5 @@
 // Browser lifecycle: a missing browser is a clear browser_unavailable, --connect attaches to a
 // browser someone else runs (and never closes it), and a browser that dies is replaced.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,6 +9,7 @@ import { parseConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { TestClient } from '../helpers/client.ts';
+import { launchDebuggableBrowser } from '../helpers/debuggable-browser.ts';
 import { startTestServer } from '../helpers/pagewire.ts';
 import { onTeardown } from '../helpers/teardown.ts';
 
@@ -42,38 +39,7 @@ s('findBrowser prefers an explicit path, then /usr/bin/chromium', () => {
 });
 
 s('--connect http://127.0.0.1:PORT attaches to a running browser and leaves it running', async () => {
-  const profile = mkdtempSync(join(tmpdir(), 'pagewire-connect-test-'));
-  const browser = spawn(
-    '/usr/bin/chromium',
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--remote-debugging-port=0',
-      `--user-data-dir=${profile}`,
-      'about:blank',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
-  );
-  onTeardown(() => {
-    try {
-      process.kill(-browser.pid!, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    rmSync(profile, { recursive: true, force: true });
-  });
-  const endpoint = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    browser.stderr!.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /DevTools listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(text);
-      if (match) resolve(`http://127.0.0.1:${match[1]}`);
-    });
-    browser.once('exit', () => reject(new Error(`browser exited: ${text}`)));
-  });
+  const { process: browser, endpoint } = await launchDebuggableBrowser();
   // The CDP trace (debug log) shows what the server asked of the browser.
   const config = parseConfig(['--port', '0', '--token', 'connect-test', '--connect', endpoint, '--log-level', 'debug'], {});
   const trace: string[] = [];

@@ -186,6 +186,23 @@ function flows(name: string, open: () => Promise<McpDoor>): void {
     assert.type((acted.structuredContent!['fresh_state'] as Record<string, unknown>)['state_id'], 'string', 'the rest is the wire result');
   });
 
+  s('screenshot "on_error" is isError\'s rule: a condition not met brings the image, a completed act none', async () => {
+    await openApp(door);
+    const unmet = await door.call('browser_act', {
+      action: 'scroll',
+      delta_y: 40,
+      wait_for: { text: 'never shown anywhere' },
+      timeout_ms: 800,
+      screenshot: 'on_error',
+    });
+    assert.is(unmet.isError, true, textOf(unmet));
+    assert.is(unmet.structuredContent!['status'], 'condition_not_met');
+    imageOf(unmet);
+    const fine = await door.call('browser_act', { action: 'scroll', delta_y: 40, screenshot: 'on_error' });
+    assert.is(fine.isError, false, textOf(fine));
+    assert.is(fine.content.filter((block) => block.type === 'image').length, 0);
+  });
+
   s('a confirm() opened by a click: the act is interrupted, the event is reported, browser_handle_dialog answers it', async () => {
     const signedIn = await signIn(door);
     const act = await door.call('browser_act', {

@@ -93,6 +93,25 @@ s('a request nested past the limit is answered with its own id; a batch holding 
   client.close();
 });
 
+s('a notification nested past the limit is not answered, alone or in a batch', async () => {
+  const client = await (await sharedServer()).connect();
+  let nested: unknown = 'bottom';
+  for (let i = 0; i < 200; i++) nested = [nested];
+  const notification = { jsonrpc: '2.0', method: 'server.info', params: { a: nested } };
+  client.socket.send(JSON.stringify(notification));
+  client.socket.send(JSON.stringify([notification, notification]));
+  // Frames are answered in order: the first reply after them must be this request's.
+  const next = JSON.parse(await client.sendRaw(JSON.stringify({ jsonrpc: '2.0', id: 'after', method: 'server.info' })));
+  assert.is(next.id, 'after', `a reply to a notification came first: ${JSON.stringify(next).slice(0, 300)}`);
+  assert.is(next.result.name, 'pagewire');
+  // In a batch with a request, only the request is answered.
+  const mixed = JSON.parse(
+    await client.sendRaw(JSON.stringify([notification, { jsonrpc: '2.0', id: 'deep', method: 'server.info', params: { a: nested } }])),
+  );
+  assert.equal(mixed.map((r: { id: string }) => r.id), ['deep']);
+  client.close();
+});
+
 s('rpc.discover describes every method with the schemas that validate it', async () => {
   const client = await (await sharedServer()).connect();
   const doc = await client.call(

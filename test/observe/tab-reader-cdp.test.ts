@@ -10,6 +10,7 @@ import { Connection } from '../../src/cdp/connection.ts';
 import { RefRegistry } from '../../src/observe/refs.ts';
 import { TabReader } from '../../src/observe/tab-reader.ts';
 import { attachEvent, FakeCdpPeer, until } from '../helpers/fake-cdp.ts';
+import { TAB_STARTUP_COMMANDS } from '../helpers/fake-tab.ts';
 
 type AXNode = Cdp.Accessibility.AXNode;
 
@@ -91,16 +92,7 @@ function pageCalls(monitor: () => ReturnType<typeof monitorAnswer>, probes: numb
 
 async function scriptedTab() {
   const peer = new FakeCdpPeer();
-  for (
-    const method of [
-      'Page.enable',
-      'Page.setLifecycleEventsEnabled',
-      'Runtime.enable',
-      'Page.setInterceptFileChooserDialog',
-      'Target.setAutoAttach',
-      'Runtime.runIfWaitingForDebugger',
-    ]
-  ) peer.answer(method, () => ({ result: {} }));
+  for (const method of TAB_STARTUP_COMMANDS) peer.answer(method, () => ({ result: {} }));
   peer.answer('Page.getFrameTree', () => ({
     result: {
       frameTree: {

@@ -10,10 +10,13 @@ import { nestsDeeperThan, outlineJson } from '../../src/rpc/json-outline.ts';
 const SEED = Number.parseInt(process.env['PAGEWIRE_FUZZ_SEED'] ?? '', 10);
 const options = { numRuns: 2_000, ...(Number.isInteger(SEED) ? { seed: SEED } : {}) };
 
-/** What the server must read as a request's id: a string, a finite number or null. */
+/**
+ * What the server must read as a request's id: a string, a finite number or null; undefined for
+ * an object without an `id` member (a notification).
+ */
 function idOf(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  if (!Object.hasOwn(value, 'id')) return null;
+  if (!Object.hasOwn(value, 'id')) return undefined;
   const id = (value as Record<string, unknown>)['id'];
   return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
 }

@@ -435,12 +435,12 @@ s('the id of a too-deep request cannot be faked: nested ids, ids in strings, dup
   const params = `"params":{"id":5,"x":${deep(MAX_NESTING_DEPTH)}}`;
   for (
     const [text, id] of [
-      // Only the request's own member counts.
-      [`"method":"echo",${params}`, null],
-      [`"method":"echo","params":[{"id":5},${deep(MAX_NESTING_DEPTH)}]`, null],
-      [`"method":"\\"id\\":5","params":${deep(MAX_NESTING_DEPTH)}`, null],
-      [`"method":"echo","params":{"\\"id":5,"x":${deep(MAX_NESTING_DEPTH)}}`, null],
-      [`"method":"echo","ID":5,"params":${deep(MAX_NESTING_DEPTH)}`, null],
+      // Only the request's own member counts: without one it is a notification, not answered.
+      [`"method":"echo",${params}`, undefined],
+      [`"method":"echo","params":[{"id":5},${deep(MAX_NESTING_DEPTH)}]`, undefined],
+      [`"method":"\\"id\\":5","params":${deep(MAX_NESTING_DEPTH)}`, undefined],
+      [`"method":"echo","params":{"\\"id":5,"x":${deep(MAX_NESTING_DEPTH)}}`, undefined],
+      [`"method":"echo","ID":5,"params":${deep(MAX_NESTING_DEPTH)}`, undefined],
       // Duplicates: the last one wins, as in JSON.parse.
       [`"id":1,"method":"echo",${params},"id":2`, 2],
       [`"id":1,"id":{"a":1},"method":"echo",${params}`, null],
@@ -453,7 +453,9 @@ s('the id of a too-deep request cannot be faked: nested ids, ids in strings, dup
       [`"id":1e400,"method":"echo",${params}`, null],
     ] as Array<[string, unknown]>
   ) {
-    assertTooDeep(await rpc(deepRequest(text)), id);
+    const response = await rpc(deepRequest(text));
+    if (id === undefined) assert.is(response, undefined, text.slice(0, 120));
+    else assertTooDeep(response, id);
   }
 });
 
@@ -493,21 +495,47 @@ s('a batch with a too-deep element: an array, that element refused with its id, 
   assert.equal(notified, ['n'], 'the notification in the batch ran');
 });
 
-s('batch elements are judged one by one: the batch level counts, a deep id-less or non-object element gets id null', async () => {
+s('batch elements are judged one by one: the batch level counts, a deep non-object element gets id null', async () => {
   // The batch, the element, its params and 125 arrays: 128 levels, accepted.
   const fits = `{"jsonrpc":"2.0","id":"fits","method":"nested","params":{"a":{"b":"x"},"pad":${deep(MAX_NESTING_DEPTH - 3)}}}`;
   const over = fits.replace('"fits"', '"over"').replace('"pad":[', '"pad":[[').replace(/]}}$/, ']]}}');
   const idless = `{"jsonrpc":"2.0","method":"note","params":{"text":"never","x":${deep(MAX_NESTING_DEPTH)}}}`;
   const response = await rpc(`[${fits},${idless},${deep(MAX_NESTING_DEPTH)},${deep(MAX_NESTING_DEPTH - 1)},${over}]`);
   assert.ok(Array.isArray(response), JSON.stringify(response));
-  assert.is(response.length, 5);
+  assert.is(response.length, 4, 'the notification is not answered');
   assert.equal(response[0], { jsonrpc: '2.0', id: 'fits', result: { ok: true } }, 'parsed and run like any call');
   assertTooDeep(response[1], null);
-  assertTooDeep(response[2], null);
-  assertError(response[3], -32600, 'invalid_request', null); // [] nested 127 deep: not a request
-  assert.is(response[3].error.data.limit, undefined);
-  assertTooDeep(response[4], 'over');
+  assertError(response[2], -32600, 'invalid_request', null); // [] nested 127 deep: not a request
+  assert.is(response[2].error.data.limit, undefined);
+  assertTooDeep(response[3], 'over');
   assert.equal(notified, [], 'a refused notification does not run');
+});
+
+s('a notification nested too deep is never answered, alone or in a batch; it does not run', async () => {
+  const params = `"params":{"text":"never","x":${deep(MAX_NESTING_DEPTH)}}`;
+  const notification = `{"jsonrpc":"2.0","method":"note",${params}}`;
+  for (
+    const text of [
+      notification,
+      // Its members in any order, an escaped key, an `id` only inside its params.
+      `{${params},"method":"note","jsonrpc":"2.0"}`,
+      `{"jsonrpc":"2.0","method":"note","params":{"id":1,"x":${deep(MAX_NESTING_DEPTH)}}}`,
+      `{"jsonrpc":"2.0","method":"note","ID":7,${params}}`,
+      `[${notification}]`,
+      `[${notification},${notification}]`,
+      // A notification that fits is run, and answers nothing either.
+      `[${notification},{"jsonrpc":"2.0","method":"note","params":{"text":"ran"}}]`,
+    ]
+  ) {
+    assert.is(await server.handle(text, call), undefined, text.slice(0, 120));
+  }
+  assert.equal(notified, ['ran'], 'only the notification that fits ran');
+  assert.ok(logLines.some((line) => line.includes('notification dropped: nested too deep')), 'said at debug');
+  // One with an id, even a null one or an invalid one, is a request: refused under its id.
+  assertTooDeep(await rpc(`{"jsonrpc":"2.0","id":null,"method":"note",${params}}`), null);
+  assertTooDeep(await rpc(`{"jsonrpc":"2.0","id":[1],"method":"note",${params}}`), null);
+  const mixed = await rpc(`[${notification},{"jsonrpc":"2.0","id":"deep","method":"note",${params}}]`);
+  assert.equal(mixed.map((r: Json) => r['id']), ['deep']);
 });
 
 s('a too-deep batch longer than the limit is refused whole', async () => {

@@ -24,7 +24,8 @@ function serverActSchemas(secrets: SecretStore | undefined) {
   return actSchemas(
     keyCombo.superRefine((key, ctx) => {
       try {
-        parseKeyCombo(key);
+        // Whether it parses is the same on every platform (ControlOrMeta is a modifier on each).
+        parseKeyCombo(key, 'other');
       } catch (error) {
         ctx.addIssue({ code: 'custom', message: (error as Error).message });
       }

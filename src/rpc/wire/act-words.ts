@@ -12,6 +12,13 @@ export const ACT_STATUSES = [
   'request_id_conflict',
   'outcome_unknown',
 ] as const;
+/**
+ * An act failed unless its status is `completed` or `verified`: the one rule for MCP's `isError`
+ * and for `screenshot: "on_error"` (PROTOCOL.md §7, §14).
+ */
+export function actFailed(status: (typeof ACT_STATUSES)[number]): boolean {
+  return status !== 'completed' && status !== 'verified';
+}
 export const EXECUTIONS = ['not_dispatched', 'dispatched_unknown', 'completed'] as const;
 export const OBSERVATION_STATES = ['captured', 'unavailable'] as const;
 export const POSTCONDITIONS = ['not_requested', 'unknown', 'unmet', 'met'] as const;

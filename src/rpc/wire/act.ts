@@ -7,6 +7,8 @@ import { observation } from './observation.ts';
 import { imageMime } from './screenshot.ts';
 import { ACT_ERROR_TYPES, ACT_STATUSES, EXECUTIONS, OBSERVATION_STATES, POSTCONDITIONS } from './act-words.ts';
 
+export { actFailed } from './act-words.ts';
+
 export { ACT_ERROR_TYPES, ACT_STATUSES, EXECUTIONS, OBSERVATION_STATES, POSTCONDITIONS };
 
 export const MAX_ACTIONS = 20;
@@ -231,7 +233,7 @@ export const actResult = z
 
 export const act = wireMethod({
   name: 'act',
-  summary: 'Act on what an observation saw: validated, hit-tested input with a fresh observation and a three-part result.',
+  summary: 'Act on what an observation saw: validated, hit-tested input, a three-part result, and a fresh observation once input began.',
   params: protocolAct.params,
   result: actResult,
 });
