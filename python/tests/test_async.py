@@ -253,17 +253,17 @@ def test_cancelling_the_task_of_an_act_sends_cancel_and_returns_outcome_unknown(
             session, page = await checkout(client, pages, "py-cancel", 100)
             log = await console_of(watcher, session.id or "")
             loop = asyncio.get_running_loop()
-            started = loop.time()
             acting = asyncio.ensure_future(
                 session.act({"action": "click", "ref": ref_of(page, "Place order")}, wait_for={"text": "This never appears"}, timeout_ms=20_000)
             )
             await log.seen("order clicked 1")
+            started = loop.time()
             acting.cancel()
             result = await acting
-            assert loop.time() - started < 5
+            assert loop.time() - started < 15, "at once, not at the end of timeout_ms"
             assert (result["status"], result["error_type"]) == ("outcome_unknown", "operation_cancelled")
             # The cancel reached the server: the session is free again at once.
-            after = await asyncio.wait_for(session.observe(), 5)
+            after = await asyncio.wait_for(session.observe(), 15)
             assert "Orders placed: 1" in after["tree"]
 
             # The client-side budget (timeout) runs out the same way, as a timeout.
@@ -273,7 +273,7 @@ def test_cancelling_the_task_of_an_act_sends_cancel_and_returns_outcome_unknown(
             assert (slow["status"], slow["error_type"]) == ("outcome_unknown", "operation_cancelled")
             await log.seen("order clicked 2")
             # timeout_ms is the server's budget: past it, an unmet wait_for is an outcome.
-            unmet = await session.act({"action": "click", "ref": ref_of(await session.observe(), "Place order")}, wait_for={"text": "Never"}, timeout_ms=500)
+            unmet = await session.act({"action": "click", "ref": ref_of(await session.observe(), "Place order")}, wait_for={"text": "Never"}, timeout_ms=3000)
             assert (unmet["status"], unmet["postcondition"]) == ("condition_not_met", "unmet")
             await session.close()
 

@@ -146,6 +146,6 @@ def test_client_budgets_and_the_act_past_its_budget(server: Server, pages: Pages
         page = session.observe()
         started = time.monotonic()
         result = session.act({"action": "click", "ref": ref_of(page, "Place order")}, wait_for={"text": "Never"}, timeout_ms=20_000, timeout=1.0)
-        assert time.monotonic() - started < 6
+        assert time.monotonic() - started < 15, "within the budget and the grace, not timeout_ms"
         assert (result["status"], result["error_type"]) == ("outcome_unknown", "operation_cancelled")
         assert "Orders placed: 1" in session.observe()["tree"]
