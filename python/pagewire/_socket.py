@@ -102,20 +102,27 @@ class SocketConnection:
     def closed_error(self) -> TransportError | None:
         return self._closed_error
 
-    async def request(self, method: str, params: dict[str, Any], *, resend: bool) -> Pending:
-        """Registers the call and writes it (now, or on the next socket)."""
+    def register(self, method: str, params: dict[str, Any], *, resend: bool) -> Pending:
+        """Enters a call in the pending table; ``send`` writes it (now, or on the next socket)."""
         if self._state == "closed":
             raise self._closed_error or TransportError("connection_closed", "the client is closed")
         request_id = self._next_id
         self._next_id += 1
         entry = Pending(request_id, method, request_frame(request_id, method, params), resend, asyncio.get_running_loop().create_future())
         self._pending[request_id] = entry
-        await self._write(entry)
         return entry
+
+    async def send(self, entry: Pending) -> None:
+        await self._write(entry)
 
     async def call(self, method: str, params: dict[str, Any], *, resend: bool, timeout: float) -> Any:
         """A call's result; raises on an error answer, a lost connection or the client-side budget."""
-        entry = await self.request(method, params, resend=resend)
+        entry = self.register(method, params, resend=resend)
+        try:
+            await self.send(entry)
+        except asyncio.CancelledError:
+            self.forget(entry)
+            raise
         return await self.wait(entry, timeout)
 
     async def wait(self, entry: Pending, timeout: float) -> Any:

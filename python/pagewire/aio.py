@@ -194,9 +194,10 @@ class AsyncSession(SessionHandle):
         connection = self._client._connection
         fields = {"wait_for": wait_for, "expect": expect, "timeout_ms": timeout_ms, "request_id": request_id}
         act = self._act(action_or_actions, state_id, {**fields, "target_id": target_id, "screenshot": screenshot}, timeout)
-        entry = await connection.request("act", act.params, resend=True)
+        entry = connection.register("act", act.params, resend=True)
         why = "timeout"
         try:
+            await connection.send(entry)
             result: wire.ActResult = await asyncio.wait_for(asyncio.shield(entry.future), act.budget)
             return self._took(result)
         except asyncio.TimeoutError:
