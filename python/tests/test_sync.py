@@ -149,3 +149,29 @@ def test_client_budgets_and_the_act_past_its_budget(server: Server, pages: Pages
         assert time.monotonic() - started < 15, "within the budget and the grace, not timeout_ms"
         assert (result["status"], result["error_type"]) == ("outcome_unknown", "operation_cancelled")
         assert "Orders placed: 1" in session.observe()["tree"]
+
+
+def test_ctrl_c_during_an_act_sends_cancel_before_it_propagates(server: Server, pages: Pages) -> None:
+    import signal
+
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-ctrl-c") as session:
+        session.tabs.new(url=pages.url("/sdk/checkout.html?delay=100"))
+        page = session.observe()
+        watcher = pagewire.Client(server.url).session(session.id)
+
+        def interrupt_once_clicked() -> None:
+            while "order clicked 1" not in console_texts(watcher):
+                time.sleep(0.02)
+            # To the main thread itself, so that its blocked read is interrupted as Ctrl-C interrupts it.
+            signal.pthread_kill(main, signal.SIGINT)
+
+        main = threading.main_thread().ident or 0
+        threading.Thread(target=interrupt_once_clicked).start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            session.act({"action": "click", "ref": ref_of(page, "Place order")}, wait_for={"text": "Never"}, timeout_ms=20_000)
+        # The cancel reached the server: the session is free long before the act's 20 s.
+        assert "Orders placed: 1" in session.observe()["tree"]
+        assert time.monotonic() - started < 15
+        acts = watcher.poll_events(after_seq=0, kinds=["act"])["events"]
+        assert [(event["data"]["status"], event["data"]["error_type"]) for event in acts] == [("outcome_unknown", "operation_cancelled")]
