@@ -1,5 +1,5 @@
 // CLI: regenerate protocol/generated/*.ts from the installed devtools-protocol JSON, and the Python
-// SDK's wire types (python/pagewire/_wire.py) from the wire's zod schemas (protocol/python.ts).
+// SDK's wire types (python/pagewire/types.py) from the wire's zod schemas (protocol/python.ts).
 //
 //   npx tsx protocol/generate.ts            write the files (only those whose content changed)
 //   npx tsx protocol/generate.ts --check    regenerate in memory, list stale files, exit 1 if any
@@ -20,7 +20,7 @@ import { select } from './select.ts';
 /** Absolute path of protocol/generated/. */
 export const OUTPUT_DIR: string = fileURLToPath(new URL('./generated/', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
-/** Where the Python SDK's generated wire types go (python/pagewire/_wire.py). */
+/** Where the Python SDK's generated wire types go (python/pagewire/types.py). */
 export const PYTHON_DIR: string = fileURLToPath(new URL('../python/pagewire/', import.meta.url));
 
 /** The generated files as they should be, computed in memory from the installed package. */

@@ -1,4 +1,4 @@
-// The Python SDK's wire types (python/pagewire/_wire.py), written from the JSON Schema of the
+// The Python SDK's wire types (python/pagewire/types.py), written from the JSON Schema of the
 // wire's zod schemas: the OpenRPC document rpc.discover serves, built from the same method table.
 // Every named shape, every method's params and result become TypedDicts of the same names and
 // fields as `pagewire/protocol`, so the Python names cannot drift from the wire (`npm run gen --
@@ -284,5 +284,5 @@ export function emitPythonTypes(doc: OpenRpcDocument): string {
 /** The file as it should be, from the wire's own method table. */
 export function renderPython(): { name: string; content: string } {
   const doc = buildOpenRpcDocument(Object.values(METHODS), { version: VERSION });
-  return { name: '_wire.py', content: emitPythonTypes(doc) };
+  return { name: 'types.py', content: emitPythonTypes(doc) };
 }

@@ -7,7 +7,7 @@ is the synchronous one over POST /rpc. Both take the URL of the server's ready l
 
 from __future__ import annotations
 
-from . import _wire as types
+from . import types
 from ._backoff import Backoff
 from ._common import Screenshot
 from .aio import AsyncClient, AsyncEventStream, AsyncSession, connect

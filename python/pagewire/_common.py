@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ._wire import Action, ActResult, Observation, ScreenshotResult
+from .types import Action, ActResult, Observation, ScreenshotResult
 from .errors import RpcError, TransportError
 
 #: A call other than act gets this long (s) by default: it may wait behind an act of 60 s.

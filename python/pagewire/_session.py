@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ._common import ActCall, act_call, drop_none, session_field
-from ._wire import Action, Observation, SessionListResult
+from .types import Action, Observation, SessionListResult
 
 
 class SessionHandle:

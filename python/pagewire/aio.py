@@ -25,7 +25,7 @@ from ._common import (
 from ._events import EventCursor
 from ._session import SessionHandle, poll_params
 from ._socket import SocketConnection
-from . import _wire as wire
+from . import types as wire
 from .errors import TransportError
 
 T = TypeVar("T")

@@ -16,7 +16,7 @@ from ._common import DEFAULT_CALL_TIMEOUT, DEFAULT_GRACE, RESENDABLE, Endpoint, 
 from ._events import EventCursor
 from ._session import SessionHandle, poll_params
 from ._http import HttpTransport
-from . import _wire as wire
+from . import types as wire
 from .errors import TransportError
 
 #: How long one poll of an event iterator waits on the server (ms): under the call budget.
