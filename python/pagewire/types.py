@@ -12,6 +12,33 @@ VERSION = "0.1.0"
 PROTOCOL_VERSION = "1"
 
 
+class _SessionEventFieldsRequired(TypedDict):
+    #: +1 for each event of the session
+    seq: int
+    #: Epoch ms at publish
+    time: float
+    session_id: str
+
+
+class _SessionEventFields(_SessionEventFieldsRequired, total=False):
+    """What every SessionEvent has."""
+    target_id: str
+    frame_id: str
+
+
+class _ActEventFieldsRequired(TypedDict):
+    #: +1 for each event of the session
+    seq: int
+    #: Epoch ms at publish
+    time: float
+
+
+class _ActEventFields(_ActEventFieldsRequired, total=False):
+    """What every ActEvent has."""
+    target_id: str
+    frame_id: str
+
+
 class SessionCreateParams(TypedDict, total=False):
     """The params of session.create: Create an isolated browsing context with one tab at about:blank (selected)."""
     name: str
@@ -464,19 +491,9 @@ class EventsPollResult(TypedDict):
     evicted: int
 
 
-class _SessionEventDialogRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
-    session_id: str
+class SessionEventDialog(_SessionEventFields):
     kind: Literal["dialog"]
     data: DialogEventData
-
-
-class SessionEventDialog(_SessionEventDialogRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class _DialogEventDataRequired(TypedDict):
@@ -491,19 +508,9 @@ class DialogEventData(_DialogEventDataRequired, total=False):
     handled: Literal["accepted", "dismissed"]
 
 
-class _SessionEventFileChooserRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
-    session_id: str
+class SessionEventFileChooser(_SessionEventFields):
     kind: Literal["file_chooser"]
     data: FileChooserEventData
-
-
-class SessionEventFileChooser(_SessionEventFileChooserRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class _FileChooserEventDataRequired(TypedDict):
@@ -515,19 +522,9 @@ class FileChooserEventData(_FileChooserEventDataRequired, total=False):
     ref: str
 
 
-class _SessionEventDownloadRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
-    session_id: str
+class SessionEventDownload(_SessionEventFields):
     kind: Literal["download"]
     data: Download
-
-
-class SessionEventDownload(_SessionEventDownloadRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class _DownloadRequired(TypedDict):
@@ -545,19 +542,9 @@ class Download(_DownloadRequired, total=False):
     path: str
 
 
-class _SessionEventPopupRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
-    session_id: str
+class SessionEventPopup(_SessionEventFields):
     kind: Literal["popup"]
     data: PopupEventData
-
-
-class SessionEventPopup(_SessionEventPopupRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class PopupEventData(TypedDict):
@@ -566,38 +553,18 @@ class PopupEventData(TypedDict):
     url: str
 
 
-class _SessionEventTabClosedRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
-    session_id: str
+class SessionEventTabClosed(_SessionEventFields):
     kind: Literal["tab_closed"]
     data: TabClosedEventData
-
-
-class SessionEventTabClosed(_SessionEventTabClosedRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class TabClosedEventData(TypedDict):
     target_id: str
 
 
-class _SessionEventNavigationRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
-    session_id: str
+class SessionEventNavigation(_SessionEventFields):
     kind: Literal["navigation"]
     data: NavigationEventData
-
-
-class SessionEventNavigation(_SessionEventNavigationRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class _NavigationEventDataRequired(TypedDict):
@@ -610,19 +577,9 @@ class NavigationEventData(_NavigationEventDataRequired, total=False):
     loader_id: str
 
 
-class _SessionEventConsoleRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
-    session_id: str
+class SessionEventConsole(_SessionEventFields):
     kind: Literal["console"]
     data: ConsoleEventData
-
-
-class SessionEventConsole(_SessionEventConsoleRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class ConsoleEventData(TypedDict):
@@ -630,19 +587,9 @@ class ConsoleEventData(TypedDict):
     text: str
 
 
-class _SessionEventCrashRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
-    session_id: str
+class SessionEventCrash(_SessionEventFields):
     kind: Literal["crash"]
     data: CrashEventData
-
-
-class SessionEventCrash(_SessionEventCrashRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class _CrashEventDataRequired(TypedDict):
@@ -656,38 +603,18 @@ class CrashEventData(_CrashEventDataRequired, total=False):
     status: str
 
 
-class _SessionEventSessionClosedRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
-    session_id: str
+class SessionEventSessionClosed(_SessionEventFields):
     kind: Literal["session_closed"]
     data: SessionClosedEventData
-
-
-class SessionEventSessionClosed(_SessionEventSessionClosedRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class SessionClosedEventData(TypedDict):
     reason: str
 
 
-class _SessionEventActRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
-    session_id: str
+class SessionEventAct(_SessionEventFields):
     kind: Literal["act"]
     data: ActEventData
-
-
-class SessionEventAct(_SessionEventActRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class _ActEventDataRequired(TypedDict):
@@ -710,19 +637,9 @@ class ActEventData(_ActEventDataRequired, total=False):
     request_id: str
 
 
-class _SessionEventNetworkRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
-    session_id: str
+class SessionEventNetwork(_SessionEventFields):
     kind: Literal["network"]
     data: NetworkEntry
-
-
-class SessionEventNetwork(_SessionEventNetworkRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class _NetworkEntryRequired(TypedDict):
@@ -953,74 +870,29 @@ class ActResult(_ActResultRequired, total=False):
     screenshot: ActResultScreenshot
 
 
-class _ActEventDialogRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
+class ActEventDialog(_ActEventFields):
     kind: Literal["dialog"]
     data: DialogEventData
 
 
-class ActEventDialog(_ActEventDialogRequired, total=False):
-    target_id: str
-    frame_id: str
-
-
-class _ActEventPopupRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
+class ActEventPopup(_ActEventFields):
     kind: Literal["popup"]
     data: PopupEventData
 
 
-class ActEventPopup(_ActEventPopupRequired, total=False):
-    target_id: str
-    frame_id: str
-
-
-class _ActEventDownloadRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
+class ActEventDownload(_ActEventFields):
     kind: Literal["download"]
     data: Download
 
 
-class ActEventDownload(_ActEventDownloadRequired, total=False):
-    target_id: str
-    frame_id: str
-
-
-class _ActEventNavigationRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
+class ActEventNavigation(_ActEventFields):
     kind: Literal["navigation"]
     data: NavigationEventData
 
 
-class ActEventNavigation(_ActEventNavigationRequired, total=False):
-    target_id: str
-    frame_id: str
-
-
-class _ActEventFileChooserRequired(TypedDict):
-    #: +1 for each event of the session
-    seq: int
-    #: Epoch ms at publish
-    time: float
+class ActEventFileChooser(_ActEventFields):
     kind: Literal["file_chooser"]
     data: FileChooserEventData
-
-
-class ActEventFileChooser(_ActEventFileChooserRequired, total=False):
-    target_id: str
-    frame_id: str
 
 
 class Hit(TypedDict):
