@@ -6,7 +6,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PYTHON_DIR, staleFiles } from '../../protocol/generate.ts';
 import { emitPythonTypes, pascal, renderPython } from '../../protocol/python.ts';
+import { readFileSync } from 'node:fs';
 import type { OpenRpcDocument } from '../../src/rpc/discover.ts';
+import { VERSION } from '../../src/version.ts';
 
 const s = suite('python types');
 
@@ -22,6 +24,9 @@ s('every wire method has its params and result types, with the names of pagewire
   assert.match(text, '    "events.poll": (EventsPollParams, EventsPollResult),');
   assert.match(text, '"session_not_found": -32004,');
   assert.is(pascal('session.storage_state.StorageOrigin'), 'SessionStorageStateStorageOrigin');
+  // The package is the server's version, as the types say.
+  assert.match(readFileSync(new URL('../../python/pyproject.toml', import.meta.url), 'utf8'), `\nversion = "${VERSION}"\n`);
+  assert.match(text, `VERSION = "${VERSION}"`);
 });
 
 s('required and optional fields, $refs, unions, shared fields and names Python cannot take', () => {
