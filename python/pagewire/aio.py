@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from types import TracebackType
-from typing import Any, AsyncIterator, Generator, Generic, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, AsyncIterator, Generator, Generic, Mapping, Sequence, TypeVar
 
 from ._backoff import Backoff
 from ._common import (
@@ -24,9 +24,11 @@ from ._common import (
 )
 from ._events import EventCursor
 from ._session import SessionHandle, poll_params
-from ._socket import SocketConnection
 from . import types as wire
 from .errors import TransportError
+
+if TYPE_CHECKING:
+    from ._socket import SocketConnection
 
 T = TypeVar("T")
 
@@ -75,6 +77,9 @@ class AsyncClient:
 
     @staticmethod
     async def _open(endpoint: Endpoint, reconnect: Backoff | bool, call_timeout: float, grace: float) -> AsyncClient:
+        # Imported here: the sync client (POST /rpc) needs nothing outside the standard library.
+        from ._socket import SocketConnection
+
         backoff = reconnect if isinstance(reconnect, Backoff) else Backoff() if reconnect else None
         return AsyncClient(await SocketConnection.open(endpoint, backoff), call_timeout=call_timeout, grace=grace)
 
