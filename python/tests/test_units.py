@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -82,3 +83,22 @@ def test_an_act_that_is_never_answered_ends_at_its_budget_from_timeout_ms_after_
         assert received == ["act", "cancel"]
 
     asyncio.run(test())
+
+
+def test_the_sync_client_needs_nothing_outside_the_standard_library(server: Any) -> None:
+    import subprocess
+    import sys
+
+    # websockets made unimportable: the sync client still works, and only an async connect names it.
+    code = (
+        "import asyncio, sys\n"
+        "sys.modules['websockets'] = None\n"
+        "import pagewire\n"
+        "print(pagewire.Client(sys.argv[1]).server_info()['name'])\n"
+        "try:\n"
+        "    asyncio.run(pagewire.connect(sys.argv[1])._opening)\n"
+        "except ImportError as error:\n"
+        "    print('async:', type(error).__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, server.url], capture_output=True, text=True, timeout=60, cwd=str(Path(pagewire.__file__).parents[1]))
+    assert done.stdout.split("\n")[:2] == ["pagewire", "async: ModuleNotFoundError"], done.stderr
