@@ -25,26 +25,15 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import WebSocket, { WebSocketServer } from 'ws';
 import { TestClient } from '../test/helpers/client.ts';
+import { FORM_PAGE, ROOT, startServerProcess } from './server-process.ts';
 
 if (process.argv.includes('--floor')) await serveFloor();
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ROUNDS = 5;
 const calls = Number(process.argv[process.argv.indexOf('--calls') + 1] ?? 0) || 300;
-/** A page with a form of twenty labelled fields: a typical observation, a few KB. */
-const PAGE = `data:text/html,${
-  encodeURIComponent(`<form>${
-    Array.from({ length: 20 }, (_, i) => `<p><label>Field ${i} <input name="f${i}"></label>`).join('')
-  }<button>Send</button></form>`)
-}`;
+const PAGE = FORM_PAGE;
 
-const token = `bench-${crypto.randomUUID()}`;
-const child = spawn(process.execPath, [`${ROOT}dist/src/main.js`, '--port', '0', '--token', token], {
-  cwd: ROOT,
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const line = await new Promise<string>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(String(chunk).trim())));
-const wsUrl = line.replace('pagewire listening on ', '');
+const { child, url: wsUrl } = await startServerProcess();
 const mcpUrl = wsUrl.replace(/^ws:/, 'http:').replace('/?token=', '/mcp?token=');
 
 /** CPU time of a server process so far, ms (utime + stime, in clock ticks of 10 ms). */

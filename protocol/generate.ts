@@ -1,4 +1,5 @@
-// CLI: regenerate protocol/generated/*.ts from the installed devtools-protocol JSON.
+// CLI: regenerate protocol/generated/*.ts from the installed devtools-protocol JSON, and the Python
+// SDK's wire types (python/pagewire/types.py) from the wire's zod schemas (protocol/python.ts).
 //
 //   npx tsx protocol/generate.ts            write the files (only those whose content changed)
 //   npx tsx protocol/generate.ts --check    regenerate in memory, list stale files, exit 1 if any
@@ -13,11 +14,14 @@ import process from 'node:process';
 import { DOMAINS, KEEP_DEPRECATED } from './domains.ts';
 import { emitFiles, type GeneratedFile } from './emit.ts';
 import { loadProtocol } from './load.ts';
+import { renderPython } from './python.ts';
 import { select } from './select.ts';
 
 /** Absolute path of protocol/generated/. */
 export const OUTPUT_DIR: string = fileURLToPath(new URL('./generated/', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** Where the Python SDK's generated wire types go (python/pagewire/types.py). */
+export const PYTHON_DIR: string = fileURLToPath(new URL('../python/pagewire/', import.meta.url));
 
 /** The generated files as they should be, computed in memory from the installed package. */
 export function renderGenerated(): GeneratedFile[] {
@@ -49,25 +53,30 @@ function main(args: readonly string[]): number {
     console.error(`unknown argument(s): ${unknown.join(' ')}\nusage: generate.ts [--check]`);
     return 2;
   }
-  const files = renderGenerated();
-  const stale = staleFiles(files);
+  const outputs = [
+    { dir: OUTPUT_DIR, files: renderGenerated() },
+    { dir: PYTHON_DIR, files: [renderPython()] },
+  ];
+  const stale = outputs.flatMap((output) => staleFiles(output.files, output.dir));
   if (args.includes('--check')) {
     if (stale.length === 0) {
-      console.log(`${display(OUTPUT_DIR)} is up to date`);
+      console.log(`${outputs.map((output) => display(output.dir)).join(' and ')} are up to date`);
       return 0;
     }
     for (const path of stale) console.error(`stale: ${display(path)}`);
     console.error('run `npm run gen` (npx tsx protocol/generate.ts) and commit the result');
     return 1;
   }
-  mkdirSync(OUTPUT_DIR, { recursive: true });
-  for (const file of files) {
-    const path = join(OUTPUT_DIR, file.name);
-    if (!stale.includes(path)) continue;
-    writeFileSync(path, file.content);
-    console.log(`wrote ${display(path)}`);
+  for (const output of outputs) {
+    mkdirSync(output.dir, { recursive: true });
+    for (const file of output.files) {
+      const path = join(output.dir, file.name);
+      if (!stale.includes(path)) continue;
+      writeFileSync(path, file.content);
+      console.log(`wrote ${display(path)}`);
+    }
   }
-  if (stale.length === 0) console.log(`${display(OUTPUT_DIR)} was already up to date`);
+  if (stale.length === 0) console.log('the generated files were already up to date');
   return 0;
 }
 

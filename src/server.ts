@@ -4,7 +4,7 @@
 import process from 'node:process';
 import type { Config } from './config.ts';
 import { readyLine } from './config.ts';
-import type { RpcConnection } from './rpc/context.ts';
+import type { CallContext, RpcConnection } from './rpc/context.ts';
 import type { AnyMethodDef } from './rpc/define.ts';
 import { SubscriptionHub } from './events/subscriptions.ts';
 import { actMethods } from './rpc/methods/act.ts';
@@ -23,7 +23,8 @@ import { serveMcpStdio } from './runtime/mcp-stdio.ts';
 import { VERSION } from './version.ts';
 import type { Principal } from './rpc/context.ts';
 import { connectBrowser, findBrowser, launchBrowser } from './runtime/browser-process.ts';
-import { startHttpServer } from './runtime/http-server.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, startHttpServer } from './runtime/http-server.ts';
+import { RPC_CORS, rpcHttpRoute } from './runtime/rpc-http.ts';
 import { INSPECTOR_PATHS, inspectorRoute } from './runtime/inspector-route.ts';
 import { UploadPolicy } from './runtime/upload-paths.ts';
 import { BrowserHost, type BrowserLauncher } from './sessions/browser-host.ts';
@@ -50,6 +51,8 @@ export interface RunningServer {
   readonly mcpUrl: string;
   /** `http://HOST:PORT/inspector`: the inspector page (add `?token=`). */
   readonly inspectorUrl: string;
+  /** `http://HOST:PORT/rpc`: JSON-RPC over plain HTTP (POST), behind the same token. */
+  readonly rpcUrl: string;
   readonly mcp: McpHost;
   /** The line main prints: `pagewire listening on ws://HOST:PORT/?token=TOKEN`. */
   readonly readyLine: string;
@@ -228,6 +231,16 @@ export async function startServer(config: Config, options: StartOptions): Promis
   const core = startCore(config, options);
   const { rpc, registry } = core;
   const connectionIds = new IdSequence('c');
+  /** A call context on a new connection (a socket, or one POST /rpc), forgotten by the sessions it used once `signal` aborts. */
+  const callOn = (
+    principal: Principal,
+    signal: AbortSignal,
+    door: Pick<RpcConnection, 'notify' | 'bufferedAmount' | 'requestScoped'>,
+  ): CallContext => {
+    const connection: RpcConnection = { id: connectionIds.next(), principal, signal, ...door };
+    signal.addEventListener('abort', () => registry.dropClient(connection.id), { once: true });
+    return { connection, principal };
+  };
   const mcpRoute = createMcpHttpRoute({ factory: core.mcp.factory, idleTimeoutMs: config.idleTimeoutMs, log: log.child('mcp') });
 
   let http;
@@ -241,23 +254,29 @@ export async function startServer(config: Config, options: StartOptions): Promis
       log: log.child('http'),
       routes: {
         '/mcp': (req, res, principal) => mcpRoute.handle(req, res, principal),
+        // One HTTP request is one connection (PROTOCOL.md §13): nothing can be pushed to it.
+        '/rpc': rpcHttpRoute({
+          maxBodyBytes: DEFAULT_MAX_MESSAGE_BYTES,
+          log: log.child('rpc-http'),
+          handle: (text, principal, signal) =>
+            rpc.handle(
+              text,
+              callOn(principal, signal, { notify: () => false, bufferedAmount: () => 0, requestScoped: true }),
+              new PendingLimit(config.maxPendingPerConnection, core.countPending),
+            ),
+        }),
         ...Object.fromEntries(INSPECTOR_PATHS.map((path) => [path, inspectorRoute])),
       },
-      cors: { '/mcp': MCP_CORS },
+      cors: { '/mcp': MCP_CORS, '/rpc': RPC_CORS },
       onConnection(socket, principal, signal) {
-        const connection: RpcConnection = {
-          id: connectionIds.next(),
-          principal,
-          signal,
+        const call = callOn(principal, signal, {
           notify(method, params) {
             if (signal.aborted) return false;
             socket.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
             return true;
           },
           bufferedAmount: () => socket.bufferedAmount(),
-        };
-        signal.addEventListener('abort', () => registry.dropClient(connection.id), { once: true });
-        const call = { connection, principal };
+        });
         const limit = new PendingLimit(config.maxPendingPerConnection, core.countPending);
         return {
           onMessage(text) {
@@ -280,6 +299,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     url: listening.url,
     mcpUrl: `${listening.url.replace(/^ws:/, 'http:')}mcp`,
     inspectorUrl: `${listening.url.replace(/^ws:/, 'http:')}inspector`,
+    rpcUrl: `${listening.url.replace(/^ws:/, 'http:')}rpc`,
     mcp: core.mcp,
     readyLine: readyLine(config, listening.url),
     host: core.host,

@@ -11,6 +11,8 @@ import type {
   ActResult,
   DialogResult,
   Download,
+  EventsPollParams,
+  EventsPollResult,
   FileChooserResult,
   FrameSummary,
   NetworkListParams,
@@ -52,6 +54,7 @@ const RESENDABLE = new Set([
   'downloads.list',
   'network.list',
   'session.storage_state',
+  'events.poll',
 ]);
 
 const DEFAULT_ACT_TIMEOUT_MS = 30_000;
@@ -212,6 +215,15 @@ export class Session {
   /** Cookies and localStorage in Playwright's storageState shape (createSession takes it back). */
   storageState(options: CallOptions = {}): Promise<StorageState> {
     return this.#call('session.storage_state', options);
+  }
+
+  /**
+   * One long poll of the session's retained events (events.poll, PROTOCOL.md §9): those after
+   * `after_seq`, waiting up to `wait_ms` for a first one. For a program that reads events now and
+   * then instead of holding a stream open; pass the answer's `last_seq` as the next `after_seq`.
+   */
+  pollEvents(options: EventsPollParams & CallOptions = {}): Promise<EventsPollResult> {
+    return this.#call('events.poll', options);
   }
 
   /** The session's events, resumed across reconnects; break out of the loop (or abort) to stop. */

@@ -19,6 +19,8 @@ export type {
   ErrorData,
   EventData,
   EventKind,
+  EventsPollParams,
+  EventsPollResult,
   FrameSummary,
   NetworkEntry,
   NetworkListParams,

@@ -122,6 +122,31 @@ export class EventLog {
     return this.#emitter.on('event', listener);
   }
 
+  /**
+   * Resolves when an event that `wanted` accepts is published, when the log closes, after
+   * `timeoutMs`, or when `signal` aborts, whichever comes first; never rejects (a long poll reads
+   * what there is afterwards).
+   */
+  waitFor(wanted: (event: SessionEvent) => boolean, options: { timeoutMs: number; signal?: AbortSignal | undefined }): Promise<void> {
+    const { signal } = options;
+    if (this.#closed || signal?.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        listening.dispose();
+        closing.dispose();
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, options.timeoutMs);
+      const listening = this.subscribe((event) => {
+        if (wanted(event)) done();
+      });
+      const closing = this.onClose(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
   /** Called once when the log closes (at once, on a later microtask, if it already has). */
   onClose(listener: () => void): Disposable {
     if (this.#closed) {

@@ -15,6 +15,11 @@ export interface RpcConnection {
   notify(method: string, params: unknown): boolean;
   /** Bytes queued on the socket and not yet written (for event backpressure). */
   bufferedAmount(): number;
+  /**
+   * The connection lives for one HTTP request (POST /rpc): nothing can be pushed to it, so what
+   * delivers events over the connection (events.subscribe, screencast.start) is refused.
+   */
+  readonly requestScoped?: boolean;
 }
 
 export interface CallContext {

@@ -292,7 +292,7 @@ type Refusal = { status: 401 | 403 | 404; statusText: string; why: string };
 type Verdict = { status: 101; principal: Principal } | Refusal;
 
 /** A short plain-text HTTP answer to a refused or unservable request. */
-function answer(res: ServerResponse, status: number, why: string, headers: Record<string, string> = {}): void {
+export function answer(res: ServerResponse, status: number, why: string, headers: Record<string, string> = {}): void {
   const body = `${why}\n`;
   res.writeHead(status, {
     'Content-Type': 'text/plain; charset=utf-8',

@@ -18,6 +18,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../rpc/context.ts';
 import { type Logger, silentLogger } from '../util/log.ts';
+import { readBody } from './http-body.ts';
 import type { CorsPolicy } from './http-server.ts';
 
 /** The SDK's own default bound for a request body. */
@@ -149,7 +150,7 @@ export function createMcpHttpRoute(options: McpHttpOptions): McpHttpRoute {
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    const body = req.method === 'POST' ? await readBody(req) : '';
+    const body = req.method === 'POST' ? await readBody(req, MAX_BODY_BYTES) : '';
     if (body === undefined) {
       res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' }).end('request body too large\n');
       return;
@@ -209,18 +210,6 @@ function jsonRpcError(status: number, code: number, message: string): Response {
     status,
     headers: { 'Content-Type': 'application/json' },
   });
-}
-
-/** The whole body as text, or undefined past MAX_BODY_BYTES (the rest is not read). */
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function toWebRequest(req: IncomingMessage, body: string | undefined, signal: AbortSignal): Request {

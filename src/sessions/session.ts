@@ -50,6 +50,8 @@ export class Session {
   readonly traffic: SessionTraffic;
   /** Subscriptions that asked for `network` events. */
   #networkSubscribers = 0;
+  /** Set by the first events.poll that named `network` (keepNetworkEvents). */
+  #networkForPolls: (() => void) | undefined;
   /**
    * The URL the session's storage helper tab opens with: unguessable, so no page can open a tab
    * that passes for it. Such tabs are the server's own: not listed, no events.
@@ -134,6 +136,14 @@ export class Session {
       done = true;
       this.#networkSubscribers--;
     };
+  }
+
+  /**
+   * `network` events from now until the session closes: an events.poll that names them holds
+   * nothing open that could say when the wish ends. Idempotent.
+   */
+  keepNetworkEvents(): void {
+    this.#networkForPolls ??= this.wantNetworkEvents();
   }
 
   get closed(): boolean {

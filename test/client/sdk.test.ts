@@ -16,25 +16,16 @@ import {
   type WebSocketLike,
 } from '../../src/client/index.ts';
 import type { TestClient } from '../helpers/client.ts';
-import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
-import { sharedServer, type TestServer } from '../helpers/pagewire.ts';
+import type { FixtureServer } from '../helpers/fixture-server.ts';
+import { watchedSuite } from '../helpers/watched-suite.ts';
+import type { TestServer } from '../helpers/pagewire.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 const s = suite('client SDK');
 let server: TestServer;
 let fixtures: FixtureServer;
 let watcher: TestClient;
-const sessions: string[] = [];
-
-s.before(async () => {
-  server = await sharedServer();
-  fixtures = await fixtureServer();
-  watcher = await server.connect();
-});
-s.after(async () => {
-  for (const id of sessions) await watcher.call('session.close', { session_id: id }).catch(() => {});
-  watcher.close();
-});
+const { sessions } = watchedSuite(s, (context) => ({ server, fixtures, watcher } = context));
 
 function portOf(url: string): number {
   return Number(new URL(url).port);
@@ -359,6 +350,23 @@ s(
     }
   },
 );
+
+s('pollEvents: one long poll of the retained events, resumed with last_seq, each event once', async () => {
+  const client = await connect(server.url);
+  try {
+    const { session, observation } = await checkoutSession(client, 'sdk-poll');
+    const start = await session.pollEvents();
+    assert.equal(start.events, []);
+    const waiting = session.pollEvents({ after_seq: start.last_seq, kinds: ['console'], wait_ms: 30_000 });
+    await session.act({ action: 'click', ref: refOf(observation, 'Log tick') });
+    const first = await waiting;
+    assert.equal(first.events.map((e) => (e.kind === 'console' ? e.data.text : e.kind)), ['tick 1']);
+    const next = await session.pollEvents({ after_seq: first.last_seq, kinds: ['console'] });
+    assert.equal(next.events, []);
+  } finally {
+    client.close();
+  }
+});
 
 s('a server that stays away: after giveUpAfterMs, calls waiting for the socket and event streams fail with connection_closed', async () => {
   const { proxy, client } = await viaProxy({ reconnect: { giveUpAfterMs: 400 } });

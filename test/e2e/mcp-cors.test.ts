@@ -3,11 +3,10 @@
 // its preflight carries no token, so it is answered from the Host and Origin checks alone and
 // reveals and does nothing; a page of any other Origin gets a 403 without CORS headers, so the
 // browser never sends the request. End to end from real Chromium pages, and over raw HTTP.
-import type { Buffer } from 'node:buffer';
-import { request } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixtureServer } from '../helpers/fixture-server.ts';
+import { type Answer, exchange } from '../helpers/http-exchange.ts';
 import { evaluate } from '../helpers/page.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
 
@@ -16,21 +15,6 @@ const cors = suite('mcp: CORS for browser pages');
 let serverPromise: Promise<TestServer> | undefined;
 /** A server that accepts pages of the fixture server's 127.0.0.1 origin (not its localhost one). */
 const server = () => (serverPromise ??= fixtureServer().then((fixtures) => startTestServer(['--allow-origin', fixtures.origin])));
-
-type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
-
-/** A raw HTTP exchange (any method, any Host). */
-function exchange(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** The preflight Chromium sends before a POST with an Authorization header. */
 function preflight(url: string, headers: Record<string, string>): Promise<Answer> {

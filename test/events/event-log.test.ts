@@ -104,6 +104,32 @@ s('close tells close listeners once, drops live listeners, keeps retained events
   assert.not.ok(cancelledCalled);
 });
 
+s('waitFor ends on the first wanted event, on close, on its timeout or on abort, and leaves no listener behind', async () => {
+  const log = new EventLog({ sessionId: 's_1' });
+  let ended = false;
+  const waiting = log.waitFor((event) => event.kind === 'dialog', { timeoutMs: 60_000 }).then(() => (ended = true));
+  log.publish({ kind: 'console', data: { level: 'log', text: 'not this one' } });
+  await Promise.resolve();
+  assert.not.ok(ended, 'an event it does not want does not end it');
+  log.publish({ kind: 'dialog', data: { type: 'alert', message: 'hi', url: 'about:blank' } });
+  await waiting;
+  assert.is(log.listenerCount, 0);
+
+  const started = Date.now();
+  await log.waitFor(() => true, { timeoutMs: 30 });
+  assert.ok(Date.now() - started >= 25);
+  const controller = new AbortController();
+  const aborted = log.waitFor(() => true, { timeoutMs: 60_000, signal: controller.signal });
+  controller.abort();
+  await aborted;
+  const closing = log.waitFor(() => true, { timeoutMs: 60_000 });
+  log.close();
+  await closing;
+  assert.is(log.listenerCount, 0);
+  // Already closed: at once.
+  await log.waitFor(() => true, { timeoutMs: 60_000 });
+});
+
 s('EVENT_KINDS lists the nine kinds of PROTOCOL.md §9, then act and network (added by the implementation and §15)', () => {
   assert.equal([...EVENT_KINDS], [
     'dialog',

@@ -82,3 +82,15 @@ export function sessionMethod<P extends z.ZodType<{ session_id?: string | undefi
       }),
   });
 }
+
+/**
+ * Refuses a method that delivers events over its caller's connection when that connection ends
+ * with its HTTP request (POST /rpc): a subscription there could never deliver anything.
+ */
+export function requireLastingConnection(call: CallContext, method: string): void {
+  if (!call.connection.requestScoped) return;
+  throw new ServerError(
+    'invalid_request',
+    `${method} delivers events over a connection that lasts (a WebSocket); over POST /rpc read events with events.poll`,
+  );
+}

@@ -11,7 +11,7 @@ import type { RpcConnection } from '../context.ts';
 import type { AnyMethodDef } from '../define.ts';
 import { EVENT_NOTIFICATION } from '../wire/events.ts';
 import { screencastStart, screencastStop } from '../wire/screencast.ts';
-import { sessionMethod } from './common.ts';
+import { requireLastingConnection, sessionMethod } from './common.ts';
 
 /** A frame is offered to a connection only while its socket holds less than this (bytes). */
 export const SCREENCAST_HIGH_WATER = 256 * 1024;
@@ -160,6 +160,7 @@ export function screencastMethods(registry: SessionRegistry, screencasts: Screen
       // A viewer must not wait behind the agent's running act (it wants to watch it).
       bypassQueue: true,
       run: async (session, params, { call }) => {
+        requireLastingConnection(call, 'screencast.start');
         const tab = session.resolveTab(params.target_id);
         const subscriptionId = await screencasts.start({
           connection: call.connection,

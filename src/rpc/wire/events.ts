@@ -218,3 +218,59 @@ export const downloadsList = wireMethod({
   params: z.object({ session_id: sessionIdField }).strict(),
   result: z.object({ downloads: z.array(downloadData) }),
 });
+
+const sessionEventFields = { ...eventFields, session_id: z.string() };
+
+/** One retained session event as events.poll answers it: a notification's params without subscription_id. */
+export const sessionEvent = z
+  .discriminatedUnion('kind', [
+    eventOf('dialog', sessionEventFields),
+    eventOf('file_chooser', sessionEventFields),
+    eventOf('download', sessionEventFields),
+    eventOf('popup', sessionEventFields),
+    eventOf('tab_closed', sessionEventFields),
+    eventOf('navigation', sessionEventFields),
+    eventOf('console', sessionEventFields),
+    eventOf('crash', sessionEventFields),
+    eventOf('session_closed', sessionEventFields),
+    eventOf('act', sessionEventFields),
+    eventOf('network', sessionEventFields),
+  ])
+  .meta({ id: 'SessionEvent' });
+
+/** Longest wait of one events.poll. */
+export const POLL_WAIT_MS_MAX = 60_000;
+
+export const eventsPoll = wireMethod({
+  name: 'events.poll',
+  summary:
+    "The session's retained events after after_seq, waiting up to wait_ms for the first one (a long poll, for clients without a socket).",
+  params: z
+    .object({
+      session_id: sessionIdField,
+      after_seq: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe('Events with a higher seq (0: every retained one); omitted: only events published after the call began'),
+      kinds: kindsField,
+      wait_ms: z
+        .number()
+        .int()
+        .min(0)
+        .max(POLL_WAIT_MS_MAX)
+        .optional()
+        .describe('How long to wait for a first event when none is there yet (default 0: answer at once)'),
+    })
+    .strict(),
+  result: z.object({
+    events: z.array(sessionEvent).describe('Oldest first'),
+    last_seq: z
+      .number()
+      .int()
+      .min(0)
+      .describe("The session's newest seq when the call answered (other kinds included): the next poll's after_seq"),
+    evicted: z.number().int().min(0).describe('Events after after_seq that were no longer retained'),
+  }),
+});

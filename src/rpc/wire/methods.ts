@@ -2,7 +2,7 @@
 // client's result checks are read from.
 import type { z } from 'zod';
 import { act, cancel } from './act.ts';
-import { downloadsList, eventsSubscribe, eventsUnsubscribe } from './events.ts';
+import { downloadsList, eventsPoll, eventsSubscribe, eventsUnsubscribe } from './events.ts';
 import type { WireMethod } from './method.ts';
 import { dialogHandle, fileChooserResolve } from './modal.ts';
 import { observe } from './observation.ts';
@@ -37,6 +37,7 @@ export const METHODS = byName([
   screencastStop,
   eventsSubscribe,
   eventsUnsubscribe,
+  eventsPoll,
   act,
   cancel,
   dialogHandle,

@@ -1,0 +1,177 @@
+"""The synchronous client (pagewire.Client, Session) over POST /rpc: the same sign-in flow as the
+asyncio one, events by long poll (none lost, none twice, across a server that went away for a
+while), an act whose connection is cut mid-act (the page saw one click and the caller gets the
+act's real result through its request_id), and the budgets.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+import pytest
+
+import pagewire
+from pagewire import Backoff, RpcError, TransportError
+
+from .conftest import Pages, Server, TcpProxy
+
+
+def ref_of(observation: Any, name: str) -> str:
+    for element in observation["elements"]:
+        if element["name"] == name:
+            return str(element["ref"])
+    raise AssertionError(f"no element named {name} in\n{observation['tree']}")
+
+
+def console_texts(session: pagewire.Session) -> list[str]:
+    return [event["data"]["text"] for event in session.poll_events(after_seq=0, kinds=["console"])["events"]]
+
+
+def test_the_sign_in_flow_over_post_rpc(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-sign-in") as session:
+        assert client.server_info()["name"] == "pagewire"
+        session.tabs.new(url=pages.url("/sdk/sign-in.html"))
+        form = session.observe()
+        result = session.act(
+            [
+                {"action": "fill", "ref": ref_of(form, "Email"), "text": "bob@example.com"},
+                {"action": "fill", "ref": ref_of(form, "Password"), "text": "correct horse"},
+                {"action": "click", "ref": ref_of(form, "Sign in")},
+            ],
+            wait_for={"text": "Signed in as bob@example.com"},
+        )
+        assert result["status"] == "verified", result
+        assert "correct horse" not in json.dumps(result)
+        assert session.last_observation == result["fresh_state"]
+        stale = session.act({"action": "click", "ref": ref_of(form, "Sign in")}, state_id=form)
+        assert stale["error_type"] == "stale_state"
+        with pytest.raises(RpcError) as missing:
+            client.session("s_not_there").observe()
+        assert missing.value.error_type == "session_not_found"
+        # The HTTP door refuses what needs a lasting connection, with the way to go instead.
+        with pytest.raises(RpcError) as subscribe:
+            client.call("events.subscribe", {"session_id": session.id})
+        assert subscribe.value.error_type == "invalid_request" and "events.poll" in str(subscribe.value)
+        shot = session.screenshot(max_side=200)
+        assert shot.data.startswith(b"\x89PNG") and shot.scale is not None
+
+
+def test_events_by_long_poll_every_event_once_across_a_server_that_went_away(server: Server, pages: Pages, proxy: TcpProxy) -> None:
+    with pagewire.Client(f"http://127.0.0.1:{proxy.port}", token=server.token, reconnect=Backoff(initial_delay=0.02, max_delay=0.2)) as client:
+        session = client.create_session(name="py-sync-events")
+        session.tabs.new(url=pages.url("/sdk/checkout.html"))
+        tick = ref_of(session.observe(), "Log tick")
+        driver = pagewire.Client(server.url).session(session.id)
+
+        def click_tick() -> None:
+            assert driver.act({"action": "click", "ref": tick}, state_id=driver.observe())["status"] == "completed"
+
+        events = session.events(kinds=["console"], after_seq=0)
+        for _ in range(3):
+            click_tick()
+        received = [next(events)["data"]["text"] for _ in range(3)]
+        proxy.refuse(True)
+        proxy.cut()
+        late = threading.Timer(0.5, lambda: proxy.refuse(False))
+        late.start()
+        for _ in range(3):
+            click_tick()  # published while the SDK cannot reach the server
+        received += [next(events)["data"]["text"] for _ in range(3)]
+        late.join()
+        assert received == [f"tick {n}" for n in range(1, 7)]
+        # A long poll answers when the event comes, not at the end of its wait.
+        started = time.monotonic()
+        clicking = threading.Timer(0.3, click_tick)
+        clicking.start()
+        assert next(events)["data"]["text"] == "tick 7"
+        assert time.monotonic() - started < 10
+        clicking.join()
+        events.close()
+        session.close()
+
+
+def test_a_connection_cut_mid_act_the_page_saw_one_click_and_the_re_sent_act_answers_from_its_record(
+    server: Server, pages: Pages, proxy: TcpProxy
+) -> None:
+    with pagewire.Client(f"http://127.0.0.1:{proxy.port}/?token={server.token}", reconnect=Backoff(initial_delay=0.02, max_delay=0.2)) as client:
+        with client.create_session(name="py-sync-cut") as session:
+            session.tabs.new(url=pages.url("/sdk/checkout.html?delay=1200"))
+            page = session.observe()
+            watcher = pagewire.Client(server.url).session(session.id)
+
+            def cut_once_clicked() -> None:
+                while "order clicked 1" not in console_texts(watcher):
+                    time.sleep(0.02)
+                proxy.cut()
+
+            cutter = threading.Thread(target=cut_once_clicked)
+            cutter.start()
+            result = session.act({"action": "click", "ref": ref_of(page, "Place order")}, wait_for={"text": "Order confirmed (1)"})
+            cutter.join()
+            assert result["status"] == "verified", result
+            assert "Orders placed: 1" in result["fresh_state"]["tree"]
+            assert client.retries == 1, "the act was sent once more after the cut"
+            assert [text for text in console_texts(watcher) if text.startswith("order clicked")] == ["order clicked 1"]
+            acts = [event for event in watcher.poll_events(after_seq=0, kinds=["act"])["events"]]
+            assert len(acts) == 1, "the act ran once; its re-send was answered from the request_id record"
+
+
+def test_a_call_that_must_not_run_twice_is_not_sent_again(server: Server, pages: Pages, proxy: TcpProxy) -> None:
+    with pagewire.Client(f"http://127.0.0.1:{proxy.port}", token=server.token, reconnect=Backoff(initial_delay=0.02)) as client:
+        with client.create_session(name="py-sync-lost") as session:
+            session.tabs.new(url=pages.url("/sdk/checkout.html?delay=1500"))
+            page = session.observe()
+            driver = pagewire.Client(server.url).session(session.id)
+            blocker = threading.Thread(
+                target=lambda: driver.act({"action": "click", "ref": ref_of(page, "Place order")}, state_id=page, wait_for={"text": "Order confirmed (1)"})
+            )
+            blocker.start()
+            while "order clicked 1" not in console_texts(driver):
+                time.sleep(0.02)
+            threading.Timer(0.3, proxy.cut).start()  # tabs.new waits behind the act on the server
+            with pytest.raises(TransportError) as lost:
+                session.tabs.new(url="about:blank")
+            blocker.join()
+            assert lost.value.error_type == "connection_lost"
+            # The first tab, the checkout, and the one tabs.new opened once the act was done: not a fourth.
+            assert len(session.tabs.list()["tabs"]) == 3, "tabs.new ran once, and was not sent again"
+
+
+def test_client_budgets_and_the_act_past_its_budget(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url, grace=3) as client, client.create_session(name="py-sync-budget") as session:
+        session.tabs.new(url=pages.url("/sdk/checkout.html?delay=100"))
+        page = session.observe()
+        started = time.monotonic()
+        result = session.act({"action": "click", "ref": ref_of(page, "Place order")}, wait_for={"text": "Never"}, timeout_ms=20_000, timeout=1.0)
+        assert time.monotonic() - started < 15, "within the budget and the grace, not timeout_ms"
+        assert (result["status"], result["error_type"]) == ("outcome_unknown", "operation_cancelled")
+        assert "Orders placed: 1" in session.observe()["tree"]
+
+
+def test_ctrl_c_during_an_act_sends_cancel_before_it_propagates(server: Server, pages: Pages) -> None:
+    import signal
+
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-ctrl-c") as session:
+        session.tabs.new(url=pages.url("/sdk/checkout.html?delay=100"))
+        page = session.observe()
+        watcher = pagewire.Client(server.url).session(session.id)
+
+        def interrupt_once_clicked() -> None:
+            while "order clicked 1" not in console_texts(watcher):
+                time.sleep(0.02)
+            # To the main thread itself, so that its blocked read is interrupted as Ctrl-C interrupts it.
+            signal.pthread_kill(main, signal.SIGINT)
+
+        main = threading.main_thread().ident or 0
+        threading.Thread(target=interrupt_once_clicked).start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            session.act({"action": "click", "ref": ref_of(page, "Place order")}, wait_for={"text": "Never"}, timeout_ms=20_000)
+        # The cancel reached the server: the session is free long before the act's 20 s.
+        assert "Orders placed: 1" in session.observe()["tree"]
+        assert time.monotonic() - started < 15
+        acts = watcher.poll_events(after_seq=0, kinds=["act"])["events"]
+        assert [(event["data"]["status"], event["data"]["error_type"]) for event in acts] == [("outcome_unknown", "operation_cancelled")]
