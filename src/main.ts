@@ -14,6 +14,7 @@ const table: CommandTable = {
     load: () => import('./serve.ts').then((serve) => ({ run: (argv: string[], context) => serve.run(argv, context, 'mcp') })),
   },
   ...clientCommands(() => import('./cli/commands.ts')),
+  stop: { usage: 'stop', summary: 'end the background server the commands started (and its browser)', load: () => import('./cli/stop.ts') },
 };
 
 const code = await dispatch(process.argv.slice(2), table);

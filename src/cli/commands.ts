@@ -11,6 +11,7 @@ import { ConnectionError, PagewireError } from '../client/errors.ts';
 import type { Session } from '../client/session.ts';
 import type { Action, ActResult, EventKind, Observation, SessionEvent, WaitFor } from '../client/wire.ts';
 import { flagInt, flagString, parseArgs, type ParsedArgs, UsageError } from './args.ts';
+import { backgroundServer, selfCommand } from './background.ts';
 import { actLine, eventLine, pageText, tabsLines } from './format.ts';
 import { stateDir, StateFile, stateKey } from './state.ts';
 import { usageOf } from './table.ts';
@@ -466,21 +467,36 @@ export async function runClient(name: string, argv: string[]): Promise<number> {
     process.stderr.write(`pagewire ${name}: ${error.message}\n${usage}\n`);
     return EXIT_USAGE;
   }
-  const url = flagString(args, 'url') ?? process.env['PAGEWIRE_URL'] ?? DEFAULT_URL;
+  const named = flagString(args, 'url') ?? (process.env['PAGEWIRE_URL'] || undefined);
   const sessionId = flagString(args, 'session') ?? (process.env['PAGEWIRE_SESSION'] || undefined);
   const token = process.env['PAGEWIRE_TOKEN']?.split(',')[0] || undefined;
-  let client;
-  try {
-    new URL(url);
-  } catch {
-    process.stderr.write(`pagewire ${name}: --url must be a ws:// URL (got ${JSON.stringify(url)})\n`);
-    return EXIT_USAGE;
+  let url: string;
+  if (named !== undefined) {
+    url = named;
+    try {
+      new URL(url);
+    } catch {
+      process.stderr.write(`pagewire ${name}: --url must be a ws:// URL (got ${JSON.stringify(url)})\n`);
+      return EXIT_USAGE;
+    }
+  } else if (token !== undefined) {
+    // A token and no URL: a server started by hand on the default port.
+    url = DEFAULT_URL;
+  } else {
+    try {
+      url = (await backgroundServer({ dir: stateDir(process.env), command: selfCommand() })).url;
+    } catch (error) {
+      return fail(`could not start a background server: ${(error as Error).message}`);
+    }
   }
+  let client;
   try {
     client = await connect(url, { ...(token ? { token } : {}), reconnect: { giveUpAfterMs: 10_000 } });
   } catch (error) {
     return fail(
-      `${(error as Error).message}; is a server running? start one with \`npx pagewire\` and set PAGEWIRE_URL to the URL it prints`,
+      named === undefined && token === undefined
+        ? `${(error as Error).message}; the background server did not answer: \`pagewire stop\`, then try again`
+        : `${(error as Error).message}; is a server running? start one with \`npx pagewire\` and set PAGEWIRE_URL to the URL it prints`,
     );
   }
   const cx: Cx = {
