@@ -26,7 +26,17 @@ const DEFAULT_URL = 'ws://127.0.0.1:9333/';
 type FlagSpec = Readonly<Record<string, 'value' | 'bool'>>;
 
 const COMMON: FlagSpec = { url: 'value', session: 'value', tab: 'value', json: 'bool', help: 'bool' };
-const ACT: FlagSpec = { 'wait-text': 'value', 'wait-url': 'value', 'wait-selector': 'value', timeout: 'value', tree: 'bool' };
+const ACT: FlagSpec = {
+  'wait-text': 'value',
+  'wait-url': 'value',
+  'wait-selector': 'value',
+  timeout: 'value',
+  tree: 'bool',
+  expect: 'value',
+  'expect-text': 'value',
+  screenshot: 'value',
+  'screenshot-file': 'value',
+};
 
 interface Cx {
   readonly session: Session;
@@ -92,17 +102,21 @@ const NOTHING_RAN = new Set(['stale_observation', 'stale_reference']);
  * run on the observation they saw; otherwise (a key, a scroll of the page, navigation) any
  * current observation will do, and a stale one is replaced and the act tried once more.
  */
-async function act(cx: Cx, what: string, action: Action, options: { onRefs: boolean; showPage?: boolean }): Promise<number> {
+async function act(cx: Cx, what: string, action: Action | Action[], options: { onRefs: boolean; showPage?: boolean }): Promise<number> {
   const saved = cx.state.read();
   const usable = saved.state_id !== undefined && (cx.tab === undefined || cx.tab === saved.target_id);
   const wait = waitFor(cx.args);
   const timeout = flagInt(cx.args, 'timeout', { min: 1, max: 60_000 });
+  const expect = expectation(cx.args);
+  const screenshot = screenshotWhen(cx.args);
   const run = (state: string, target: string | undefined): Promise<ActResult> =>
     cx.session.act(action, {
       state,
       ...(target ? { target_id: target } : {}),
       ...(wait ? { wait_for: wait } : {}),
       ...(timeout ? { timeout_ms: timeout } : {}),
+      ...(expect ? { expect } : {}),
+      ...(screenshot ? { screenshot } : {}),
     });
   let result: ActResult;
   if (!usable) {
@@ -135,6 +149,8 @@ async function act(cx: Cx, what: string, action: Action, options: { onRefs: bool
   }
   if (result.fresh_state) saveObservation(cx, result.fresh_state);
   else cx.state.update({ forgetObservation: true });
+  const shotFile = result.screenshot ? (flagString(cx.args, 'screenshot-file') ?? 'pagewire-act.png') : undefined;
+  if (result.screenshot) writeFileSync(shotFile!, Uint8Array.from(atob(result.screenshot.data), (c) => c.charCodeAt(0)));
   const ok = result.status === 'completed' || result.status === 'verified';
   if (cx.json) printJson(result);
   else {
@@ -143,8 +159,74 @@ async function act(cx: Cx, what: string, action: Action, options: { onRefs: bool
     for (const event of result.events) {
       if (event.kind === 'dialog' || event.kind === 'popup' || event.kind === 'download') out(eventLine(event));
     }
+    if (shotFile) out(`screenshot: ${shotFile}`);
   }
   return ok ? EXIT_OK : EXIT_FELL_SHORT;
+}
+
+/** `--expect CSS --expect-text TEXT`: the exact text of the one element CSS matches, after the act. */
+function expectation(args: ParsedArgs): { selector: string; text: string } | undefined {
+  const selector = flagString(args, 'expect');
+  const text = flagString(args, 'expect-text');
+  if (selector === undefined && text === undefined) return undefined;
+  if (selector === undefined || text === undefined) throw new UsageError('--expect CSS goes with --expect-text TEXT');
+  return { selector, text };
+}
+
+/** `--screenshot on_error|always`: the act's screenshot, saved to --screenshot-file (pagewire-act.png). */
+function screenshotWhen(args: ParsedArgs): 'on_error' | 'always' | undefined {
+  const when = flagString(args, 'screenshot');
+  if (when === undefined) return undefined;
+  if (when !== 'on_error' && when !== 'always') throw new UsageError('--screenshot takes on_error or always');
+  return when;
+}
+
+/** A list flag: `--modifiers Shift,Control`. */
+function listFlag(args: ParsedArgs, name: string): string[] | undefined {
+  return flagString(args, name)?.split(',').map((word) => word.trim()).filter((word) => word !== '');
+}
+
+const MODIFIERS = ['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift'] as const;
+
+function clickAction(args: ParsedArgs): { action: Action; what: string } {
+  const target = args.positionals[0];
+  const x = flagInt(args, 'x', { min: 0, max: 100_000 });
+  const y = flagInt(args, 'y', { min: 0, max: 100_000 });
+  if (target !== undefined && (x !== undefined || y !== undefined)) throw new UsageError('click takes REF or --x and --y, not both');
+  if (target === undefined && (x === undefined || y === undefined)) throw new UsageError('click takes REF, or --x and --y');
+  const modifiers = listFlag(args, 'modifiers');
+  for (const modifier of modifiers ?? []) {
+    if (!(MODIFIERS as readonly string[]).includes(modifier)) throw new UsageError(`--modifiers takes ${MODIFIERS.join(', ')}`);
+  }
+  const button = flagString(args, 'button') ?? (args.flags.has('right') ? 'right' : undefined);
+  if (button !== undefined && button !== 'left' && button !== 'right' && button !== 'middle') {
+    throw new UsageError('--button takes left, right or middle');
+  }
+  const count = flagInt(args, 'count', { min: 1, max: 3 }) ?? (args.flags.has('double') ? 2 : undefined);
+  const action = {
+    action: 'click',
+    ...(target !== undefined ? { ref: ref(target) } : { x: x!, y: y! }),
+    ...(count !== undefined ? { click_count: count } : {}),
+    ...(button !== undefined ? { button } : {}),
+    ...(modifiers ? { modifiers: modifiers as Array<(typeof MODIFIERS)[number]> } : {}),
+  } as Action;
+  return { action, what: target !== undefined ? `click ${target}` : `click at ${x},${y}` };
+}
+
+/** `act JSON`: one action object, an array of them, or `{actions: [...]}` (a batch). */
+function actionsOf(text: string): Action | Action[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`act takes JSON: ${(error as Error).message}`);
+  }
+  if (Array.isArray(parsed)) return parsed as Action[];
+  if (parsed && typeof parsed === 'object' && Array.isArray((parsed as { actions?: unknown }).actions)) {
+    return (parsed as { actions: Action[] }).actions;
+  }
+  if (parsed && typeof parsed === 'object' && typeof (parsed as { action?: unknown }).action === 'string') return parsed as Action;
+  throw new UsageError('act takes an action {"action": …}, an array of them, or {"actions": […]}');
 }
 
 function scrollAction(args: ParsedArgs): { action: Action; what: string } {
@@ -184,14 +266,104 @@ function onOff(word: string | undefined): boolean {
 
 const COMMANDS: Record<string, CommandSpec> = {
   observe: {
-    flags: { text: 'bool', max: 'value' },
+    flags: { text: 'bool', max: 'value', since: 'bool', frame: 'value' },
     arity: [0, 0],
     run: async (cx) => {
       const max = flagInt(cx.args, 'max', { min: 1, max: 500 });
-      showPage(
-        cx,
-        await observeAndSave(cx, { ...(cx.args.flags.has('text') ? { include_text: true } : {}), ...(max ? { max_elements: max } : {}) }),
-      );
+      const since = cx.args.flags.has('since') ? cx.state.read().state_id : undefined;
+      const frame = flagString(cx.args, 'frame');
+      const observation = await observeAndSave(cx, {
+        ...(cx.args.flags.has('text') ? { include_text: true } : {}),
+        ...(max ? { max_elements: max } : {}),
+        ...(since ? { since } : {}),
+        ...(frame ? { frame_id: frame } : {}),
+      });
+      if (!cx.json && observation.diff) {
+        const { added, changed, removed, text_changed } = observation.diff;
+        out(
+          `since the last look: ${added.length} added, ${changed.length} changed, ${removed.length} removed${
+            text_changed ? ', text changed' : ''
+          }`,
+        );
+      }
+      showPage(cx, observation);
+      return EXIT_OK;
+    },
+  },
+  act: {
+    flags: ACT,
+    arity: [1, 1],
+    run: (cx) => {
+      const actions = actionsOf(cx.args.positionals[0]!);
+      const list = Array.isArray(actions) ? actions : [actions];
+      const what = list.map((step) => `${step.action}${'ref' in step && step.ref ? ` ${step.ref}` : ''}`).join(', ');
+      return act(cx, what, actions, { onRefs: list.some((step) => 'ref' in step && step.ref !== undefined) });
+    },
+  },
+  drag: {
+    flags: ACT,
+    arity: [2, 2],
+    run: (cx) => {
+      const [from, to] = cx.args.positionals as [string, string];
+      return act(cx, `drag ${from} to ${to}`, { action: 'drag', ref: ref(from), to_ref: ref(to) }, { onRefs: true });
+    },
+  },
+  upload: {
+    flags: ACT,
+    arity: [2, 100],
+    run: (cx) => {
+      const [target, ...paths] = cx.args.positionals as [string, ...string[]];
+      return act(cx, `upload ${paths.length} file${paths.length === 1 ? '' : 's'} to ${target}`, {
+        action: 'upload',
+        ref: ref(target),
+        paths,
+      }, { onRefs: true });
+    },
+  },
+  frames: {
+    arity: [0, 2],
+    run: async (cx) => {
+      const [verb = 'list', id] = cx.args.positionals;
+      if (verb === 'select') {
+        if (id === undefined) throw new UsageError('frames select needs a frame id');
+        const selected = await cx.session.frames.select(id);
+        cx.state.update({ forgetObservation: true });
+        if (cx.json) printJson(selected);
+        else out(`selected frame ${selected.frame_id}`);
+        return EXIT_OK;
+      }
+      if (verb !== 'list' || id !== undefined) throw new UsageError('frames takes list or select ID');
+      const listed = await cx.session.frames.list(cx.tab ? { target_id: cx.tab } : {});
+      if (cx.json) printJson(listed);
+      else {
+        for (const frame of listed.frames) {
+          out(
+            `${frame.frame_id}${frame.parent_frame_id ? ` in ${frame.parent_frame_id}` : ' (main)'} ${frame.url}${
+              frame.name ? ` name=${JSON.stringify(frame.name)}` : ''
+            }${frame.cross_process ? ' (cross-process)' : ''}`,
+          );
+        }
+      }
+      return EXIT_OK;
+    },
+  },
+  cancel: {
+    arity: [0, 0],
+    run: async (cx) => {
+      const { status } = await cx.session.cancel();
+      if (cx.json) printJson({ status });
+      else out(status === 'idle' ? 'nothing was running' : 'cancellation requested');
+      return EXIT_OK;
+    },
+  },
+  session: {
+    arity: [1, 1],
+    run: async (cx) => {
+      if (cx.args.positionals[0] !== 'close') throw new UsageError('session takes close');
+      const closed = await cx.session.close();
+      cx.state.update({ forgetObservation: true });
+      if (cx.json) printJson(closed);
+      else out('session closed');
       return EXIT_OK;
     },
   },
@@ -213,17 +385,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   click: {
-    flags: { ...ACT, double: 'bool', right: 'bool' },
-    arity: [1, 1],
+    flags: { ...ACT, double: 'bool', right: 'bool', x: 'value', y: 'value', modifiers: 'value', button: 'value', count: 'value' },
+    arity: [0, 1],
     run: (cx) => {
-      const target = ref(cx.args.positionals[0]);
-      const action: Action = {
-        action: 'click',
-        ref: target,
-        ...(cx.args.flags.has('double') ? { click_count: 2 } : {}),
-        ...(cx.args.flags.has('right') ? { button: 'right' as const } : {}),
-      };
-      return act(cx, `click ${target}`, action, { onRefs: true });
+      const { action, what } = clickAction(cx.args);
+      return act(cx, what, action, { onRefs: 'ref' in action && action.ref !== undefined });
     },
   },
   hover: {
@@ -258,11 +424,17 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   select: {
     flags: { ...ACT, label: 'bool' },
-    arity: [2, 2],
+    arity: [2, 1001],
     run: (cx) => {
-      const [target, value] = cx.args.positionals as [string, string];
-      const choice = cx.args.flags.has('label') ? { label: value } : { value };
-      return act(cx, `select ${JSON.stringify(value)} in ${target}`, { action: 'select', ref: ref(target), ...choice }, { onRefs: true });
+      const [target, ...chosen] = cx.args.positionals as [string, ...string[]];
+      if (chosen.length > 1 && cx.args.flags.has('label')) throw new UsageError('--label takes one label');
+      const value = chosen[0]!;
+      const choice = cx.args.flags.has('label') ? { label: value } : chosen.length > 1 ? { values: chosen } : { value };
+      return act(cx, `select ${chosen.map((v) => JSON.stringify(v)).join(', ')} in ${target}`, {
+        action: 'select',
+        ref: ref(target),
+        ...choice,
+      }, { onRefs: true });
     },
   },
   check: {

@@ -98,6 +98,74 @@ s(
   },
 );
 
+s(
+  'every act of the wire: a batch as JSON, a point with modifiers, several values, drag, expect, screenshot on error, frames, since, cancel, session close',
+  async () => {
+    const session = await newSession('cli-wire');
+    const page = 'data:text/html,' + encodeURIComponent(`<title>Desk</title>
+    <style>#corner { position: fixed; left: 10px; top: 10px; width: 120px; height: 40px; } body { padding-top: 60px; }</style>
+    <p id="status">idle</p>
+    <button id="corner" onclick="document.getElementById('status').textContent = (event.shiftKey ? 'shift ' : '') + 'corner'">Corner</button>
+    <label>Toppings <select id="top" multiple onchange="document.getElementById('status').textContent = 'picked ' + [...this.selectedOptions].map((o) => o.value).join(',')">
+      <option value="a">Anchovy</option><option value="b">Basil</option><option value="c">Cheese</option></select></label>
+    <form onsubmit="event.preventDefault(); document.getElementById('status').textContent = 'sent ' + this.q.value"><label>Query <input name="q"></label></form>
+    <div id="card" draggable="true" ondragstart="event.dataTransfer.setData('text/plain', 'card')">Card</div>
+    <div role="region" aria-label="Done column" ondragover="event.preventDefault()" ondrop="event.preventDefault(); document.getElementById('status').textContent = 'dropped ' + event.dataTransfer.getData('text/plain')">Done</div>
+    <iframe title="Help" srcdoc="<button>Help</button>"></iframe>`);
+    const opened = await cli(session, 'open', page);
+    assert.is(opened.code, 0, opened.stderr);
+    const toppings = refIn(opened.stdout, /listbox "Toppings"/);
+    const query = refIn(opened.stdout, /textbox "Query"/);
+    const card = refIn(opened.stdout, /group/);
+    const done = refIn(opened.stdout, /region "Done column"/);
+
+    const picked = await cli(session, 'select', toppings, 'a', 'c', '--expect', '#status', '--expect-text', 'picked a,c');
+    assert.is(picked.code, 0, picked.stdout + picked.stderr);
+    assert.match(picked.stdout, /^verified: select "a", "c" in @\d+/);
+    const point = await cli(session, 'click', '--x', '50', '--y', '30', '--modifiers', 'Shift', '--wait-text', 'shift corner');
+    assert.is(point.code, 0, point.stdout + point.stderr);
+    const batch = await cli(
+      session,
+      'act',
+      JSON.stringify({ actions: [{ action: 'fill', ref: query, text: 'tea' }, { action: 'press', key: 'Enter', ref: query }] }),
+      '--wait-text',
+      'sent tea',
+    );
+    assert.is(batch.code, 0, batch.stdout + batch.stderr);
+    assert.match(batch.stdout, /^verified: fill @\d+, press @\d+/);
+    const dragged = await cli(session, 'drag', card, done, '--wait-text', 'dropped card');
+    assert.is(dragged.code, 0, dragged.stdout + dragged.stderr);
+    const frames = await cli(session, 'frames');
+    assert.is(frames.code, 0, frames.stderr);
+    assert.is(frames.stdout.trim().split('\n').length, 2, frames.stdout);
+    assert.match(frames.stdout, /\(main\)/);
+    const since = await cli(session, 'observe', '--since');
+    assert.match(since.stdout, /^since the last look: \d+ added, \d+ changed, \d+ removed/);
+    const shot = join(stateHome, 'failed.png');
+    const unmet = await cli(
+      session,
+      'click',
+      refIn(since.stdout, /button "Corner"/),
+      '--expect',
+      '#status',
+      '--expect-text',
+      'never',
+      '--screenshot',
+      'on_error',
+      '--screenshot-file',
+      shot,
+    );
+    assert.is(unmet.code, 1, unmet.stdout + unmet.stderr);
+    assert.match(unmet.stdout, /^condition_not_met/);
+    assert.equal([...readFileSync(shot).subarray(1, 4)], [0x50, 0x4e, 0x47], 'a PNG of the failed act');
+    const idle = await cli(session, 'cancel');
+    assert.match(idle.stdout, /nothing was running/);
+    const closed = await cli(session, 'session', 'close');
+    assert.is(closed.code, 0, closed.stderr);
+    assert.match((await cli(session, 'observe')).stderr, /session_not_found/);
+  },
+);
+
 s('exit codes: 1 for an act that fell short (with the fresh tree), 2 for usage, 3 for transport and server errors', async () => {
   const session = await newSession('cli-codes');
   const opened = await cli(session, 'open', fixtures.url('/sdk/checkout.html'));
