@@ -16,6 +16,19 @@ export const DEFAULT_MAX_TABS_PER_SESSION = 20;
 export const DEFAULT_MAX_PENDING_PER_CONNECTION = 32;
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 32;
 export const DEFAULT_IDLE_TIMEOUT_S = 600;
+/**
+ * A desktop's, as Playwright and its MCP server default to: in the browser's own headless window
+ * documentation sites and web apps show their mobile layout, a "Menu" button for their navigation
+ * (PROTOCOL.md §4).
+ */
+export const DEFAULT_VIEWPORT: Viewport = Object.freeze({ width: 1280, height: 720 });
+/** The sides a viewport may have: those of session.create's viewport (rpc/wire/sessions.ts, PROTOCOL.md §4). */
+export const VIEWPORT_SIDE = { min: 100, max: 8192 } as const;
+
+export interface Viewport {
+  readonly width: number;
+  readonly height: number;
+}
 
 export interface Config {
   /** Interface to bind, without IPv6 brackets (`::1`, not `[::1]`). */
@@ -32,6 +45,8 @@ export interface Config {
   readonly browser?: string;
   readonly connect?: string;
   readonly headful: boolean;
+  /** The viewport of every tab of a session created without one (CSS px). */
+  readonly viewport: Viewport;
   readonly downloads?: string;
   readonly uploads?: string;
   readonly maxSessions: number;
@@ -80,6 +95,12 @@ export const FLAGS = {
   browser: { kind: 'string', arg: 'PATH', help: 'Chromium/Chrome executable (default: search PATH and usual locations)' },
   connect: { kind: 'string', arg: 'URL', help: 'attach to a running browser (ws://… or http://host:port) instead of launching one' },
   headful: { kind: 'boolean', help: 'show the browser window' },
+  viewport: {
+    kind: 'string',
+    arg: 'WxH',
+    help: `viewport of the tabs of a session created without one, in CSS px, ${VIEWPORT_SIDE.min}–${VIEWPORT_SIDE.max} a side ` +
+      `(default ${DEFAULT_VIEWPORT.width}x${DEFAULT_VIEWPORT.height})`,
+  },
   downloads: { kind: 'string', arg: 'DIR', help: 'folder for downloads' },
   uploads: { kind: 'string', arg: 'DIR', help: 'root folder that uploaded files must lie under (default: none allowed)' },
   'max-sessions': { kind: 'string', arg: 'N', help: `most sessions at once (default ${DEFAULT_MAX_SESSIONS})` },
@@ -301,6 +322,22 @@ const connectSchema = z.string().refine((text) => {
 
 const pathSchema = z.string().min(1, 'must not be empty');
 
+const viewportSchema = z.string().transform((text, ctx) => {
+  const match = /^(\d+)x(\d+)$/.exec(text.trim());
+  const [width, height] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
+  const inRange = (side: number) => side >= VIEWPORT_SIDE.min && side <= VIEWPORT_SIDE.max;
+  if (!inRange(width) || !inRange(height)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be WIDTHxHEIGHT in CSS px, each ${VIEWPORT_SIDE.min} to ${VIEWPORT_SIDE.max} (like 1280x720), got ${
+        JSON.stringify(text)
+      }`,
+    });
+    return z.NEVER;
+  }
+  return Object.freeze({ width, height });
+});
+
 const domainPatternSchema = z.string().superRefine((text, ctx) => {
   try {
     parseDomainPattern(text);
@@ -336,6 +373,7 @@ const rawSchema = z.object({
   browser: pathSchema.optional(),
   connect: connectSchema.optional(),
   headful: z.boolean().default(false),
+  viewport: viewportSchema.optional(),
   downloads: pathSchema.optional(),
   uploads: pathSchema.optional(),
   'max-sessions': intIn(1, 10_000).optional(),
@@ -394,6 +432,7 @@ function validate(raw: Map<FlagName, RawEntry>, env: Record<string, string | und
     noAuth,
     allowOrigins: [...new Set(v['allow-origin'])],
     headful: v.headful,
+    viewport: v.viewport ?? DEFAULT_VIEWPORT,
     maxSessions: v['max-sessions'] ?? DEFAULT_MAX_SESSIONS,
     maxTabsPerSession: v['max-tabs-per-session'] ?? DEFAULT_MAX_TABS_PER_SESSION,
     maxPendingPerConnection: v['max-pending-per-connection'] ?? DEFAULT_MAX_PENDING_PER_CONNECTION,

@@ -155,6 +155,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     downloads,
     maxSessions: config.maxSessions,
     idleTimeoutMs: config.idleTimeoutMs,
+    viewport: config.viewport,
     secrets,
     policy,
     proxies: (checks) => startSocksProxy(checks),

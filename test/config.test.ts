@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Config, ConfigError, helpText, isLoopbackHost, parseConfig, readyLine } from '../src/config.ts';
+import { type Config, ConfigError, helpText, isLoopbackHost, parseConfig, readyLine, VIEWPORT_SIDE } from '../src/config.ts';
+import { sessionCreate } from '../src/rpc/wire/sessions.ts';
 
 function fails(argv: string[], env: Record<string, string | undefined>, pattern: RegExp): ConfigError {
   try {
@@ -33,6 +34,7 @@ s('defaults', () => {
   assert.is(c.allowRawCdp, false);
   assert.is(c.idleTimeoutMs, 600_000);
   assert.is(c.logLevel, 'warn');
+  assert.equal(c.viewport, { width: 1280, height: 720 });
   assert.is(c.help, false);
 });
 
@@ -213,6 +215,23 @@ s('other bad values name their flag', () => {
   fails(['--host', 'http://example.com'], {}, /--host: must be a host name/);
   fails(['--headful=maybe'], {}, /--headful must be true or false/);
   fails([], { PAGEWIRE_HEADFUL: 'sure' }, /PAGEWIRE_HEADFUL must be true or false/);
+});
+
+s('--viewport WxH, from the flag or PAGEWIRE_VIEWPORT; the sides session.create allows', () => {
+  assert.equal(parseConfig(['--viewport', '1024x768'], {}).viewport, { width: 1024, height: 768 });
+  assert.equal(parseConfig([], { PAGEWIRE_VIEWPORT: '1920x1080' }).viewport, { width: 1920, height: 1080 });
+  assert.equal(parseConfig(['--viewport=100x8192'], { PAGEWIRE_VIEWPORT: '1920x1080' }).viewport, { width: 100, height: 8192 });
+  assert.ok(Object.isFrozen(parseConfig(['--viewport', '1024x768'], {}).viewport));
+  for (const bad of ['1024', '99x768', '1024x8193', '1024x768px', 'x768', '1024*768', '-1x5']) {
+    fails([`--viewport=${bad}`], {}, /--viewport: must be WIDTHxHEIGHT in CSS px, each 100 to 8192/);
+  }
+  fails([], { PAGEWIRE_VIEWPORT: 'wide' }, /PAGEWIRE_VIEWPORT: must be WIDTHxHEIGHT/);
+  // The same bounds as the wire's.
+  const wire = sessionCreate.params.shape.viewport.unwrap();
+  for (const [width, height] of [[VIEWPORT_SIDE.min, VIEWPORT_SIDE.max], [VIEWPORT_SIDE.min - 1, 500], [500, VIEWPORT_SIDE.max + 1]]) {
+    const inRange = [width!, height!].every((side) => side >= VIEWPORT_SIDE.min && side <= VIEWPORT_SIDE.max);
+    assert.is(wire.safeParse({ width, height }).success, inRange, `${width}x${height}`);
+  }
 });
 
 s('a bad token is refused without echoing it', () => {

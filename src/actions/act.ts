@@ -327,7 +327,7 @@ class ActRun<O> {
           focusTarget: async (ref) => {
             const found = await this.#deadline.race(resolver.resolveForCheckInPage(ref), 'node check');
             // Another tab took the front meanwhile: bringing this one back must not come first.
-            if (found.sameDocument && !this.#env.browser.isFront(tab)) {
+            if (found.confirm && !this.#env.browser.isFront(tab)) {
               return { target: await this.#deadline.race(resolver.resolve(ref), 'node check') };
             }
             return found;
@@ -387,7 +387,9 @@ class ActRun<O> {
     } catch (error) {
       // A navigation the input started belongs to the step: cut short, the step is unacknowledged.
       if (watch.navigating) this.#awaitingAck = true;
-      throw error;
+      // Identity before geometry: a node replaced since its check is node_detached, not "covered".
+      const refs = refsOf(action);
+      throw refs.length === 0 ? error : await this.#deadline.race(resolver.identityFirst(error, refs), 'node check').catch(() => error);
     } finally {
       watch.dispose();
     }

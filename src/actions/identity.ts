@@ -8,6 +8,7 @@ import type { StateRecord } from '../observe/state-store.ts';
 import type { RefTarget } from '../observe/render.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callPage, PageObject } from '../browser/page-module.ts';
+import { type CdpError, isCdpError } from '../cdp/errors.ts';
 import { type NodeHandle, resolveKept } from './node-handle.ts';
 import { ActionError } from './outcome.ts';
 import type { PointTarget } from './pointer.ts';
@@ -35,15 +36,26 @@ export function checkFrame(tab: Tab, record: StateRecord, frameId: string, optio
 
 /**
  * A node resolved for a step whose first in-page call checks identity before touching the node
- * (focus, for typing): one round trip fewer than checking first. With `sameDocument`, that call
- * must return without side effects unless `this.isConnected && this.ownerDocument === sameDocument`,
- * and `confirm` is called once it did pass.
+ * (focus, for typing; it does so every time, with `target.document`). With `confirm`, that call
+ * is the node's only check so far (one round trip fewer than checking first): it must return
+ * without side effects unless `this.isConnected && this.ownerDocument === target.document`, and
+ * `confirm` is called once it did pass.
  */
 export interface FocusTarget {
   target: PointTarget;
-  /** objectId of the observed document, when the check is still to be done. */
-  sameDocument?: string;
   confirm?: () => void;
+}
+
+/**
+ * Verdicts on where a node is or whether it takes input, and failed commands on it: a node that is
+ * no longer connected explains each of them (it has no box, is hit nowhere, takes no focus), and
+ * identity comes before geometry (PROTOCOL.md §7), so they are reported only for a node still there.
+ */
+function geometryVerdict(error: unknown): error is ActionError | CdpError {
+  if (error instanceof ActionError) {
+    return error.type === 'not_visible' || error.type === 'click_intercepted' || error.type === 'focus_mismatch';
+  }
+  return isCdpError(error) && error.kind === 'protocol';
 }
 
 /** Resolves refs to live node handles in an isolated world; checks once per act until `invalidate`. */
@@ -90,30 +102,53 @@ export class NodeResolver {
 
   /**
    * The node behind `ref` for a step that checks its identity itself, in page, in the same call
-   * that goes on to act on it (see FocusTarget); a ref already checked comes with nothing to check.
+   * that goes on to act on it (see FocusTarget); a ref already checked comes without `confirm`.
    */
   async resolveForCheckInPage(ref: string): Promise<FocusTarget> {
     const checked = this.#checked.get(ref);
     if (checked) return { target: await checked };
-    const { target, document } = await this.#lookUp(ref);
+    const target = await this.#lookUp(ref);
     return {
       target,
-      sameDocument: document.objectId,
       confirm: () => {
         if (!this.#checked.has(ref)) this.#checked.set(ref, Promise.resolve(target));
       },
     };
   }
 
+  /**
+   * What to report for `error`, which stopped a step on `refs`: when it is a verdict on geometry
+   * (see geometryVerdict), the node check again, whose failure (node_detached, or the frame's
+   * frame_detached / document_changed) is what went wrong; else, or when the nodes still pass,
+   * `error` itself. The page may replace a node at any moment after its check (a component
+   * re-rendered after the batch's previous action, a timer): such a node has no box and is hit
+   * nowhere, and that is not what is wrong with it.
+   */
+  async identityFirst(error: unknown, refs: readonly string[]): Promise<unknown> {
+    if (!geometryVerdict(error)) return error;
+    this.invalidate();
+    for (const ref of refs) {
+      try {
+        await this.resolve(ref);
+      } catch (stale) {
+        // A check that could not be made (the page stopped answering) leaves the verdict as it was.
+        if (!(stale instanceof ActionError)) return error;
+        const sideEffect = error instanceof ActionError ? error.sideEffect : true;
+        return new ActionError(stale.type, stale.message, { sideEffect, cause: error });
+      }
+    }
+    return error;
+  }
+
   async #resolve(ref: string): Promise<PointTarget> {
-    const { target, document } = await this.#lookUp(ref);
-    const same = await callPage(target.handle, 'isSameConnectedNode', [new PageObject(document.objectId)]);
+    const target = await this.#lookUp(ref);
+    const same = await callPage(target.handle, 'isSameConnectedNode', [new PageObject(target.document.objectId)]);
     if (!same) throw new ActionError('node_detached', `the node of ${ref} was removed from the document`);
     return target;
   }
 
   /** The node and its observed document as handles in the frame's isolated world (unchecked). */
-  async #lookUp(ref: string): Promise<{ target: PointTarget; document: NodeHandle }> {
+  async #lookUp(ref: string): Promise<PointTarget> {
     const target = this.targetOf(ref);
     const frame = checkFrame(this.#tab, this.#record, target.frameId);
     if (this.#tab.crashed) throw new ActionError('document_changed', 'the page crashed: navigate or reload the tab');
@@ -137,6 +172,6 @@ export class NodeResolver {
     } catch (error) {
       throw new ActionError('node_detached', `the node of ${ref} no longer exists`, { cause: error });
     }
-    return { target: { tab: this.#tab, frame, handle, executionContextId, worlds: this.#worlds }, document: documentHandle };
+    return { tab: this.#tab, frame, handle, document: documentHandle, executionContextId, worlds: this.#worlds };
   }
 }

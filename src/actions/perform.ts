@@ -75,8 +75,8 @@ async function unlessDialog<T>(env: ActionEnv, work: Promise<T>): Promise<T | 'd
 
 /**
  * Focuses the node behind `ref` and confirms focus is on it (focus_mismatch otherwise), then
- * prepares it for typing: one in-page call, which also checks the node's identity when that was
- * left to it.
+ * prepares it for typing: one in-page call, which first checks the node's identity (node_detached),
+ * the node's only check when that was left to it.
  */
 async function focusChecked(
   env: ActionEnv,
@@ -84,11 +84,11 @@ async function focusChecked(
   preparation: Preparation = 'none',
   armInput = false,
 ): Promise<{ target: PointTarget; focused: Focused }> {
-  const { target, sameDocument, confirm } = await env.focusTarget(ref);
+  const { target, confirm } = await env.focusTarget(ref);
   const retract = await env.beginSideEffect();
   let result: Focused | 'detached';
   try {
-    result = await callPage(target.handle, 'focusPrepared', [preparation, sameDocument ? new PageObject(sameDocument) : null, armInput]);
+    result = await callPage(target.handle, 'focusPrepared', [preparation, new PageObject(target.document.objectId), armInput]);
   } catch (error) {
     throw new ActionError('focus_mismatch', `the element cannot take focus: ${(error as Error).message}`, {
       sideEffect: true,

@@ -32,6 +32,11 @@ export interface PointTarget {
   tab: Tab;
   frame: FrameRecord;
   handle: NodeHandle;
+  /**
+   * The observed document, in the node's world: in-page calls that give a verdict on the node
+   * check in the same call that it is still connected to it (PROTOCOL.md §7, identity first).
+   */
+  document: NodeHandle;
   executionContextId: number;
   /** Our world's contexts, for naming what covers an out-of-process frame in its parent. */
   worlds: IsolatedWorlds;
@@ -214,7 +219,7 @@ export async function pointAfterMove(
       await assertHits(target, point);
       return point;
     } catch (error) {
-      if (attempt >= 1) throw error;
+      if (attempt >= 1 || (error instanceof ActionError && error.type === 'node_detached')) throw error;
       point = await clickablePoint(target);
     }
   }
@@ -231,8 +236,15 @@ async function assertHits(target: PointTarget, point: Point): Promise<void> {
   const hitHandle = await resolveNode(point.session, hit, target.executionContextId).catch(() => undefined);
   let description: HitDescription | undefined;
   try {
-    const reach = hitHandle ? await callPage(target.handle, 'clickReaches', [new PageObject(hitHandle.objectId)]) : 'covered';
+    const reach = hitHandle
+      ? await callPage(target.handle, 'clickReaches', [new PageObject(hitHandle.objectId), new PageObject(target.document.objectId)])
+      : 'covered';
     if (reach === 'target' || reach === 'label') return;
+    if (reach === 'detached') {
+      throw new ActionError('node_detached', 'the element is no longer in the observed document: the page removed or replaced it', {
+        sideEffect: true,
+      });
+    }
     if (reach === 'covered_by_pseudo') description = await describeOriginating(hitHandle!).catch(() => undefined);
   } finally {
     if (hitHandle) release(hitHandle);

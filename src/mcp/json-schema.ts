@@ -28,12 +28,43 @@ export function inputJsonSchema(schema: z.ZodType): JsonSchema {
   return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 }
 
-/** The JSON Schema of a result, for `outputSchema` (kept whole: hosts validate against it). */
+/**
+ * The JSON Schema of a result, for `outputSchema` (kept whole: hosts validate against it), in
+ * words that draft-07 and 2020-12 read alike: 2025-era clients (SDK 1.x) validate with Ajv's
+ * draft-07, 2026-era ones with 2020-12 (Ajv 2020, or cfworker in browsers), and a schema that one
+ * of them reads differently refuses pagewire's own results there.
+ */
 export function outputJsonSchema(schema: z.ZodType): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
-  // Without `$schema`: 2025-era clients validate with Ajv's default draft, which refuses an
-  // unknown dialect URI outright; the keywords zod emits read the same under both drafts.
-  return rest;
+  // Without `$schema`: draft-07 Ajv refuses an unknown dialect URI outright, and without one each
+  // client reads the schema in its own draft.
+  return portable(rest);
+}
+
+/**
+ * PURE: the schema with every tuple (2020-12's `prefixItems` with `items: false`) written as an
+ * array of its length whose items are any of the tuple's member schemas. Draft-07 does not know
+ * `prefixItems` and reads `items: false` as "no items at all" (an observation's boxes, four
+ * numbers each, were refused); its own tuple form (`items` as a list) is an error in 2020-12.
+ * Nothing else zod emits for the wire differs between the two.
+ */
+export function portable(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = portableValue(value);
+  const members = out['prefixItems'];
+  if (!Array.isArray(members)) return out;
+  const { prefixItems: _members, items: rest, ...array } = out;
+  // Past the listed members: none (`items: false`), more of a schema, or anything (then any item goes).
+  if (rest !== false && !isRecord(rest)) return array;
+  const all = isRecord(rest) ? [...members, rest] : members;
+  const distinct = all.filter((member, at) => all.findIndex((other) => JSON.stringify(other) === JSON.stringify(member)) === at);
+  const items = distinct.length === 1 ? distinct[0] : { anyOf: distinct };
+  return { ...array, items, ...(rest === false ? { maxItems: members.length } : {}) };
+}
+
+function portableValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(portableValue);
+  return isRecord(value) ? portable(value) : value;
 }
 
 /**

@@ -72,16 +72,16 @@ export function focusAndPrepare(this: Element, preparation: Preparation): Focuse
 }
 
 /**
- * With `sameDocument`, first the node check of identity.ts, touching nothing when it fails
- * ('detached'); then focusAndPrepare; then, when `armInput` and focus took, armInputWait.
+ * First the node check of identity.ts, touching nothing when it fails ('detached'); then
+ * focusAndPrepare; then, when `armInput` and focus took, armInputWait.
  */
 export function focusPrepared(
   this: Element,
   preparation: Preparation,
-  sameDocument: Document | null,
+  sameDocument: Document,
   armInput: boolean,
 ): Focused | 'detached' {
-  if (sameDocument && !isSameConnectedNode.call(this, sameDocument)) return 'detached';
+  if (!isSameConnectedNode.call(this, sameDocument)) return 'detached';
   const focused = focusAndPrepare.call(this, preparation);
   if (armInput && focused.focused) armInputWait.call(this);
   return focused;

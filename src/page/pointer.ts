@@ -1,5 +1,6 @@
 // Where a click lands: scrolling a node to the centre, a control's labels, and whether a hit
 // node passes a click on to the target.
+import { isSameConnectedNode } from './identity.ts';
 
 /** What DOM.resolveNode gives for a pseudo-element's backendNodeId (a CSSPseudoElement). */
 export interface PseudoElement {
@@ -9,9 +10,10 @@ export interface PseudoElement {
 
 /**
  * Where a click on a hit node goes: to the target (`target`), forwarded to it by its label
- * (`label`), or elsewhere: to an element, or to an element whose pseudo-element was hit.
+ * (`label`), or elsewhere: to an element, or to an element whose pseudo-element was hit. Nowhere
+ * that matters when the target is no longer the observed node (`detached`).
  */
-export type Reach = 'target' | 'label' | 'covered' | 'covered_by_pseudo';
+export type Reach = 'target' | 'label' | 'covered' | 'covered_by_pseudo' | 'detached';
 
 export function scrollIntoCenter(this: Element): void {
   this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
@@ -24,13 +26,16 @@ export function labelsOf(this: Element): HTMLLabelElement[] | null {
 }
 
 /**
- * `this` = the target. A pseudo-element is never an event target: its originating
+ * `this` = the target, which must still be connected to `sameDocument` (identity.ts), checked in
+ * this same call: a replaced target is `detached`, whatever was hit (a new node drawn where it was,
+ * say). A pseudo-element is never an event target: its originating
  * element is. The target or a node inside it (up the flat tree: slots, parents, shadow hosts) is
  * the target. Otherwise the nearest <label> above the hit decides, unless interactive content of
  * its own (a link, a button…) comes first: a label forwards a click to its labelled control, but
  * not a click on such content, and an outer label forwards nothing from an inner one.
  */
-export function clickReaches(this: Element, hit: Node | PseudoElement): Reach {
+export function clickReaches(this: Element, hit: Node | PseudoElement, sameDocument: Document): Reach {
+  if (!isSameConnectedNode.call(this, sameDocument)) return 'detached';
   const up = (node: Node): Node | null => (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
   // The HTML spec's interactive content, as Chromium's label activation tests it.
   const interactive = (element: Element): boolean => {

@@ -36,6 +36,8 @@ export interface RegistryOptions {
   downloads: SessionDownloads;
   maxSessions: number;
   idleTimeoutMs: number;
+  /** The viewport of a session created without one (--viewport). */
+  viewport: { width: number; height: number };
   now?: () => number;
   /** The secrets act may type by name: their values are hidden in everything sessions emit. */
   secrets?: SecretStore;
@@ -67,6 +69,7 @@ export class SessionRegistry {
   readonly readCounts = new ReadCounts();
   readonly #maxSessions: number;
   readonly #idleTimeoutMs: number;
+  readonly #viewport: { width: number; height: number };
   readonly #now: () => number;
   readonly #sessions = new Map<string, Session>();
   /** Session creations under way, counted against the limit before they finish. */
@@ -88,6 +91,7 @@ export class SessionRegistry {
     this.downloads = options.downloads;
     this.#maxSessions = options.maxSessions;
     this.#idleTimeoutMs = options.idleTimeoutMs;
+    this.#viewport = options.viewport;
     this.#now = options.now ?? (() => Date.now());
     options.host.events.on('lost', ({ browser, reason }) => {
       this.downloads.lost(browser);
@@ -114,7 +118,9 @@ export class SessionRegistry {
     return this.#policy;
   }
 
-  async create(principalId: string, options: SessionOptions, storageState?: StorageStateInput): Promise<Session> {
+  async create(principalId: string, asked: SessionOptions, storageState?: StorageStateInput): Promise<Session> {
+    // Every tab gets a viewport: the browser's own window is small enough for mobile layouts.
+    const options: SessionOptions = { ...asked, viewport: asked.viewport ?? this.#viewport };
     if (this.#sessions.size + this.#creating >= this.#maxSessions) {
       throw new ServerError(
         'invalid_request',

@@ -106,8 +106,8 @@ s('a wrong name, wrong arguments, a wrong target or a wrong use of the result do
     // @ts-expect-error: a node argument is a PageObject, not an object id
     void callPage(node, 'isSameConnectedNode', ['o']);
     // @ts-expect-error: focusPrepared runs on a node: a context is not enough
-    void callPage(world, 'focusPrepared', ['select', null, false]);
-    void callPage(node, 'focusPrepared', ['select', null, false]).then((focused) => {
+    void callPage(world, 'focusPrepared', ['select', new PageObject('d'), false]);
+    void callPage(node, 'focusPrepared', ['select', new PageObject('d'), false]).then((focused) => {
       // @ts-expect-error: the answer is Focused or 'detached', not a number
       const n: number = focused;
       return n;

@@ -103,6 +103,10 @@ function flows(name: string, open: () => Promise<McpDoor>): void {
     // The text is the tree and the identifiers, never the structured result again.
     assert.not.ok(text.includes('"elements"'), text);
     assert.ok(Array.isArray(s['elements']) && (s['elements'] as unknown[]).length >= 3);
+    // The boxes are four numbers each, which the 2025-era client's draft-07 validator once refused.
+    const boxed = await door.call('browser_observe', { include_boxes: true });
+    assert.is(boxed.isError, false, textOf(boxed));
+    assert.ok(Object.values(boxed.structuredContent!['boxes'] as Record<string, number[]>).every((box) => box.length === 4));
   });
 
   s('fill two fields and click with wait_for: verified, with progress, and the password in no content block', async () => {

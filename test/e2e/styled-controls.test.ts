@@ -9,6 +9,7 @@ import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { withSession } from '../helpers/session-suite.ts';
+import { itemsLeft, todoToggle } from '../helpers/todomvc.ts';
 import { type ActResult, type Observation, ref } from '../helpers/wire.ts';
 
 const s = suite('styled controls');
@@ -31,24 +32,8 @@ function act(params: Record<string, unknown>): Promise<ActResult> {
 }
 /** The ref of the `role` named `name` (the shared helper, with the role first as this file reads). */
 const roleRef = (o: Observation, role: string, name: string): string => ref(o, name, role);
-/**
- * TodoMVC's checkboxes have no name (an item's label is its sibling, and "Mark all as complete"
- * is display:none): an item's toggle is the checkbox line right above its title.
- */
-function todoToggle(o: Observation, title: string): string {
-  const lines = o.tree.split('\n');
-  const at = lines.findIndex((line) => line.trim() === JSON.stringify(title));
-  const toggle = /^ *checkbox(?: \[checked\])? (@\d+)$/.exec(lines[at - 1] ?? '')?.[1];
-  if (!toggle) throw new Error(`no toggle for ${title} in\n${o.tree}`);
-  return toggle;
-}
 /** "Mark all as complete": the one checkbox outside the list. */
 const toggleAll = (o: Observation) => /^checkbox (?:\[checked\] )?(@\d+)$/m.exec(o.tree)![1]!;
-/** The footer's count: "<strong>2</strong> items left" reads as one text line. */
-const itemsLeft = (o: Observation | undefined) => {
-  const match = /\n *"(\d+ items? left)"\n/.exec(o?.tree ?? '');
-  return match ? match[1] : undefined;
-};
 /** What the settings page (ui-kit) or the checkout says changed, as its status line reads. */
 const statusOf = (o: Observation | undefined) => /"(changed[^"]*|nothing changed|nothing chosen)"/.exec(o?.tree ?? '')?.[1];
 

@@ -102,8 +102,9 @@ export async function v2Http(url: string, init: RequestInit = {}): Promise<McpDo
   };
 }
 
-export async function v1Http(url: string, init: RequestInit = {}): Promise<McpDoor> {
-  const client = new V1Client({ name: 'pagewire-test-v1', version: '1.0.0' });
+/** `options`: the client's own (its `jsonSchemaValidator`, for a test that checks results itself). */
+export async function v1Http(url: string, init: RequestInit = {}, options?: ConstructorParameters<typeof V1Client>[1]): Promise<McpDoor> {
+  const client = new V1Client({ name: 'pagewire-test-v1', version: '1.0.0' }, options);
   await client.connect(new V1Transport(new URL(url), { requestInit: init }));
   await client.listTools();
   return {

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { compact, inputJsonSchema } from '../../src/mcp/json-schema.ts';
+import { compact, inputJsonSchema, outputJsonSchema, portable } from '../../src/mcp/json-schema.ts';
 import { toolInputSchema, toolOutputSchema, wireSchemas } from '../../src/mcp/schemas.ts';
 import { TOOLS } from '../../src/mcp/tools.ts';
 import { METHODS } from '../../src/rpc/wire/methods.ts';
@@ -84,6 +84,34 @@ s('every output schema has an object root, its sub-schemas at the root, and the 
       const name = ref.slice('"#/$defs/'.length, -1);
       assert.ok(name in ((output['$defs'] ?? {}) as object), `${spec.name}: ${name} is defined`);
     }
+  }
+});
+
+s('a tuple is written in words draft-07 and 2020-12 read alike: its members as the items, its length as bounds', () => {
+  assert.equal(outputJsonSchema(z.tuple([z.number(), z.number(), z.number(), z.number()])), {
+    type: 'array',
+    minItems: 4,
+    maxItems: 4,
+    items: { type: 'number' },
+  });
+  assert.equal(
+    portable({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: { type: 'boolean' }, minItems: 2 }),
+    {
+      type: 'array',
+      minItems: 2,
+      items: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+    },
+  );
+  assert.equal(portable({ type: 'array', prefixItems: [{ type: 'string' }] }), { type: 'array' }, 'any rest: any item');
+  const nested = portable({ type: 'object', properties: { box: { type: 'array', prefixItems: [{ type: 'number' }], items: false } } });
+  assert.equal(nested, { type: 'object', properties: { box: { type: 'array', items: { type: 'number' }, maxItems: 1 } } });
+});
+
+s('no output schema holds a keyword of one draft only (prefixItems; items false)', () => {
+  for (const spec of TOOLS) {
+    const text = JSON.stringify(toolOutputSchema(spec, schemas));
+    assert.not.ok(text.includes('"prefixItems"'), spec.name);
+    assert.not.ok(text.includes('"items":false'), spec.name);
   }
 });
 
