@@ -57,16 +57,38 @@ function ref(text: string | undefined): string {
   return text;
 }
 
-function waitFor(args: ParsedArgs): WaitFor | undefined {
-  const text = flagString(args, 'wait-text');
-  const url = flagString(args, 'wait-url');
-  const selector = flagString(args, 'wait-selector');
-  const given = [text, url, selector].filter((v) => v !== undefined).length;
-  if (given > 1) throw new UsageError('give at most one of --wait-text, --wait-url, --wait-selector');
+/** At most one of text, url and selector, as a condition (`what` names them for the error). */
+function conditionOf(
+  given: { text?: string | undefined; url?: string | undefined; selector?: string | undefined },
+  what: string,
+): WaitFor | undefined {
+  const { text, url, selector } = given;
+  if ([text, url, selector].filter((v) => v !== undefined).length > 1) throw new UsageError(`give at most one of ${what}`);
   if (text !== undefined) return { text };
   if (url !== undefined) return { url };
   if (selector !== undefined) return { selector };
   return undefined;
+}
+
+function waitFor(args: ParsedArgs): WaitFor | undefined {
+  const given = { text: flagString(args, 'wait-text'), url: flagString(args, 'wait-url'), selector: flagString(args, 'wait-selector') };
+  return conditionOf(given, '--wait-text, --wait-url, --wait-selector');
+}
+
+const WAIT_STATES = ['visible', 'hidden', 'attached', 'detached'] as const;
+
+/** `wait`'s condition: TEXT, --url-glob GLOB or --selector CSS, in --state (default visible). */
+function waitCondition(args: ParsedArgs): WaitFor {
+  const what = 'TEXT, --url-glob GLOB, --selector CSS';
+  const condition = conditionOf(
+    { text: args.positionals[0], url: flagString(args, 'url-glob'), selector: flagString(args, 'selector') },
+    what,
+  );
+  if (!condition) throw new UsageError(`wait needs one of ${what}`);
+  const state = flagString(args, 'state');
+  if (state === undefined) return condition;
+  if (!(WAIT_STATES as readonly string[]).includes(state)) throw new UsageError(`--state is one of ${WAIT_STATES.join(', ')}`);
+  return { ...condition, state: state as (typeof WAIT_STATES)[number] };
 }
 
 async function observeAndSave(cx: Cx, options: { include_text?: boolean; max_elements?: number } = {}): Promise<Observation> {
@@ -209,6 +231,23 @@ const COMMANDS: Record<string, CommandSpec> = {
         return opened.error_text ? EXIT_FELL_SHORT : EXIT_OK;
       }
       return act(cx, `open ${url}`, { action: 'navigate', url }, { onRefs: false, showPage: true });
+    },
+  },
+  wait: {
+    flags: { 'url-glob': 'value', selector: 'value', state: 'value', timeout: 'value' },
+    arity: [0, 1],
+    run: async (cx) => {
+      const condition = waitCondition(cx.args);
+      const timeout = flagInt(cx.args, 'timeout', { min: 1, max: 60_000 });
+      const result = await cx.session.wait({
+        ...condition,
+        ...(cx.tab ? { target_id: cx.tab } : {}),
+        ...(timeout ? { timeout_ms: timeout } : {}),
+      });
+      saveObservation(cx, result.observation);
+      if (cx.json) printJson(result);
+      else out(`${result.status}: ${JSON.stringify(Object.values(condition)[0])}\n${pageText(result.observation)}`);
+      return result.status === 'met' ? EXIT_OK : EXIT_FELL_SHORT;
     },
   },
   click: {

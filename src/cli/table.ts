@@ -5,6 +5,11 @@ import type { CommandEntry, CommandModule } from './dispatch.ts';
 const CLIENT_COMMANDS: ReadonlyArray<readonly [name: string, usage: string, summary: string]> = [
   ['open', 'open URL [--new-tab]', 'load URL in the selected tab (or a new one) and print the page'],
   ['observe', 'observe [--text] [--max N]', 'print the page as a tree with refs (@1, @2…)'],
+  [
+    'wait',
+    'wait TEXT|--url-glob GLOB|--selector CSS [--state S] [--timeout MS]',
+    'wait for text, a URL or an element, then print the page',
+  ],
   ['click', 'click REF', 'click an element of the last observation'],
   ['type', 'type REF TEXT|--secret NAME [--submit] [--clear]', 'type TEXT (or a server secret, by name) into a field'],
   ['fill', 'fill REF TEXT|--secret NAME', "replace a field's value with TEXT (or a server secret, by name)"],

@@ -21,6 +21,8 @@ import type {
   ScreenshotParams,
   StorageState,
   TabSummary,
+  WaitParams,
+  WaitResult,
 } from './wire.ts';
 
 export interface CallOptions {
@@ -107,6 +109,18 @@ export class Session {
     const observation = await this.#call<Observation>('observe', options);
     this.#last = observation;
     return observation;
+  }
+
+  /**
+   * Waits without acting for text, a URL or a selector in a state (act's wait_for), and answers
+   * with the observation taken after: `status` says whether it was met (not met is no error).
+   * The client-side budget defaults to timeout_ms plus the grace.
+   */
+  async wait(options: WaitParams & CallOptions): Promise<WaitResult> {
+    const budget = options.timeoutMs ?? (options.timeout_ms || DEFAULT_ACT_TIMEOUT_MS) + this.#context.graceMs;
+    const result = await this.#call<WaitResult>('wait', { ...options, timeoutMs: budget });
+    this.#last = result.observation;
+    return result;
   }
 
   /**

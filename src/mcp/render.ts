@@ -75,6 +75,13 @@ const ERROR_HINTS: Record<string, string> = {
 };
 
 /** An act's result: status line, why it fell short, events, and the fresh observation's tree. */
+/** wait's answer: whether the condition was met, then the observation taken after. */
+export function waitText(result: Obj): string {
+  const met = result['status'] === 'met';
+  const head = met ? 'wait met' : 'wait condition_not_met: it did not hold within the budget; the page now:';
+  return `${head}\n${observationText(result['observation'] as Obj)}`;
+}
+
 export function actText(result: Obj, news: readonly WireEvent[]): string {
   const status = str(result['status']);
   const completed = (result['completed'] as number[] | undefined) ?? [];

@@ -6,7 +6,7 @@ import type { JsonRpcErrorObject } from '../rpc/errors.ts';
 import { actFailed, type ActStatus } from '../rpc/wire/index.ts';
 import type { CallOutcome } from '../rpc/server.ts';
 import type { McpPrincipal, WireEvent } from './principal.ts';
-import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText } from './render.ts';
+import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText, waitText } from './render.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -88,7 +88,7 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       'Read a tab: its accessibility tree, one node a line, with refs (@1, @2…) on the elements you can act on, and a state_id ' +
       'naming this observation. Act with browser_act on the refs of the newest observation: another observation of the tab ' +
-      '(by anyone) or an act makes a state stale. Omitted ids: your default session and its selected tab.',
+      '(by anyone) or an act makes a state stale. In every tool, omitted ids mean your default session, its selected tab and frame.',
     annotations: READ,
     methods: 'observe',
     onSession: true,
@@ -129,6 +129,15 @@ export const TOOLS: readonly ToolSpec[] = [
     // Before the fresh observation's tree, where a model reads them first.
     eventsInText: true,
     text: (result, _args, news) => actText(result, news),
+  },
+  {
+    name: 'browser_wait',
+    description: "Wait without acting for text (the page's own, not a placeholder), a url glob or a selector in a state, then observe.",
+    annotations: READ,
+    methods: 'wait',
+    onSession: true,
+    failed: (result) => result['status'] !== 'met',
+    text: (result) => waitText(result),
   },
   {
     name: 'browser_tabs',

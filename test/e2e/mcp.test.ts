@@ -311,6 +311,25 @@ http(
 );
 
 http(
+  'browser_wait waits for text the page shows later and answers with its observation; one that runs out is a tool error with one',
+  () =>
+    withDoor(async (door) => {
+      const fixtures = await fixtureServer();
+      const opened = await door.call('browser_tabs', { action: 'new', url: fixtures.url('/autosave.html') });
+      assert.is(opened.isError, false, textOf(opened));
+      const met = await door.call('browser_wait', { text: 'Draft restored', timeout_ms: 10_000 });
+      assert.is(met.isError, false, textOf(met));
+      assert.is(met.structuredContent!['status'], 'met');
+      assert.match(textOf(met), /^wait met\n/);
+      assert.match(textOf(met), /Draft restored/);
+      const unmet = await door.call('browser_wait', { text: 'Published', timeout_ms: 500 });
+      assert.is(unmet.isError, true);
+      assert.is(unmet.structuredContent!['status'], 'condition_not_met');
+      assert.match(textOf(unmet), /button "Save draft"/);
+    }),
+);
+
+http(
   'a screenshot larger than host image limits is scaled down in the browser, and the text gives the scale',
   () =>
     withDoor(async (door) => {
@@ -333,7 +352,7 @@ http(
 );
 
 http(
-  "tools/list: nine tools, honest annotations, and names + descriptions + input schemas under 8.8 KB (half of Playwright MCP's)",
+  "tools/list: ten tools, honest annotations, and names + descriptions + input schemas under 8.8 KB (half of Playwright MCP's)",
   () =>
     withDoor(async (door) => {
       const tools = await door.listTools();
@@ -342,6 +361,7 @@ http(
         [
           'browser_observe',
           'browser_act',
+          'browser_wait',
           'browser_tabs',
           'browser_screenshot',
           'browser_handle_dialog',
@@ -424,12 +444,12 @@ async function toolsOfInstance(server: TestServer, headers: Record<string, strin
 }
 
 http(
-  'a tools/call request gets an instance with only the tool it calls; a listing, or a name the host does not know, all nine',
+  'a tools/call request gets an instance with only the tool it calls; a listing, or a name the host does not know, all ten',
   async () => {
     const server = await httpServer();
     assert.equal(await toolsOfInstance(server, { 'mcp-method': 'tools/call', 'mcp-name': 'browser_observe' }), ['browser_observe']);
-    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/list' })).length, 9);
-    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/call', 'mcp-name': 'browser_nope' })).length, 9);
+    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/list' })).length, 10);
+    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/call', 'mcp-name': 'browser_nope' })).length, 10);
   },
 );
 
