@@ -118,15 +118,18 @@ async function act(cx: Cx, what: string, action: Action, options: { onRefs: bool
   const usable = saved.state_id !== undefined && (cx.tab === undefined || cx.tab === saved.target_id);
   const wait = waitFor(cx.args);
   const timeout = flagInt(cx.args, 'timeout', { min: 1, max: 60_000 });
-  const run = (state: string, target: string | undefined): Promise<ActResult> =>
+  const run = (state: string | undefined, target: string | undefined): Promise<ActResult> =>
     cx.session.act(action, {
-      state,
+      ...(state !== undefined ? { state } : {}),
       ...(target ? { target_id: target } : {}),
       ...(wait ? { wait_for: wait } : {}),
       ...(timeout ? { timeout_ms: timeout } : {}),
     });
   let result: ActResult;
-  if (!usable) {
+  if (action.action === 'navigate') {
+    // A lone navigate needs no observation (PROTOCOL.md §7): one call opens the page.
+    result = await run(undefined, cx.tab);
+  } else if (!usable) {
     const observation = await observeAndSave(cx);
     if (options.onRefs) {
       if (cx.json) printJson(observation);
@@ -222,9 +225,8 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: async (cx) => {
       const url = cx.args.positionals[0]!;
       if (cx.args.flags.has('new-tab')) {
-        const opened = await cx.session.tabs.new({ url });
-        cx.state.update({ forgetObservation: true });
-        const observation = await cx.session.observe({ target_id: opened.target_id });
+        const opened = await cx.session.tabs.new({ url, observe: true });
+        const observation = opened.observation!;
         saveObservation(cx, observation);
         if (!cx.json && opened.error_text) out(`opened ${opened.target_id} with an error: ${opened.error_text}`);
         showPage(cx, observation);

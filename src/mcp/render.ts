@@ -210,6 +210,13 @@ export function tabsText(result: Obj): string {
       )
       .join('\n');
   }
+  // tabs.new with observe: the new tab's first observation follows the line saying it opened.
+  const { observation, ...opened } = result;
+  if (observation) {
+    return `opened ${str(opened['target_id'])}${opened['error_text'] ? ` (${str(opened['error_text'])})` : ''}\n${
+      observationText(observation as Obj)
+    }`;
+  }
   return summary(result);
 }
 

@@ -74,6 +74,7 @@ export function toolInputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchem
     Object.assign(properties, schema['properties'] ?? {});
   }
   for (const [name, summary] of Object.entries(SUMMARISED)) if (properties[name]) properties[name] = summary;
+  for (const name of spec.hidden ?? []) delete properties[name];
   return { type: 'object', properties, required: ['action'] };
 }
 

@@ -311,6 +311,35 @@ http(
 );
 
 http(
+  'one call opens a page: browser_act navigate before any observation, and browser_tabs new, each answer with the page',
+  () =>
+    withDoor(async (door) => {
+      const fixtures = await fixtureServer();
+      const created = await door.call('browser_session', { action: 'create', name: 'first-call' });
+      const sessionId = created.structuredContent!['session_id'];
+      try {
+        const navigated = await door.call('browser_act', {
+          session_id: sessionId,
+          action: 'navigate',
+          url: fixtures.url('/autosave.html'),
+        });
+        assert.is(navigated.isError, false, textOf(navigated));
+        assert.is(navigated.structuredContent!['status'], 'completed');
+        assert.match(textOf(navigated), /button "Save draft"/);
+        const opened = await door.call('browser_tabs', { session_id: sessionId, action: 'new', url: fixtures.url('/order-status.html') });
+        assert.is(opened.isError, false, textOf(opened));
+        assert.match(textOf(opened), /^opened \S+\nstate_id /);
+        assert.match(textOf(opened), /button "Ship order"/);
+        // Its observation was handed over: an act without state_id acts on it.
+        const acted = await door.call('browser_act', { session_id: sessionId, action: 'scroll', delta_y: 0 });
+        assert.is(acted.structuredContent!['status'], 'completed', textOf(acted));
+      } finally {
+        await door.call('browser_session', { action: 'close', session_id: sessionId });
+      }
+    }),
+);
+
+http(
   'browser_wait waits for text the page shows later and answers with its observation; one that runs out is a tool error with one',
   () =>
     withDoor(async (door) => {
