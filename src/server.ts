@@ -11,6 +11,7 @@ import { actMethods } from './rpc/methods/act.ts';
 import { eventMethods } from './rpc/methods/events.ts';
 import { modalMethods } from './rpc/methods/modal.ts';
 import { observeMethods } from './rpc/methods/observe.ts';
+import { waitMethods } from './rpc/methods/wait.ts';
 import { screencastMethods, Screencasts } from './rpc/methods/screencast.ts';
 import { screenshotForAct, screenshotMethods } from './rpc/methods/screenshot.ts';
 import { sessionMethods } from './rpc/methods/sessions.ts';
@@ -172,6 +173,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     ...screencastMethods(registry, screencasts),
     ...eventMethods(registry, hub),
     ...actMethods({ registry, uploads, secrets, screenshot: screenshotForAct }),
+    ...waitMethods(registry),
     ...modalMethods(registry, uploads),
     ...downloadMethods(registry, (session) => downloads.historyOf(session)),
     ...networkMethods(registry),

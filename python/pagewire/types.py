@@ -179,11 +179,13 @@ class Tab(_TabRequired, total=False):
 
 
 class TabsNewParams(TypedDict, total=False):
-    """The params of tabs.new: Open a tab (about:blank, or url up to its DOMContentLoaded); selected unless select is false."""
+    """The params of tabs.new: Open a tab (about:blank, or url up to its DOMContentLoaded); selected unless select is false; with observe, observed."""
     #: Session id; omitted: the caller's "default" session
     session_id: str
     url: str
     select: bool
+    #: Also answer with the observation of the new page
+    observe: bool
 
 
 class _TabsNewResultRequired(TypedDict):
@@ -194,6 +196,94 @@ class TabsNewResult(_TabsNewResultRequired, total=False):
     """What tabs.new answers."""
     #: The tab is open but url did not load (a network error, or no DOMContentLoaded in time)
     error_text: str
+    #: With observe: the new tab observed, its first current state
+    observation: Observation
+
+
+class _ObservationRequired(TypedDict):
+    state_id: str
+    session_id: str
+    target_id: str
+    frame_id: str
+    #: The identity of the observed document
+    document: ObservationDocument
+    url: str
+    title: str
+    #: The accessibility tree as indented text, one node a line: role "name" [state] ref
+    tree: str
+    elements: list[Element]
+    frames: list[ObservedFrame]
+    truncated: bool
+
+
+class Observation(_ObservationRequired, total=False):
+    #: With include_text: the visible page text
+    text: str
+    #: With include_boxes: ref → [x, y, width, height] in CSS px of the tab's viewport, for visible elements
+    boxes: dict[str, list[Any]]
+    dialog: PendingDialog
+    #: With since, when that state is still known
+    diff: ObservationDiff
+
+
+class ObservationDocument(TypedDict):
+    """The identity of the observed document"""
+    frame_id: str
+    loader_id: str
+    url: str
+    #: Where the document's loading stands: interactive after DOMContentLoaded, complete after its load event
+    ready_state: Literal["loading", "interactive", "complete"]
+
+
+class _ElementRequired(TypedDict):
+    ref: str
+    role: str
+    name: str
+    frame_id: str
+    visible: bool
+    in_viewport: bool
+
+
+class Element(_ElementRequired, total=False):
+    checked: bool | Literal["mixed"]
+    selected: bool
+    expanded: bool
+    disabled: bool
+    focused: bool
+    required: bool
+    #: Whether the field holds a value (the value itself is never sent)
+    has_value: bool
+    level: int
+    href: str
+
+
+class _ObservedFrameRequired(TypedDict):
+    frame_id: str
+    url: str
+    status: Literal["observed", "unavailable"]
+
+
+class ObservedFrame(_ObservedFrameRequired, total=False):
+    #: unavailable: why the frame could not be read
+    reason: str
+
+
+class _PendingDialogRequired(TypedDict):
+    type: Literal["alert", "confirm", "prompt", "beforeunload"]
+    message: str
+
+
+class PendingDialog(_PendingDialogRequired, total=False):
+    default_prompt: str
+
+
+class ObservationDiff(TypedDict):
+    #: The state the diff is against (`since`)
+    base: str
+    added: list[Element]
+    changed: list[Element]
+    removed: list[str]
+    text_changed: bool
 
 
 class _TabsSelectParamsRequired(TypedDict):
@@ -283,92 +373,6 @@ class ObserveParams(TypedDict, total=False):
     include_boxes: bool
     #: Observe only the subtree of this element of the current state
     root_ref: str
-
-
-class _ObservationRequired(TypedDict):
-    state_id: str
-    session_id: str
-    target_id: str
-    frame_id: str
-    #: The identity of the observed document
-    document: ObservationDocument
-    url: str
-    title: str
-    #: The accessibility tree as indented text, one node a line: role "name" [state] ref
-    tree: str
-    elements: list[Element]
-    frames: list[ObservedFrame]
-    truncated: bool
-
-
-class Observation(_ObservationRequired, total=False):
-    #: With include_text: the visible page text
-    text: str
-    #: With include_boxes: ref → [x, y, width, height] in CSS px of the tab's viewport, for visible elements
-    boxes: dict[str, list[Any]]
-    dialog: PendingDialog
-    #: With since, when that state is still known
-    diff: ObservationDiff
-
-
-class ObservationDocument(TypedDict):
-    """The identity of the observed document"""
-    frame_id: str
-    loader_id: str
-    url: str
-    #: Where the document's loading stands: interactive after DOMContentLoaded, complete after its load event
-    ready_state: Literal["loading", "interactive", "complete"]
-
-
-class _ElementRequired(TypedDict):
-    ref: str
-    role: str
-    name: str
-    frame_id: str
-    visible: bool
-    in_viewport: bool
-
-
-class Element(_ElementRequired, total=False):
-    checked: bool | Literal["mixed"]
-    selected: bool
-    expanded: bool
-    disabled: bool
-    focused: bool
-    required: bool
-    #: Whether the field holds a value (the value itself is never sent)
-    has_value: bool
-    level: int
-    href: str
-
-
-class _ObservedFrameRequired(TypedDict):
-    frame_id: str
-    url: str
-    status: Literal["observed", "unavailable"]
-
-
-class ObservedFrame(_ObservedFrameRequired, total=False):
-    #: unavailable: why the frame could not be read
-    reason: str
-
-
-class _PendingDialogRequired(TypedDict):
-    type: Literal["alert", "confirm", "prompt", "beforeunload"]
-    message: str
-
-
-class PendingDialog(_PendingDialogRequired, total=False):
-    default_prompt: str
-
-
-class ObservationDiff(TypedDict):
-    #: The state the diff is against (`since`)
-    base: str
-    added: list[Element]
-    changed: list[Element]
-    removed: list[str]
-    text_changed: bool
 
 
 class ScreenshotParams(TypedDict, total=False):
@@ -673,15 +677,12 @@ class NetworkEntry(_NetworkEntryRequired, total=False):
     blocked_by: str
 
 
-class _ActParamsRequired(TypedDict):
-    #: The observation the refs come from
-    state_id: str
-
-
-class ActParams(_ActParamsRequired, total=False):
+class ActParams(TypedDict, total=False):
     """The params of act: Act on what an observation saw: validated, hit-tested input, a three-part result, and a fresh observation once input began."""
     #: Session id; omitted: the caller's "default" session
     session_id: str
+    #: The observation the refs come from; not needed by a lone navigate
+    state_id: str
     #: Tab id; omitted: the selected tab
     target_id: str
     expect: Expectation
@@ -917,6 +918,31 @@ class CancelParams(TypedDict, total=False):
 class CancelResult(TypedDict):
     """What cancel answers."""
     status: Literal["cancellation_requested", "idle"]
+
+
+class WaitParams(TypedDict, total=False):
+    """The params of wait: Wait without acting for text, a URL or a selector in a state (wait_for's), then observe."""
+    #: Session id; omitted: the caller's "default" session
+    session_id: str
+    #: Tab id; omitted: the selected tab
+    target_id: str
+    #: Frame id; omitted: the selected frame of the tab
+    frame_id: str
+    #: Text of the page (not a placeholder or a name)
+    text: str
+    #: A glob for the frame's URL
+    url: str
+    selector: str
+    #: Default visible
+    state: Literal["visible", "hidden", "attached", "detached"]
+    #: 0 or omitted: 30000
+    timeout_ms: int
+
+
+class WaitResult(TypedDict):
+    status: Literal["met", "condition_not_met"]
+    #: Taken once the wait ended, met or not: the tab's new current state
+    observation: Observation
 
 
 class _DialogHandleParamsRequired(TypedDict):
@@ -1193,7 +1219,7 @@ RpcDiscoverResult = OpenRpcDocument
 CdpSendResult = dict[str, Any]
 
 
-MethodName = Literal["session.create", "session.list", "session.close", "session.storage_state", "tabs.list", "tabs.new", "tabs.select", "tabs.close", "frames.list", "frames.select", "observe", "screenshot", "screencast.start", "screencast.stop", "events.subscribe", "events.unsubscribe", "events.poll", "act", "cancel", "dialog.handle", "file_chooser.resolve", "downloads.list", "network.list", "server.info", "rpc.discover", "cdp.send"]
+MethodName = Literal["session.create", "session.list", "session.close", "session.storage_state", "tabs.list", "tabs.new", "tabs.select", "tabs.close", "frames.list", "frames.select", "observe", "screenshot", "screencast.start", "screencast.stop", "events.subscribe", "events.unsubscribe", "events.poll", "act", "cancel", "wait", "dialog.handle", "file_chooser.resolve", "downloads.list", "network.list", "server.info", "rpc.discover", "cdp.send"]
 
 
 #: Every method: its params and result types.
@@ -1217,6 +1243,7 @@ METHODS: dict[str, tuple[Any, Any]] = {
     "events.poll": (EventsPollParams, EventsPollResult),
     "act": (ActParams, ActResult),
     "cancel": (CancelParams, CancelResult),
+    "wait": (WaitParams, WaitResult),
     "dialog.handle": (DialogHandleParams, DialogHandleResult),
     "file_chooser.resolve": (FileChooserResolveParams, FileChooserResolveResult),
     "downloads.list": (DownloadsListParams, DownloadsListResult),

@@ -8,7 +8,7 @@ import type { Prefetch } from '../observe/settle.ts';
 import { AbortedError, Deadline, DeadlineExceededError } from '../util/deadline.ts';
 import { type Disposable, DisposableStack } from '../util/disposable.ts';
 import { redactSecrets, redactUrl } from '../util/redact.ts';
-import { checkExpectation, waitForCondition } from './conditions.ts';
+import { armCondition, type ArmedCondition, checkExpectation, heldSinceArmed, waitForCondition } from './conditions.ts';
 import { checkFrame, NodeResolver } from './identity.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { LOAD_WAIT_AFTER_DCL_MS } from '../browser/document-loads.ts';
@@ -184,6 +184,8 @@ class ActRun<O> {
   #tab: Tab | undefined;
   /** Rejects once the acted tab is lost (closed, crashed, the browser gone). */
   #lost: Promise<never> = new Promise<never>(() => {});
+  /** wait_for's watch, armed before the first input. */
+  #armed: ArmedCondition | undefined;
 
   constructor(env: ActEnv<O>, request: ActRequest) {
     this.#env = env;
@@ -259,6 +261,16 @@ class ActRun<O> {
       for (const ref of refsOf(action)) if (ref !== checkedInPage) await this.#deadline.race(resolver.resolve(ref), 'node check');
     }
 
+    // A condition the act makes true only for a moment is over before the act settles: its watch
+    // is armed before the first input (a navigation replaces the document, and the wait with it).
+    if (request.waitFor && !navigationOnly) {
+      const armed = await this.#deadline.race(armCondition(frame, this.#env.worlds, request.waitFor), 'arming wait_for');
+      if (armed) {
+        this.#armed = armed;
+        // Ended on every path, so that no watch outlives its act in the page.
+        this.#disposables.defer(() => void heldSinceArmed(armed, tab.frames.get(armed.frameId), this.#env.worlds));
+      }
+    }
     // 7. Dispatch, one action at a time.
     let interruption: Interruption | undefined;
     let prefetched: Prefetch | undefined;
@@ -492,7 +504,11 @@ class ActRun<O> {
     if (evaluated && request.waitFor && !failure) {
       this.#env.progress?.('waiting for the wait_for condition');
       try {
-        verdict = await waitForCondition(tab, frameOf, this.#env.worlds, request.waitFor, { deadline: this.#deadline, lost: this.#lost });
+        verdict = await waitForCondition(tab, frameOf, this.#env.worlds, request.waitFor, {
+          deadline: this.#deadline,
+          lost: this.#lost,
+          ...(this.#armed ? { armed: this.#armed } : {}),
+        });
       } catch (error) {
         failure = this.#classify(error);
       }

@@ -15,7 +15,7 @@ import type { Expectation, WaitFor } from './types.ts';
 class PageThrew extends Error {}
 
 /** A check in the frame's document, in our world. Throws PageThrew when the function threw. */
-async function evaluateIn<K extends 'expectText' | 'waitInPage'>(
+async function evaluateIn<K extends 'expectText' | 'waitInPage' | 'armCondition' | 'takeConditionWatch'>(
   frame: FrameRecord,
   worlds: IsolatedWorlds,
   name: K,
@@ -55,10 +55,48 @@ export async function checkExpectation(frame: FrameRecord, worlds: IsolatedWorld
   return verdict === 'met' ? 'met' : 'unmet';
 }
 
+/** A text or selector condition watched in one document since just before an act's first input. */
+export interface ArmedCondition {
+  readonly frameId: string;
+  readonly loaderId: string;
+}
+
+/**
+ * Arms the watch of `condition` in `frame`'s document (page/conditions.ts: armCondition), to be
+ * called just before the first input. Undefined when there is nothing to arm (a URL, which every
+ * navigation is tested against anyway) or it could not be armed (a selector the page refuses, a
+ * document going away): the wait after the act then runs as without it, and says why.
+ */
+export async function armCondition(frame: FrameRecord, worlds: IsolatedWorlds, condition: WaitFor): Promise<ArmedCondition | undefined> {
+  if ('url' in condition) return undefined;
+  const [kind, argument] = 'text' in condition ? ['text', condition.text] : ['selector', condition.selector];
+  try {
+    await evaluateIn(frame, worlds, 'armCondition', [kind, argument, condition.state ?? 'visible'], 5_000);
+    return { frameId: frame.id, loaderId: frame.loaderId };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Ends the armed watch and says whether the condition held at some moment since: false when the
+ * frame navigated away from the armed document (the watch went with it) or cannot be asked.
+ */
+export async function heldSinceArmed(armed: ArmedCondition, frame: FrameRecord | undefined, worlds: IsolatedWorlds): Promise<boolean> {
+  if (!frame || frame.id !== armed.frameId || frame.loaderId !== armed.loaderId) return false;
+  try {
+    return await evaluateIn(frame, worlds, 'takeConditionWatch', [], 5_000);
+  } catch {
+    return false;
+  }
+}
+
 export interface WaitOptions {
   deadline: Deadline;
   /** Rejects once the tab is lost (closed, crashed, the browser gone): nothing is left to wait for. */
   lost: Promise<never>;
+  /** The condition's watch armed before an act's input: met if it held at any moment since. */
+  armed?: ArmedCondition;
 }
 
 /**
@@ -72,7 +110,7 @@ export async function waitForCondition(
   frameOf: () => FrameRecord | undefined,
   worlds: IsolatedWorlds,
   condition: WaitFor,
-  { deadline, lost }: WaitOptions,
+  { deadline, lost, armed }: WaitOptions,
 ): Promise<'met' | 'unmet'> {
   const state = condition.state ?? 'visible';
   if (deadline.expired) throw new DeadlineExceededError('wait_for', deadline.budgetMs);
@@ -114,6 +152,8 @@ export async function waitForCondition(
   };
   // A navigation destroys the page's context mid-wait: start again in the new document.
   try {
+    // It held for a moment during the act, in the document it was armed in: met, whatever it is now.
+    if (armed && (await untilLost(deadline.race(heldSinceArmed(armed, frameOf(), worlds), 'wait_for')))) return 'met';
     while (deadline.remaining() > 0) {
       const frame = frameOf();
       if (!frame) throw new ActionError('frame_detached', 'the frame to wait in is gone');

@@ -68,16 +68,38 @@ function ref(text: string | undefined): string {
   return text;
 }
 
-function waitFor(args: ParsedArgs): WaitFor | undefined {
-  const text = flagString(args, 'wait-text');
-  const url = flagString(args, 'wait-url');
-  const selector = flagString(args, 'wait-selector');
-  const given = [text, url, selector].filter((v) => v !== undefined).length;
-  if (given > 1) throw new UsageError('give at most one of --wait-text, --wait-url, --wait-selector');
+/** At most one of text, url and selector, as a condition (`what` names them for the error). */
+function conditionOf(
+  given: { text?: string | undefined; url?: string | undefined; selector?: string | undefined },
+  what: string,
+): WaitFor | undefined {
+  const { text, url, selector } = given;
+  if ([text, url, selector].filter((v) => v !== undefined).length > 1) throw new UsageError(`give at most one of ${what}`);
   if (text !== undefined) return { text };
   if (url !== undefined) return { url };
   if (selector !== undefined) return { selector };
   return undefined;
+}
+
+function waitFor(args: ParsedArgs): WaitFor | undefined {
+  const given = { text: flagString(args, 'wait-text'), url: flagString(args, 'wait-url'), selector: flagString(args, 'wait-selector') };
+  return conditionOf(given, '--wait-text, --wait-url, --wait-selector');
+}
+
+const WAIT_STATES = ['visible', 'hidden', 'attached', 'detached'] as const;
+
+/** `wait`'s condition: TEXT, --url-glob GLOB or --selector CSS, in --state (default visible). */
+function waitCondition(args: ParsedArgs): WaitFor {
+  const what = 'TEXT, --url-glob GLOB, --selector CSS';
+  const condition = conditionOf(
+    { text: args.positionals[0], url: flagString(args, 'url-glob'), selector: flagString(args, 'selector') },
+    what,
+  );
+  if (!condition) throw new UsageError(`wait needs one of ${what}`);
+  const state = flagString(args, 'state');
+  if (state === undefined) return condition;
+  if (!(WAIT_STATES as readonly string[]).includes(state)) throw new UsageError(`--state is one of ${WAIT_STATES.join(', ')}`);
+  return { ...condition, state: state as (typeof WAIT_STATES)[number] };
 }
 
 async function observeAndSave(cx: Cx, options: { include_text?: boolean; max_elements?: number } = {}): Promise<Observation> {
@@ -109,9 +131,9 @@ async function act(cx: Cx, what: string, action: Action | Action[], options: { o
   const timeout = flagInt(cx.args, 'timeout', { min: 1, max: 60_000 });
   const expect = expectation(cx.args);
   const screenshot = screenshotWhen(cx.args);
-  const run = (state: string, target: string | undefined): Promise<ActResult> =>
+  const run = (state: string | undefined, target: string | undefined): Promise<ActResult> =>
     cx.session.act(action, {
-      state,
+      ...(state !== undefined ? { state } : {}),
       ...(target ? { target_id: target } : {}),
       ...(wait ? { wait_for: wait } : {}),
       ...(timeout ? { timeout_ms: timeout } : {}),
@@ -119,7 +141,10 @@ async function act(cx: Cx, what: string, action: Action | Action[], options: { o
       ...(screenshot ? { screenshot } : {}),
     });
   let result: ActResult;
-  if (!usable) {
+  if (!Array.isArray(action) && action.action === 'navigate') {
+    // A lone navigate needs no observation (PROTOCOL.md §7): one call opens the page.
+    result = await run(undefined, cx.tab);
+  } else if (!usable) {
     const observation = await observeAndSave(cx);
     if (options.onRefs) {
       if (cx.json) printJson(observation);
@@ -373,15 +398,31 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: async (cx) => {
       const url = cx.args.positionals[0]!;
       if (cx.args.flags.has('new-tab')) {
-        const opened = await cx.session.tabs.new({ url });
-        cx.state.update({ forgetObservation: true });
-        const observation = await cx.session.observe({ target_id: opened.target_id });
+        const opened = await cx.session.tabs.new({ url, observe: true });
+        const observation = opened.observation!;
         saveObservation(cx, observation);
         if (!cx.json && opened.error_text) out(`opened ${opened.target_id} with an error: ${opened.error_text}`);
         showPage(cx, observation);
         return opened.error_text ? EXIT_FELL_SHORT : EXIT_OK;
       }
       return act(cx, `open ${url}`, { action: 'navigate', url }, { onRefs: false, showPage: true });
+    },
+  },
+  wait: {
+    flags: { 'url-glob': 'value', selector: 'value', state: 'value', timeout: 'value' },
+    arity: [0, 1],
+    run: async (cx) => {
+      const condition = waitCondition(cx.args);
+      const timeout = flagInt(cx.args, 'timeout', { min: 1, max: 60_000 });
+      const result = await cx.session.wait({
+        ...condition,
+        ...(cx.tab ? { target_id: cx.tab } : {}),
+        ...(timeout ? { timeout_ms: timeout } : {}),
+      });
+      saveObservation(cx, result.observation);
+      if (cx.json) printJson(result);
+      else out(`${result.status}: ${JSON.stringify(Object.values(condition)[0])}\n${pageText(result.observation)}`);
+      return result.status === 'met' ? EXIT_OK : EXIT_FELL_SHORT;
     },
   },
   click: {

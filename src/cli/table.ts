@@ -5,6 +5,11 @@ import type { CommandEntry, CommandModule } from './dispatch.ts';
 const CLIENT_COMMANDS: ReadonlyArray<readonly [name: string, usage: string, summary: string]> = [
   ['open', 'open URL [--new-tab]', 'load URL in the selected tab (or a new one) and print the page'],
   ['observe', 'observe [--text] [--max N] [--since] [--frame ID]', 'print the page as a tree with refs (@1, @2…)'],
+  [
+    'wait',
+    'wait TEXT|--url-glob GLOB|--selector CSS [--state S] [--timeout MS]',
+    'wait for text, a URL or an element, then print the page',
+  ],
   ['act', "act '{JSON}'", 'run an action object, or a batch ({"actions": […]}), on the last observation'],
   ['drag', 'drag REF TO_REF', 'drag an element onto another'],
   ['upload', 'upload REF PATH [PATH…]', "give files to a file input (paths under the server's --uploads root)"],

@@ -23,6 +23,8 @@ import type {
   ScreenshotParams,
   StorageState,
   TabSummary,
+  WaitParams,
+  WaitResult,
 } from './wire.ts';
 
 export interface CallOptions {
@@ -78,8 +80,12 @@ export class Session {
 
   readonly tabs = {
     list: (options: CallOptions = {}) => this.#call<{ tabs: TabSummary[] }>('tabs.list', options),
-    new: (options: { url?: string; select?: boolean } & CallOptions = {}) =>
-      this.#call<{ target_id: string; error_text?: string }>('tabs.new', options),
+    /** With `observe: true` the answer holds the new page's observation, which becomes the handle's last one. */
+    new: async (options: { url?: string; select?: boolean; observe?: boolean } & CallOptions = {}) => {
+      const opened = await this.#call<{ target_id: string; error_text?: string; observation?: Observation }>('tabs.new', options);
+      if (opened.observation) this.#last = opened.observation;
+      return opened;
+    },
     select: (targetId: string, options: CallOptions = {}) =>
       this.#call<{ target_id: string }>('tabs.select', { ...options, target_id: targetId }),
     close: (targetId: string, options: CallOptions = {}) => this.#call<{ closed: true }>('tabs.close', { ...options, target_id: targetId }),
@@ -113,6 +119,18 @@ export class Session {
   }
 
   /**
+   * Waits without acting for text, a URL or a selector in a state (act's wait_for), and answers
+   * with the observation taken after: `status` says whether it was met (not met is no error).
+   * The client-side budget defaults to timeout_ms plus the grace.
+   */
+  async wait(options: WaitParams & CallOptions): Promise<WaitResult> {
+    const budget = options.timeoutMs ?? (options.timeout_ms || DEFAULT_ACT_TIMEOUT_MS) + this.#context.graceMs;
+    const result = await this.#call<WaitResult>('wait', { ...options, timeoutMs: budget });
+    this.#last = result.observation;
+    return result;
+  }
+
+  /**
    * Acts on an observation. Outcomes (stale_state, click_intercepted, condition_not_met…) are
    * results; only a JSON-RPC error (session_not_found, invalid_params…) or a failed connection
    * throws. Aborting, or the client-side budget running out, sends `cancel` and returns the
@@ -121,12 +139,19 @@ export class Session {
   async act(action: Action | Action[], options: ActOptions = {}): Promise<ActResult> {
     const { call, params: rest } = split(options);
     const { state, ...fields } = rest;
-    const observed = state ?? this.#last;
-    if (observed === undefined) throw new TypeError('act needs an observation: call observe() first or pass { state }');
+    // A lone navigate needs no observation (PROTOCOL.md §7): without an explicit state it goes
+    // to the selected tab (or target_id), whatever this handle saw last.
+    const lone = Array.isArray(action) ? (action.length === 1 ? action[0] : undefined) : action;
+    const observed = state ?? (lone?.action === 'navigate' ? undefined : this.#last);
+    if (observed === undefined && lone?.action !== 'navigate') {
+      throw new TypeError('act needs an observation: call observe() first or pass { state }');
+    }
     const params: Record<string, unknown> = {
       ...this.#sessionField(),
       ...fields,
-      ...(typeof observed === 'string'
+      ...(observed === undefined
+        ? {}
+        : typeof observed === 'string'
         ? { state_id: observed }
         : { state_id: observed.state_id, target_id: fields.target_id ?? observed.target_id }),
       ...(Array.isArray(action) ? { actions: action } : action),

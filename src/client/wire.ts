@@ -37,6 +37,8 @@ export type {
   StorageState,
   TabSummary,
   WaitFor,
+  WaitParams,
+  WaitResult,
 } from '../rpc/wire/index.ts';
 
 /** One action as a client sends it (`check` also takes the word forms of `checked`). */

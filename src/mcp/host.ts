@@ -172,6 +172,9 @@ export class McpHost {
     if (typeof result['state_id'] === 'string') principal.handed(result);
     const fresh = result['fresh_state'] as Record<string, unknown> | undefined;
     if (fresh && result['replayed'] !== true) principal.handed(fresh);
+    // wait's observation, and a new tab's (tabs.new with observe).
+    const observed = result['observation'] as Record<string, unknown> | undefined;
+    if (observed) principal.handed(observed);
 
     const text = spec.eventsInText ? spec.text(result, args, news) : [spec.text(result, args, news), ...eventLines(news)].join('\n');
     const content: CallToolResult['content'] = [{ type: 'text', text }];

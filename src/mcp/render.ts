@@ -75,6 +75,13 @@ const ERROR_HINTS: Record<string, string> = {
 };
 
 /** An act's result: status line, why it fell short, events, and the fresh observation's tree. */
+/** wait's answer: whether the condition was met, then the observation taken after. */
+export function waitText(result: Obj): string {
+  const met = result['status'] === 'met';
+  const head = met ? 'wait met' : 'wait condition_not_met: it did not hold within the budget; the page now:';
+  return `${head}\n${observationText(result['observation'] as Obj)}`;
+}
+
 export function actText(result: Obj, news: readonly WireEvent[]): string {
   const status = str(result['status']);
   const completed = (result['completed'] as number[] | undefined) ?? [];
@@ -202,6 +209,13 @@ export function tabsText(result: Obj): string {
         } ${str(f['url'])}${f['cross_process'] ? ' (cross-process)' : ''}`
       )
       .join('\n');
+  }
+  // tabs.new with observe: the new tab's first observation follows the line saying it opened.
+  const { observation, ...opened } = result;
+  if (observation) {
+    return `opened ${str(opened['target_id'])}${opened['error_text'] ? ` (${str(opened['error_text'])})` : ''}\n${
+      observationText(observation as Obj)
+    }`;
   }
   return summary(result);
 }

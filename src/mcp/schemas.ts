@@ -64,17 +64,35 @@ function structuredResult(spec: ToolSpec, result: z.ZodType): z.ZodType {
 /** The input schema a host hands the model for the tool. */
 export function toolInputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchema {
   if (typeof spec.methods === 'string') {
-    const schema = compact(inputJsonSchema(schemas.params(spec.methods)));
+    const schema = sharedIdsPlain(compact(inputJsonSchema(schemas.params(spec.methods))));
     return spec.name === 'browser_act' ? inlineAction(schema) : without(schema, spec.hidden ?? []);
   }
   // One object for every action: `action` plus the fields of all the methods it maps onto.
   const properties: Record<string, unknown> = { action: { type: 'string', enum: Object.keys(spec.methods) } };
   for (const method of Object.values(spec.methods)) {
-    const schema = compact(inputJsonSchema(schemas.params(method)));
+    const schema = sharedIdsPlain(compact(inputJsonSchema(schemas.params(method))));
     Object.assign(properties, schema['properties'] ?? {});
   }
   for (const [name, summary] of Object.entries(SUMMARISED)) if (properties[name]) properties[name] = summary;
+  for (const name of spec.hidden ?? []) delete properties[name];
   return { type: 'object', properties, required: ['action'] };
+}
+
+/** The ids most tools take, whose meaning when omitted browser_observe's description says once. */
+const SHARED_IDS = ['session_id', 'target_id', 'frame_id'];
+
+/** The schema with the shared ids' descriptions left out: said once, not in every tool. */
+function sharedIdsPlain(schema: JsonSchema): JsonSchema {
+  const properties = schema['properties'] as Record<string, JsonSchema> | undefined;
+  if (!properties) return schema;
+  const plain = Object.fromEntries(
+    Object.entries(properties).map(([name, field]) => {
+      if (!SHARED_IDS.includes(name)) return [name, field];
+      const { description: _said, ...rest } = field;
+      return [name, rest];
+    }),
+  );
+  return { ...schema, properties: plain };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { JsonRpcErrorObject } from '../rpc/errors.ts';
 import { actFailed, type ActStatus } from '../rpc/wire/index.ts';
 import type { CallOutcome } from '../rpc/server.ts';
 import type { McpPrincipal, WireEvent } from './principal.ts';
-import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText } from './render.ts';
+import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText, waitText } from './render.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -88,7 +88,7 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       'Read a tab: its accessibility tree, one node a line, with refs (@1, @2…) on the elements you can act on, and a state_id ' +
       'naming this observation. Act with browser_act on the refs of the newest observation: another observation of the tab ' +
-      '(by anyone) or an act makes a state stale. Omitted ids: your default session and its selected tab.',
+      '(by anyone) or an act makes a state stale. In every tool, omitted ids mean your default session, its selected tab and frame.',
     annotations: READ,
     methods: 'observe',
     onSession: true,
@@ -101,14 +101,15 @@ export const TOOLS: readonly ToolSpec[] = [
       'hover, type (text; clear_first, submit), fill (text), check (checked), select (value, values or label), press (key like ' +
       'Enter or Control+A; ref optional), scroll (delta_x, delta_y; ref optional), drag (ref, to_ref), upload (paths), navigate ' +
       '(url), back, forward, reload. wait_for {text|url|selector, state} waits for a condition after; expect {selector, text} ' +
-      'checks one once. Without state_id it acts on the last observation this MCP server gave you for that tab, and is refused ' +
+      'checks one once. A navigate needs no state_id. Without state_id it acts on the last observation this MCP server gave you for that tab, and is refused ' +
       'as stale if the tab was observed since. Once input began, the result has a fresh observation to act on next. Status ' +
       'other than completed/verified: read error_type; stale_observation or stale_reference: observe again.',
     annotations: WRITE,
     methods: 'act',
     onSession: true,
     async run(call) {
-      if (call.args['state_id'] !== undefined) return call.wire('act', call.args);
+      // A lone navigate needs no observation: it goes to the wire without state_id (PROTOCOL.md §7).
+      if (call.args['state_id'] !== undefined || call.args['action'] === 'navigate') return call.wire('act', call.args);
       const sessionId = call.sessionId;
       if (sessionId === undefined) return call.wire('act', call.args); // the wire says why (no such session)
       let targetId = call.args['target_id'];
@@ -131,12 +132,28 @@ export const TOOLS: readonly ToolSpec[] = [
     text: (result, _args, news) => actText(result, news),
   },
   {
+    name: 'browser_wait',
+    description: "Wait without acting for text (the page's own, not a placeholder), a url glob or a selector in a state, then observe.",
+    annotations: READ,
+    methods: 'wait',
+    onSession: true,
+    failed: (result) => result['status'] !== 'met',
+    text: (result) => waitText(result),
+  },
+  {
     name: 'browser_tabs',
-    description:
-      "The session's tabs: list them, open one (new, with url and select), select or close one (target_id), or list a tab's frames (frames).",
+    description: "The session's tabs: list them, open one (new, with url and select; answers with its observation), select or close one " +
+      "(target_id), or list a tab's frames (frames).",
     annotations: WRITE,
     methods: { list: 'tabs.list', new: 'tabs.new', select: 'tabs.select', close: 'tabs.close', frames: 'frames.list' },
     onSession: true,
+    hidden: ['observe'],
+    // A new tab is observed at once: one call opens a page and shows it (its state is then handed over).
+    async run(call) {
+      const mapped = actionCall(this, call.args);
+      if (!('method' in mapped)) return mapped;
+      return call.wire(mapped.method, mapped.method === 'tabs.new' ? { ...mapped.params, observe: true } : mapped.params);
+    },
     text: (result) => tabsText(result),
   },
   {

@@ -1,4 +1,6 @@
-// The caller's postconditions, checked in the page: `expect` once, `wait_for` until it holds.
+// The caller's postconditions, checked in the page: `expect` once, `wait_for` until it holds (and
+// watched from before an act's first input, for a condition that holds only for a moment).
+import { worldState } from './world.ts';
 
 /** 'met' when exactly one element matches `selector` and its textContent is `text`. */
 export function expectText(selector: string, text: string): 'met' | 'unmet' {
@@ -8,12 +10,12 @@ export function expectText(selector: string, text: string): 'met' | 'unmet' {
 }
 
 /**
- * Resolves true once the condition holds, false after `timeoutMs`. Text is `visible` when the
- * page shows it (the body's rendered text, innerText) and `attached` when the document holds it,
- * shown or not; `hidden` and `detached` are their opposites. A selector is `attached` when an
- * element matches, `visible` when the first match has a box and is not hidden.
+ * Whether the condition holds now. Text is `visible` when the page shows it (the body's rendered
+ * text, innerText) and `attached` when the document holds it, shown or not; `hidden` and
+ * `detached` are their opposites. A selector is `attached` when an element matches, `visible`
+ * when the first match has a box and is not hidden. Throws on a selector the page refuses.
  */
-export function waitInPage(kind: string, argument: string, state: string, timeoutMs: number): Promise<boolean> {
+export function conditionHolds(kind: string, argument: string, state: string): boolean {
   const visible = (element: Element) => {
     const style = getComputedStyle(element);
     const box = element.getBoundingClientRect();
@@ -21,7 +23,6 @@ export function waitInPage(kind: string, argument: string, state: string, timeou
   };
   // Whitespace runs read as one space: the document's text is spaced as written, not as shown.
   const collapse = (text: string) => text.replace(/\s+/g, ' ');
-  const wanted = collapse(argument);
   /** The body's text nodes, shown or not; code, styles and a text field's contents are not page text. */
   const documentText = (): string => {
     const root = document.body ?? document.documentElement;
@@ -34,32 +35,74 @@ export function waitInPage(kind: string, argument: string, state: string, timeou
     }
     return collapse(text);
   };
-  const holds = (): boolean => {
-    if (kind === 'text') {
-      const shown = (document.body?.innerText ?? '').includes(argument);
-      if (state === 'visible') return shown;
-      if (state === 'hidden') return !shown;
-      // Rendered text is in the document too, though innerText may space it differently.
-      const present = shown || documentText().includes(wanted);
-      return state === 'attached' ? present : !present;
-    }
-    const element = document.querySelector(argument);
-    if (state === 'attached') return element !== null;
-    if (state === 'detached') return element === null;
-    if (state === 'hidden') return element === null || !visible(element);
-    return element !== null && visible(element);
+  if (kind === 'text') {
+    const shown = (document.body?.innerText ?? '').includes(argument);
+    if (state === 'visible') return shown;
+    if (state === 'hidden') return !shown;
+    // Rendered text is in the document too, though innerText may space it differently.
+    const present = shown || documentText().includes(collapse(argument));
+    return state === 'attached' ? present : !present;
+  }
+  const element = document.querySelector(argument);
+  if (state === 'attached') return element !== null;
+  if (state === 'detached') return element === null;
+  if (state === 'hidden') return element === null || !visible(element);
+  return element !== null && visible(element);
+}
+
+/**
+ * Calls `check` on every change of the document (and every 100 ms, for style-only changes, which
+ * fire no mutation) until it answers true or the returned stop is called.
+ */
+export function onEveryChange(check: () => boolean): () => void {
+  const stop = () => {
+    observer.disconnect();
+    clearInterval(poll);
   };
+  const observer = new MutationObserver(() => check() && stop());
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  const poll = setInterval(() => check() && stop(), 100);
+  return stop;
+}
+
+/** Resolves true once the condition holds (conditionHolds), false after `timeoutMs`. */
+export function waitInPage(kind: string, argument: string, state: string, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    if (holds()) return resolve(true);
-    const finish = (value: boolean) => {
-      observer.disconnect();
-      clearInterval(poll);
+    if (conditionHolds(kind, argument, state)) return resolve(true);
+    const stop = onEveryChange(() => {
+      if (!conditionHolds(kind, argument, state)) return false;
       clearTimeout(timer);
-      resolve(value);
-    };
-    const observer = new MutationObserver(() => holds() && finish(true));
-    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    const poll = setInterval(() => holds() && finish(true), 100); // style-only changes fire no mutation
-    const timer = setTimeout(() => finish(false), timeoutMs);
+      resolve(true);
+      return true;
+    });
+    const timer = setTimeout(() => {
+      stop();
+      resolve(false);
+    }, timeoutMs);
   });
+}
+
+/**
+ * Arms a watch, just before an act's first input, that records whether the condition held at any
+ * change of the document from now on: a condition the act makes true only for a moment (a "Saved"
+ * flash) is over before the act settles and wait_for looks. The state at arming is not counted:
+ * it is the page before the input. Replaces a watch left armed in this world. Throws on a selector
+ * the page refuses.
+ */
+export function armCondition(kind: string, argument: string, state: string): void {
+  conditionHolds(kind, argument, state);
+  const world = worldState();
+  world.conditionWatch?.stop();
+  const watch = { held: false, stop: () => {} };
+  watch.stop = onEveryChange(() => (watch.held = conditionHolds(kind, argument, state)));
+  world.conditionWatch = watch;
+}
+
+/** Ends the armed watch: whether the condition held at some moment since it was armed. */
+export function takeConditionWatch(): boolean {
+  const world = worldState();
+  const watch = world.conditionWatch;
+  world.conditionWatch = undefined;
+  watch?.stop();
+  return watch?.held ?? false;
 }

@@ -4,7 +4,7 @@
 // of this module (PAGE_API and PAGE_HELPERS), which are in scope wherever it runs: nothing else
 // of the server is.
 import { axProbes } from './ax-probes.ts';
-import { expectText, waitInPage } from './conditions.ts';
+import { armCondition, conditionHolds, expectText, onEveryChange, takeConditionWatch, waitInPage } from './conditions.ts';
 import { factBits, pageFacts, pseudoFacts } from './facts.ts';
 import { checkedState, chooseOptions, dispatchCancel, fileInputInfo, setValueAndNotify } from './controls.ts';
 import { focusAndPrepare, focusPrepared } from './focus.ts';
@@ -18,6 +18,7 @@ import { worldState } from './world.ts';
 /** The functions the server calls by name. */
 export const PAGE_API = {
   afterNextPaint,
+  armCondition,
   armInputWait,
   axProbes,
   checkedState,
@@ -39,6 +40,7 @@ export const PAGE_API = {
   settle,
   settleThenTake,
   takeChanges,
+  takeConditionWatch,
   waitInPage,
   watchRoot,
 };
@@ -48,10 +50,12 @@ export const PAGE_HELPERS = {
   addCssReach,
   armedInputHandled,
   ChangeMonitor,
+  conditionHolds,
   controlSignature,
   factBits,
   flatParent,
   focusAndPrepare,
+  onEveryChange,
   settleInPage,
   worldState,
 };

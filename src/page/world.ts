@@ -12,6 +12,8 @@ export interface WorldState {
   /** The change monitor of this world's document, once the first take installed it. */
   monitor?: ChangeMonitor;
   inputWait?: ArmedInput;
+  /** act's wait_for condition armed before its first input (conditions.ts: armCondition). */
+  conditionWatch?: { held: boolean; stop(): void } | undefined;
 }
 
 /** This world's state: the one place the module reaches its global object. */

@@ -166,6 +166,21 @@ s(
   },
 );
 
+s('wait prints met and the page once the text shows; one that runs out exits 1 with the page as it is', async () => {
+  const session = await newSession('cli-wait');
+  const opened = await cli(session, 'open', '--new-tab', fixtures.url('/autosave.html'));
+  assert.is(opened.code, 0, opened.stderr);
+  const met = await cli(session, 'wait', 'Draft restored', '--timeout', '10000');
+  assert.is(met.code, 0, met.stdout + met.stderr);
+  assert.match(met.stdout, /^met: "Draft restored"\npage: "Draft"/);
+  assert.match(met.stdout, /Draft restored/);
+  const unmet = await cli(session, 'wait', '--selector', '#published', '--timeout', '300');
+  assert.is(unmet.code, 1, unmet.stdout + unmet.stderr);
+  assert.match(unmet.stdout, /^condition_not_met: "#published"\npage: "Draft"/);
+  const usage = await cli(session, 'wait', 'a', '--selector', 'b');
+  assert.is(usage.code, 2);
+});
+
 s('exit codes: 1 for an act that fell short (with the fresh tree), 2 for usage, 3 for transport and server errors', async () => {
   const session = await newSession('cli-codes');
   const opened = await cli(session, 'open', fixtures.url('/sdk/checkout.html'));

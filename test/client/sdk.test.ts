@@ -125,6 +125,28 @@ s(
   },
 );
 
+s('one call opens a page (act navigate with no observation, tabs.new with observe) and wait answers with the page', async () => {
+  const client = await connect(server.url);
+  try {
+    const session = await client.createSession({ name: 'sdk-open-wait' });
+    sessions.push(session.id!);
+    await session.tabs.new();
+    const navigated = await session.act({ action: 'navigate', url: fixtures.url('/autosave.html') });
+    assert.is(navigated.status, 'completed', navigated.error_text);
+    assert.match(navigated.fresh_state!.tree, /button "Save draft"/);
+    const waited = await session.wait({ text: 'Draft restored', timeout_ms: 10_000 });
+    assert.is(waited.status, 'met');
+    assert.match(waited.observation.tree, /Draft restored/);
+    assert.is(session.lastObservation?.state_id, waited.observation.state_id);
+    const opened = await session.tabs.new({ url: fixtures.url('/autosave.html?restore_ms=60000'), observe: true });
+    assert.is(session.lastObservation?.state_id, opened.observation!.state_id);
+    const unmet = await session.wait({ text: 'Draft restored', timeout_ms: 300 });
+    assert.is(unmet.status, 'condition_not_met');
+  } finally {
+    client.close();
+  }
+});
+
 s('the network log and storage state through the SDK: a signed-in state moves to a new session', async () => {
   const client = await connect(server.url);
   try {

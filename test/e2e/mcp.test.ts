@@ -315,6 +315,54 @@ http(
 );
 
 http(
+  'one call opens a page: browser_act navigate before any observation, and browser_tabs new, each answer with the page',
+  () =>
+    withDoor(async (door) => {
+      const fixtures = await fixtureServer();
+      const created = await door.call('browser_session', { action: 'create', name: 'first-call' });
+      const sessionId = created.structuredContent!['session_id'];
+      try {
+        const navigated = await door.call('browser_act', {
+          session_id: sessionId,
+          action: 'navigate',
+          url: fixtures.url('/autosave.html'),
+        });
+        assert.is(navigated.isError, false, textOf(navigated));
+        assert.is(navigated.structuredContent!['status'], 'completed');
+        assert.match(textOf(navigated), /button "Save draft"/);
+        const opened = await door.call('browser_tabs', { session_id: sessionId, action: 'new', url: fixtures.url('/order-status.html') });
+        assert.is(opened.isError, false, textOf(opened));
+        assert.match(textOf(opened), /^opened \S+\nstate_id /);
+        assert.match(textOf(opened), /button "Ship order"/);
+        // Its observation was handed over: an act without state_id acts on it.
+        const acted = await door.call('browser_act', { session_id: sessionId, action: 'scroll', delta_y: 0 });
+        assert.is(acted.structuredContent!['status'], 'completed', textOf(acted));
+      } finally {
+        await door.call('browser_session', { action: 'close', session_id: sessionId });
+      }
+    }),
+);
+
+http(
+  'browser_wait waits for text the page shows later and answers with its observation; one that runs out is a tool error with one',
+  () =>
+    withDoor(async (door) => {
+      const fixtures = await fixtureServer();
+      const opened = await door.call('browser_tabs', { action: 'new', url: fixtures.url('/autosave.html') });
+      assert.is(opened.isError, false, textOf(opened));
+      const met = await door.call('browser_wait', { text: 'Draft restored', timeout_ms: 10_000 });
+      assert.is(met.isError, false, textOf(met));
+      assert.is(met.structuredContent!['status'], 'met');
+      assert.match(textOf(met), /^wait met\n/);
+      assert.match(textOf(met), /Draft restored/);
+      const unmet = await door.call('browser_wait', { text: 'Published', timeout_ms: 500 });
+      assert.is(unmet.isError, true);
+      assert.is(unmet.structuredContent!['status'], 'condition_not_met');
+      assert.match(textOf(unmet), /button "Save draft"/);
+    }),
+);
+
+http(
   'a screenshot larger than host image limits is scaled down in the browser, and the text gives the scale',
   () =>
     withDoor(async (door) => {
@@ -337,7 +385,7 @@ http(
 );
 
 http(
-  "tools/list: nine tools, honest annotations, and names + descriptions + input schemas under 8.8 KB (half of Playwright MCP's)",
+  "tools/list: ten tools, honest annotations, and names + descriptions + input schemas under 8.8 KB (half of Playwright MCP's)",
   () =>
     withDoor(async (door) => {
       const tools = await door.listTools();
@@ -346,6 +394,7 @@ http(
         [
           'browser_observe',
           'browser_act',
+          'browser_wait',
           'browser_tabs',
           'browser_screenshot',
           'browser_handle_dialog',
@@ -428,12 +477,12 @@ async function toolsOfInstance(server: TestServer, headers: Record<string, strin
 }
 
 http(
-  'a tools/call request gets an instance with only the tool it calls; a listing, or a name the host does not know, all nine',
+  'a tools/call request gets an instance with only the tool it calls; a listing, or a name the host does not know, all ten',
   async () => {
     const server = await httpServer();
     assert.equal(await toolsOfInstance(server, { 'mcp-method': 'tools/call', 'mcp-name': 'browser_observe' }), ['browser_observe']);
-    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/list' })).length, 9);
-    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/call', 'mcp-name': 'browser_nope' })).length, 9);
+    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/list' })).length, 10);
+    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/call', 'mcp-name': 'browser_nope' })).length, 10);
   },
 );
 

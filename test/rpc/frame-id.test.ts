@@ -1,4 +1,4 @@
-// PROTOCOL.md §5 names the methods that take `frame_id`: observe and frames.select. The others
+// PROTOCOL.md §5 names the methods that take `frame_id`: observe, wait and frames.select. The others
 // that concern a page (act, screenshot, dialog.handle, file_chooser.resolve…) refuse it like any
 // unknown param. Read from the schemas that validate the params, so the page and the code agree.
 import { suite } from 'uvu';
@@ -24,12 +24,12 @@ function paramNames(schema: JsonSchema): Set<string> {
 
 const s = suite('frame_id');
 
-s('only observe and frames.select take frame_id; act, screenshot, dialog.handle and file_chooser.resolve refuse it', () => {
+s('only observe, wait and frames.select take frame_id; act, screenshot, dialog.handle and file_chooser.resolve refuse it', () => {
   const taking = Object.values(METHODS)
     .filter((method) => paramNames(z.toJSONSchema(method.params, { io: 'input', unrepresentable: 'any' }) as JsonSchema).has('frame_id'))
     .map((method) => method.name)
     .sort();
-  assert.equal(taking, ['frames.select', 'observe']);
+  assert.equal(taking, ['frames.select', 'observe', 'wait']);
   for (const method of [METHODS['act'], METHODS['screenshot'], METHODS['dialog.handle'], METHODS['file_chooser.resolve']]) {
     const parsed = method.params.safeParse({ frame_id: 'F1' });
     assert.ok(!parsed.success && parsed.error.issues.some((issue) => JSON.stringify(issue).includes('frame_id')), method.name);

@@ -15,6 +15,7 @@ import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { act, actSchemas, cancel, DEFAULT_TIMEOUT_MS, keyCombo, secretName } from '../wire/act.ts';
 import type { SecretStore } from '../../util/secrets.ts';
 import type { ActEvent, ActParams, ActResult, Observation } from '../wire/index.ts';
+import { unobservedState } from '../../actions/unobserved-state.ts';
 import { onSession, sessionMethod } from './common.ts';
 import { captureObservation } from './observe.ts';
 
@@ -74,8 +75,15 @@ export interface ActMethodDeps {
   screenshot?: (session: Session, tab: Tab) => Promise<Pick<Screenshot, 'mime' | 'data'>>;
 }
 
-/** A result for an act refused before it ran: a request_id conflict, or cancelled while queued. */
-function refused(type: 'request_id_conflict' | 'operation_cancelled', params: ActParams, errorText: string): ActResult {
+/**
+ * A result for an act refused before it ran: a request_id conflict, cancelled while queued, or a
+ * navigate without state_id that has no tab to go to.
+ */
+function refused(
+  type: 'request_id_conflict' | 'operation_cancelled' | 'target_not_found',
+  params: ActParams,
+  errorText: string,
+): ActResult {
   const requested = params.expect !== undefined || params.wait_for !== undefined;
   const { errorType, ...words } = summarize({
     began: false,
@@ -116,14 +124,17 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
         }
         // Every act that answers is also a session event, so that whoever watches the session (a
         // person in the inspector, another client) sees what the agent did and how it ended.
+        // A lone navigate without state_id acts on a state issued for it in the queue (unobservedState).
+        let stateId = params.state_id;
         const announce = (result: ActResult): ActResult => {
-          const targetId = result.fresh_state?.target_id ?? params.target_id ?? session.states.get(params.state_id)?.targetId;
+          const targetId = result.fresh_state?.target_id ?? params.target_id ??
+            (stateId === undefined ? undefined : session.states.get(stateId)?.targetId);
           session.events.publish({
             kind: 'act',
             ...(targetId ? { target_id: targetId } : {}),
             data: {
               actions: actionsOf(params).map((step) => step.action),
-              state_id: params.state_id,
+              state_id: stateId ?? '',
               status: result.status,
               execution: result.execution,
               observation: result.observation,
@@ -137,8 +148,21 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
           });
           return result;
         };
-        const running = onSession(deps.registry, call, session.id, (s, signal) =>
-          runAct<Observation>(
+        const running = onSession(deps.registry, call, session.id, (s, signal) => {
+          if (stateId === undefined) {
+            const tab = s.tabs().find((t) => t.targetId === (params.target_id ?? s.selectedTargetId));
+            stateId = tab ? unobservedState(s.states, tab) : undefined;
+            if (stateId === undefined) {
+              return Promise.resolve(
+                refused(
+                  'target_not_found',
+                  params,
+                  params.target_id ? `no open tab ${params.target_id} in this session` : 'this session has no open tab',
+                ),
+              );
+            }
+          }
+          return runAct<Observation>(
             {
               states: s.states,
               browser: s.browser,
@@ -169,7 +193,7 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
               ...(call.progress ? { progress: call.progress } : {}),
             },
             {
-              stateId: params.state_id,
+              stateId,
               ...(params.target_id !== undefined ? { targetId: params.target_id } : {}),
               actions: actionsOf(params),
               ...(params.expect ? { expect: params.expect } : {}),
@@ -177,11 +201,12 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
               timeoutMs: params.timeout_ms ? params.timeout_ms : DEFAULT_TIMEOUT_MS,
               screenshot: params.screenshot ?? 'never',
             },
-          )).then(actResultOf, (error: unknown): ActResult => {
-            // Cancelled while still queued, or the session closed under it.
-            if (!isServerError(error, 'operation_cancelled')) throw error;
-            return refused('operation_cancelled', params, (error as Error).message);
-          }).then(announce);
+          ).then(actResultOf);
+        }).catch((error: unknown): ActResult => {
+          // Cancelled while still queued, or the session closed under it.
+          if (!isServerError(error, 'operation_cancelled')) throw error;
+          return refused('operation_cancelled', params, (error as Error).message);
+        }).then(announce);
         if (requestId !== undefined) log.record(requestId, fingerprint, running);
         return running;
       },

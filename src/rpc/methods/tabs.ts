@@ -6,9 +6,13 @@ import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { Deadline, DeadlineExceededError } from '../../util/deadline.ts';
 import { redactSecrets, redactUrl } from '../../util/redact.ts';
+import type { Tab } from '../../browser/tab.ts';
+import type { Session } from '../../sessions/session.ts';
+import type { CallContext } from '../context.ts';
 import type { AnyMethodDef } from '../define.ts';
 import { framesList, framesSelect, tabsClose, tabsList, tabsNew, tabsSelect } from '../wire/tabs.ts';
 import { sessionMethod } from './common.ts';
+import { captureObservation } from './observe.ts';
 
 const NAVIGATION_BUDGET_MS = 30_000;
 const FRAME_REFRESH_BUDGET_MS = 1_000;
@@ -46,7 +50,7 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
     }),
     sessionMethod(registry, {
       ...tabsNew,
-      run: async (session, params, { call }) => {
+      run: async (session, params, { call, signal }) => {
         // Calls of a session run one at a time, so no other tabs.new can pass this check meanwhile.
         const open = session.tabs().length;
         if (open >= limits.maxTabsPerSession) {
@@ -72,28 +76,12 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
         const deadline = new Deadline(NAVIGATION_BUDGET_MS, { signal: session.closeSignal });
         const tab = await session.browser.newTab(session.browserContextId, deadline);
         if (params.select !== false) session.select(tab.targetId);
-        if (!params.url) return { target_id: tab.targetId };
-        call.progress?.('loading the new tab');
-        try {
-          const outcome = await navigateFrame(tab.session, tab.mainFrameId, params.url, deadline);
-          if (outcome.kind === 'committed') {
-            // Listed once its scripts ran: an app whose scripts come after DOMContentLoaded is ready
-            // only at its load event (bounded; PROTOCOL.md §5).
-            call.progress?.('waiting for the page to load');
-            await tab.whenLoaded(tab.mainFrameId, outcome.loaderId, deadline.remaining());
-          }
-          let errorText = 'errorText' in outcome ? outcome.errorText : undefined;
-          if (errorText && BLOCKED_BY_POLICY.test(errorText)) {
-            const rule = session.traffic.log.lastBlockedDocument(tab.targetId);
-            errorText = `${errorText}: refused by the domain policy${rule ? ` (${rule})` : ''} on the way (a redirect)`;
-          }
-          return errorText ? { target_id: tab.targetId, error_text: errorText } : { target_id: tab.targetId };
-        } catch (error) {
-          if (error instanceof DeadlineExceededError) {
-            return { target_id: tab.targetId, error_text: `the page did not reach DOMContentLoaded within ${NAVIGATION_BUDGET_MS} ms` };
-          }
-          throw error;
-        }
+        const opened = params.url ? await load(session, tab, params.url, deadline, call) : { target_id: tab.targetId };
+        if (!params.observe) return opened;
+        // The page as loaded, whatever came of it: an error page or about:blank is a page too.
+        call.progress?.('observing the new tab');
+        const main = session.resolveFrame(tab, tab.mainFrameId);
+        return { ...opened, observation: await captureObservation(session, tab, main, { signal }) };
       },
     }),
     sessionMethod(registry, {
@@ -144,4 +132,35 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
       },
     }),
   ];
+}
+
+/** Loads `url` in the new tab up to its load event (bounded): the tabs.new result, error_text if it did not load. */
+async function load(
+  session: Session,
+  tab: Tab,
+  url: string,
+  deadline: Deadline,
+  call: CallContext,
+): Promise<{ target_id: string; error_text?: string }> {
+  call.progress?.('loading the new tab');
+  try {
+    const outcome = await navigateFrame(tab.session, tab.mainFrameId, url, deadline);
+    if (outcome.kind === 'committed') {
+      // Listed once its scripts ran: an app whose scripts come after DOMContentLoaded is ready
+      // only at its load event (bounded; PROTOCOL.md §5).
+      call.progress?.('waiting for the page to load');
+      await tab.whenLoaded(tab.mainFrameId, outcome.loaderId, deadline.remaining());
+    }
+    let errorText = 'errorText' in outcome ? outcome.errorText : undefined;
+    if (errorText && BLOCKED_BY_POLICY.test(errorText)) {
+      const rule = session.traffic.log.lastBlockedDocument(tab.targetId);
+      errorText = `${errorText}: refused by the domain policy${rule ? ` (${rule})` : ''} on the way (a redirect)`;
+    }
+    return errorText ? { target_id: tab.targetId, error_text: errorText } : { target_id: tab.targetId };
+  } catch (error) {
+    if (error instanceof DeadlineExceededError) {
+      return { target_id: tab.targetId, error_text: `the page did not reach DOMContentLoaded within ${NAVIGATION_BUDGET_MS} ms` };
+    }
+    throw error;
+  }
 }

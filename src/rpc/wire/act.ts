@@ -114,7 +114,7 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
 
   const commonFields = {
     session_id: sessionIdField,
-    state_id: idString.describe('The observation the refs come from'),
+    state_id: idString.optional().describe('The observation the refs come from; not needed by a lone navigate'),
     target_id: targetIdField,
     expect: expectation.optional(),
     wait_for: waitFor.optional(),
@@ -166,6 +166,10 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
           message: `give either actions or one inline action, not both (found ${inline.join(', ')})`,
         });
         return;
+      }
+      const named = params.actions?.map((step) => step.action) ?? (params.action ? [params.action] : []);
+      if (params.state_id === undefined && !(named.length === 1 && named[0] === 'navigate')) {
+        ctx.addIssue({ code: 'custom', path: ['state_id'], message: 'a state_id is required (only a lone navigate needs none)' });
       }
       if (params.actions !== undefined) return;
       if (params.action === undefined) {

@@ -27,6 +27,7 @@ export * from './screenshot.ts';
 export * from './server.ts';
 export * from './sessions.ts';
 export * from './tabs.ts';
+export * from './wait.ts';
 
 export type Element = z.infer<typeof element>;
 export type Observation = z.infer<typeof observation>;
@@ -111,6 +112,8 @@ export type EventsUnsubscribeResult = ResultOf<'events.unsubscribe'>;
 export type EventsPollParams = ParamsOf<'events.poll'>;
 export type EventsPollResult = ResultOf<'events.poll'>;
 export type ActParams = ParamsOf<'act'>;
+export type WaitParams = ParamsOf<'wait'>;
+export type WaitResult = ResultOf<'wait'>;
 export type CancelParams = ParamsOf<'cancel'>;
 export type CancelResult = ResultOf<'cancel'>;
 export type DialogHandleParams = ParamsOf<'dialog.handle'>;

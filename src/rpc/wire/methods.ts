@@ -12,6 +12,7 @@ import { networkList } from './network.ts';
 import { cdpSend, rpcDiscover, serverInfo } from './server.ts';
 import { sessionClose, sessionCreate, sessionList, sessionStorageState } from './sessions.ts';
 import { framesList, framesSelect, tabsClose, tabsList, tabsNew, tabsSelect } from './tabs.ts';
+import { wait } from './wait.ts';
 
 type ByName<T extends readonly WireMethod[]> = { [M in T[number] as M['name']]: M };
 
@@ -40,6 +41,7 @@ export const METHODS = byName([
   eventsPoll,
   act,
   cancel,
+  wait,
   dialogHandle,
   fileChooserResolve,
   downloadsList,

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { idString, navigableUrl, sessionIdField, targetIdField } from './fields.ts';
 import { wireMethod } from './method.ts';
+import { observation } from './observation.ts';
 
 export const tabSummary = z
   .object({
@@ -22,11 +23,19 @@ export const tabsList = wireMethod({
 
 export const tabsNew = wireMethod({
   name: 'tabs.new',
-  summary: 'Open a tab (about:blank, or url up to its DOMContentLoaded); selected unless select is false.',
-  params: z.object({ session_id: sessionIdField, url: navigableUrl.optional(), select: z.boolean().optional() }).strict(),
+  summary: 'Open a tab (about:blank, or url up to its DOMContentLoaded); selected unless select is false; with observe, observed.',
+  params: z
+    .object({
+      session_id: sessionIdField,
+      url: navigableUrl.optional(),
+      select: z.boolean().optional(),
+      observe: z.boolean().optional().describe('Also answer with the observation of the new page'),
+    })
+    .strict(),
   result: z.object({
     target_id: z.string(),
     error_text: z.string().optional().describe('The tab is open but url did not load (a network error, or no DOMContentLoaded in time)'),
+    observation: observation.optional().describe('With observe: the new tab observed, its first current state'),
   }),
 });
 
