@@ -175,6 +175,25 @@ class AsyncSession(SessionHandle):
         """observe's params: target_id, frame_id, since, max_elements, include_text, include_boxes, root_ref."""
         return self._took(await self._call("observe", options))  # type: ignore[no-any-return]
 
+    async def wait(
+        self,
+        *,
+        text: str | None = None,
+        url: str | None = None,
+        selector: str | None = None,
+        state: str | None = None,
+        timeout_ms: int | None = None,
+        target_id: str | None = None,
+        frame_id: str | None = None,
+    ) -> wire.WaitResult:
+        """Waits without acting for one of text, a URL glob or a selector, in a state (visible by
+        default), then observes. ``condition_not_met`` is a result, not an exception; either way its
+        observation becomes the handle's last, so an act after it acts on what it saw."""
+        params = {"text": text, "url": url, "selector": selector, "state": state, "timeout_ms": timeout_ms, "target_id": target_id, "frame_id": frame_id}
+        result = await self._call("wait", params)
+        self._took(result["observation"])
+        return result  # type: ignore[no-any-return]
+
     async def act(
         self,
         action_or_actions: wire.Action | Sequence[wire.Action] | Mapping[str, Any],

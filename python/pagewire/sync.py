@@ -122,6 +122,23 @@ class Session(SessionHandle):
     def observe(self, **options: Any) -> wire.Observation:
         return self._took(self._call("observe", options))  # type: ignore[no-any-return]
 
+    def wait(
+        self,
+        *,
+        text: str | None = None,
+        url: str | None = None,
+        selector: str | None = None,
+        state: str | None = None,
+        timeout_ms: int | None = None,
+        target_id: str | None = None,
+        frame_id: str | None = None,
+    ) -> wire.WaitResult:
+        """As AsyncSession.wait."""
+        params = {"text": text, "url": url, "selector": selector, "state": state, "timeout_ms": timeout_ms, "target_id": target_id, "frame_id": frame_id}
+        result = self._call("wait", params)
+        self._took(result["observation"])
+        return result  # type: ignore[no-any-return]
+
     def act(
         self,
         action_or_actions: wire.Action | Sequence[wire.Action] | Mapping[str, Any],

@@ -331,3 +331,24 @@ def test_screenshots_are_bytes_with_their_scale_and_the_safety_surface_is_reacha
                 assert set(state) == {"cookies", "origins"}
 
     run(test)
+
+
+def test_wait_answers_with_an_observation_met_or_not_and_an_act_goes_on_from_it(server: Server, pages: Pages) -> None:
+    async def test() -> None:
+        async with pagewire.connect(server.url) as client, client.create_session(name="py-wait") as session:
+            await session.tabs.new(url=pages.url("/autosave.html?restore_ms=1500"))
+            met = await session.wait(text="Draft restored", timeout_ms=10_000)
+            assert met["status"] == "met", met
+            assert "Draft restored" in met["observation"]["tree"]
+            assert session.last_observation is not None and session.last_observation["state_id"] == met["observation"]["state_id"]
+            unmet = await session.wait(selector="#published", timeout_ms=300)
+            assert unmet["status"] == "condition_not_met"
+            assert "Save draft" in unmet["observation"]["tree"]
+            # The observation the wait answered with is what the next act acts on.
+            saved = await session.act({"action": "click", "ref": ref_of(unmet["observation"], "Save draft")})
+            assert saved["status"] == "completed", saved
+            with pytest.raises(RpcError) as invalid:
+                await session.wait(text="a", selector="b")
+            assert invalid.value.error_type == "invalid_params"
+
+    run(test)

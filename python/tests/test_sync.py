@@ -175,3 +175,12 @@ def test_ctrl_c_during_an_act_sends_cancel_before_it_propagates(server: Server, 
         assert time.monotonic() - started < 15
         acts = watcher.poll_events(after_seq=0, kinds=["act"])["events"]
         assert [(event["data"]["status"], event["data"]["error_type"]) for event in acts] == [("outcome_unknown", "operation_cancelled")]
+
+
+def test_wait_over_post_rpc(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-wait") as session:
+        session.tabs.new(url=pages.url("/autosave.html?restore_ms=1000"))
+        met = session.wait(text="Draft restored", timeout_ms=10_000)
+        assert met["status"] == "met", met
+        assert "Draft restored" in met["observation"]["tree"]
+        assert session.wait(selector="#published", timeout_ms=300)["status"] == "condition_not_met"
