@@ -233,7 +233,7 @@ export const actResult = z
 
 export const act = wireMethod({
   name: 'act',
-  summary: 'Act on what an observation saw: validated, hit-tested input, a three-part result, and a fresh observation once input began.',
+  summary: 'Act on what an observation saw: validated, hit-tested input, a three-part result, and a fresh observation, refusals included.',
   params: protocolAct.params,
   result: actResult,
 });
