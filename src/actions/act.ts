@@ -20,7 +20,9 @@ import {
   type ActEnding,
   type ActErrorType,
   ActionError,
+  type Blocker,
   type HitDescription,
+  type NodeToName,
   type Observation,
   type ReportedErrorType,
   summarize,
@@ -110,6 +112,8 @@ export interface CaptureRequest {
   frameId: string;
   signal: AbortSignal;
   prefetched?: Prefetch;
+  /** Nodes the observation gives refs even when its tree has none (a click's blocker). */
+  named?: readonly NodeToName[];
 }
 
 export interface SettleRequest {
@@ -157,6 +161,7 @@ interface Failure {
   check?: boolean;
   sideEffect?: boolean;
   hit?: HitDescription;
+  blocker?: Blocker;
 }
 
 /**
@@ -568,14 +573,30 @@ class ActRun<O> {
    * Observes the frame `record` observed, or the main frame once that one is gone (or no record is
    * kept). `prefetched`: the changes taken as the batch's last input settled (its dispatch's result).
    */
-  async #capture(tab: Tab, record: StateRecord | undefined, prefetched?: Prefetch): Promise<O | undefined> {
+  async #capture(tab: Tab, record: StateRecord | undefined, prefetched?: Prefetch, named: NodeToName[] = []): Promise<O | undefined> {
     if (tab.closed) return undefined;
     const frameId = record && tab.frames.get(record.frameId) ? record.frameId : tab.mainFrameId;
     try {
-      return await this.#env.capture({ tab, frameId, signal: this.#deadline.signal, ...(prefetched ? { prefetched } : {}) });
+      return await this.#env.capture({
+        tab,
+        frameId,
+        signal: this.#deadline.signal,
+        ...(prefetched ? { prefetched } : {}),
+        ...(named.length > 0 ? { named } : {}),
+      });
     } catch {
       return undefined;
     }
+  }
+
+  /** The refs the tab's fresh state gave a click's blocker and its dismissing control. */
+  #blockerRefs(tab: Tab, blocker: Blocker): Pick<HitDescription, 'ref' | 'dismiss_ref'> {
+    const targets = [...(this.#env.states.current(tab.targetId)?.targets.values() ?? [])];
+    const refOf = (node: NodeToName | undefined) =>
+      node && targets.find((t) => t.frameId === node.frameId && t.backendNodeId === node.backendNodeId)?.ref;
+    const ref = refOf(blocker.blocker);
+    const dismissRef = refOf(blocker.dismiss);
+    return { ...(ref ? { ref } : {}), ...(dismissRef ? { dismiss_ref: dismissRef } : {}) };
   }
 
   async #attachScreenshot(result: ActOutcome<O>, tab: Tab): Promise<void> {
@@ -608,7 +629,14 @@ class ActRun<O> {
     if (lost) return lost;
     if (error instanceof DeadlineExceededError) return { type: 'timeout', text: error.message };
     if (error instanceof ActionError) {
-      return { type: error.type, text: error.message, check: true, sideEffect: error.sideEffect, ...(error.hit ? { hit: error.hit } : {}) };
+      return {
+        type: error.type,
+        text: error.message,
+        check: true,
+        sideEffect: error.sideEffect,
+        ...(error.hit ? { hit: error.hit } : {}),
+        ...(error.blocker ? { blocker: error.blocker } : {}),
+      };
     }
     return { type: 'action_failed', text: `unexpected failure: ${(error as Error)?.message ?? String(error)}` };
   }
@@ -657,7 +685,8 @@ class ActRun<O> {
     const refusalObserved = !UNOBSERVED_REFUSALS.has(failure.type) && !this.#lossFailure();
     let fresh: O | undefined;
     if (tab && failure.type !== 'operation_cancelled' && (began || refusalObserved)) {
-      fresh = await this.#capture(tab, this.#env.states.get(this.#request.stateId));
+      const named = failure.blocker ? [failure.blocker.blocker, ...(failure.blocker.dismiss ? [failure.blocker.dismiss] : [])] : [];
+      fresh = await this.#capture(tab, this.#env.states.get(this.#request.stateId), undefined, named);
     }
     const result = this.#assemble(
       {
@@ -671,7 +700,13 @@ class ActRun<O> {
     );
     result.errorText = redactSecrets(failure.text, this.#env.secrets);
     // The covering element's name is page text, which may show a typed secret.
-    if (failure.hit) result.hit = { ...failure.hit, name: redactSecrets(failure.hit.name, this.#env.secrets) };
+    if (failure.hit) {
+      result.hit = {
+        ...failure.hit,
+        name: redactSecrets(failure.hit.name, this.#env.secrets),
+        ...(fresh && tab && failure.blocker ? this.#blockerRefs(tab, failure.blocker) : {}),
+      };
+    }
     if (tab && (this.#request.screenshot === 'always' || (this.#request.screenshot === 'on_error' && actFailed(result.status)))) {
       await this.#attachScreenshot(result, tab);
     }

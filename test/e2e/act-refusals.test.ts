@@ -80,6 +80,34 @@ s('modal_blocked: the fresh observation shows the dialog', async () => {
   await ctx.client.call('dialog.handle', { session_id: ctx.sessionId, accept: false });
 });
 
+/** A consent banner over a link: the refusal names it and its dismissing control, and both clicks then work. */
+async function clearTheWay(path: string, link: string, banner: { role: string; name: string }, dismiss: string): Promise<void> {
+  const targetId = await openAlone(ctx, path);
+  const seen = await observe(targetId);
+  const r = await act({ state_id: seen.state_id, action: 'click', ref: ref(seen, link, 'link') });
+  assert.is(r.error_type, 'click_intercepted', r.error_text);
+  const fresh = freshState(r);
+  assert.equal({ role: r.hit?.role, name: r.hit?.name }, banner);
+  assert.ok(r.hit?.ref && fresh.elements.every((e) => e.ref !== r.hit?.ref || e.name === banner.name), `hit.ref ${r.hit?.ref}`);
+  assert.is(fresh.elements.find((e) => e.ref === r.hit?.dismiss_ref)?.name, dismiss);
+  // The blocker's ref is one of the fresh state: observing it alone shows the banner.
+  const inside = await ctx.client.call<Observation>('observe', { session_id: ctx.sessionId, target_id: targetId, root_ref: r.hit!.ref });
+  assert.ok(inside.elements.some((e) => e.name === dismiss), inside.tree);
+  const cleared = await act({ state_id: inside.state_id, action: 'click', ref: ref(inside, dismiss) });
+  assert.is(cleared.status, 'completed', cleared.error_text);
+  const followed = await act({ state_id: freshState(cleared).state_id, action: 'click', ref: ref(freshState(cleared), link, 'link') });
+  assert.is(followed.status, 'completed', followed.error_text);
+  assert.ok((await evaluate<string>(ctx.server, targetId, 'location.hash')).length > 1);
+}
+
+s('click_intercepted by a OneTrust banner: hit is the banner, dismiss_ref its Reject All', async () => {
+  await clearTheWay('/news-consent.html', 'See the full timetable', { role: 'region', name: 'Cookie banner' }, 'Reject All');
+});
+
+s('click_intercepted by a Cookiebot dialog: hit is the dialog, dismiss_ref its Deny', async () => {
+  await clearTheWay('/shop-consent.html', 'Size guide', { role: 'dialog', name: 'This website uses cookies' }, 'Deny');
+});
+
 s('unknown_state: nothing was consumed, nothing is observed', async () => {
   const targetId = await openAlone(ctx, '/cart.html');
   const seen = await observe(targetId);
