@@ -678,7 +678,7 @@ class NetworkEntry(_NetworkEntryRequired, total=False):
 
 
 class ActParams(TypedDict, total=False):
-    """The params of act: Act on what an observation saw: validated, hit-tested input, a three-part result, and a fresh observation once input began."""
+    """The params of act: Act on what an observation saw: validated, hit-tested input, a three-part result, and a fresh observation, refusals included."""
     #: Session id; omitted: the caller's "default" session
     session_id: str
     #: The observation the refs come from; not needed by a lone navigate
@@ -691,6 +691,8 @@ class ActParams(TypedDict, total=False):
     timeout_ms: int
     request_id: str
     screenshot: Literal["never", "on_error", "always"]
+    #: fresh_state shaped as observe; root_ref of state_id
+    observe: ActParamsObserve
     actions: list[Action]
     action: Literal["click", "hover", "type", "fill", "check", "select", "press", "scroll", "drag", "upload", "navigate", "back", "forward", "reload"]
     ref: Any
@@ -742,6 +744,13 @@ class _WaitForSelectorRequired(TypedDict):
 
 class WaitForSelector(_WaitForSelectorRequired, total=False):
     state: Literal["visible", "hidden", "attached", "detached"]
+
+
+class ActParamsObserve(TypedDict, total=False):
+    """fresh_state shaped as observe; root_ref of state_id"""
+    max_elements: int
+    include_text: bool
+    root_ref: str
 
 
 class _ActionClickRequired(TypedDict):
@@ -898,10 +907,17 @@ class ActEventFileChooser(_ActEventFields):
     data: FileChooserEventData
 
 
-class Hit(TypedDict):
+class _HitRequired(TypedDict):
     role: str
     name: str
     tag: str
+
+
+class Hit(_HitRequired, total=False):
+    #: The blocker, as a ref of fresh_state (docs/tree-format.md, "Blockers")
+    ref: str
+    #: The control inside the blocker that dismisses it, as a ref of fresh_state
+    dismiss_ref: str
 
 
 class ActResultScreenshot(TypedDict):

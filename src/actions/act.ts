@@ -20,7 +20,9 @@ import {
   type ActEnding,
   type ActErrorType,
   ActionError,
+  type Blocker,
   type HitDescription,
+  type NodeToName,
   type Observation,
   type ReportedErrorType,
   summarize,
@@ -110,6 +112,8 @@ export interface CaptureRequest {
   frameId: string;
   signal: AbortSignal;
   prefetched?: Prefetch;
+  /** Nodes the observation gives refs even when its tree has none (a click's blocker). */
+  named?: readonly NodeToName[];
 }
 
 export interface SettleRequest {
@@ -157,7 +161,14 @@ interface Failure {
   check?: boolean;
   sideEffect?: boolean;
   hit?: HitDescription;
+  blocker?: Blocker;
 }
+
+/**
+ * Refusals before input that carry no fresh observation (PROTOCOL.md §7): the state was never
+ * issued, or the params are wrong (nothing the page did).
+ */
+const UNOBSERVED_REFUSALS: ReadonlySet<ActErrorType> = new Set(['unknown_state', 'invalid_params']);
 
 /** PROTOCOL.md §7: "dialogs, popups, downloads, navigations seen meanwhile" (file choosers too). */
 const REPORTED_KINDS: ReadonlySet<EventKind> = new Set(ACT_EVENT_KINDS);
@@ -215,12 +226,16 @@ class ActRun<O> {
     const before = states.consume(request.stateId);
     // 4.
     if (!record || before !== 'current') {
+      // The tab the state was of gets a fresh observation with the refusal (§7): the next call acts on it.
+      const staleTab = this.#env.browser.tab(record?.targetId ?? request.targetId ?? '');
+      if (staleTab && !staleTab.closed) this.#tab = staleTab;
       const why = before === 'consumed' ? 'it was already used by an act' : 'a newer observation of the tab superseded it';
       return this.#result({ type: 'stale_state', text: `state ${request.stateId} is stale: ${why}; observe again` });
     }
     // 5. Target, frame, loader, document; then every ref and its node.
     const tab = this.#env.browser.tab(record.targetId);
     if (!tab || tab.closed || (request.targetId !== undefined && request.targetId !== record.targetId)) {
+      if (tab && !tab.closed) this.#tab = tab;
       return this.#result({
         type: 'target_changed',
         text: tab && !tab.closed ? `the state was observed on ${record.targetId}, not ${request.targetId}` : 'the observed tab is closed',
@@ -572,15 +587,34 @@ class ActRun<O> {
     return result;
   }
 
-  /** `prefetched`: the changes taken as the batch's last input settled (its dispatch's result). */
-  async #capture(tab: Tab, record: StateRecord, prefetched?: Prefetch): Promise<O | undefined> {
+  /**
+   * Observes the frame `record` observed, or the main frame once that one is gone (or no record is
+   * kept). `prefetched`: the changes taken as the batch's last input settled (its dispatch's result).
+   */
+  async #capture(tab: Tab, record: StateRecord | undefined, prefetched?: Prefetch, named: NodeToName[] = []): Promise<O | undefined> {
     if (tab.closed) return undefined;
-    const frameId = tab.frames.get(record.frameId) ? record.frameId : tab.mainFrameId;
+    const frameId = record && tab.frames.get(record.frameId) ? record.frameId : tab.mainFrameId;
     try {
-      return await this.#env.capture({ tab, frameId, signal: this.#deadline.signal, ...(prefetched ? { prefetched } : {}) });
+      return await this.#env.capture({
+        tab,
+        frameId,
+        signal: this.#deadline.signal,
+        ...(prefetched ? { prefetched } : {}),
+        ...(named.length > 0 ? { named } : {}),
+      });
     } catch {
       return undefined;
     }
+  }
+
+  /** The refs the tab's fresh state gave a click's blocker and its dismissing control. */
+  #blockerRefs(tab: Tab, blocker: Blocker): Pick<HitDescription, 'ref' | 'dismiss_ref'> {
+    const targets = [...(this.#env.states.current(tab.targetId)?.targets.values() ?? [])];
+    const refOf = (node: NodeToName | undefined) =>
+      node && targets.find((t) => t.frameId === node.frameId && t.backendNodeId === node.backendNodeId)?.ref;
+    const ref = refOf(blocker.blocker);
+    const dismissRef = refOf(blocker.dismiss);
+    return { ...(ref ? { ref } : {}), ...(dismissRef ? { dismiss_ref: dismissRef } : {}) };
   }
 
   async #attachScreenshot(result: ActOutcome<O>, tab: Tab): Promise<void> {
@@ -613,7 +647,14 @@ class ActRun<O> {
     if (lost) return lost;
     if (error instanceof DeadlineExceededError) return { type: 'timeout', text: error.message };
     if (error instanceof ActionError) {
-      return { type: error.type, text: error.message, check: true, sideEffect: error.sideEffect, ...(error.hit ? { hit: error.hit } : {}) };
+      return {
+        type: error.type,
+        text: error.message,
+        check: true,
+        sideEffect: error.sideEffect,
+        ...(error.hit ? { hit: error.hit } : {}),
+        ...(error.blocker ? { blocker: error.blocker } : {}),
+      };
     }
     return { type: 'action_failed', text: `unexpected failure: ${(error as Error)?.message ?? String(error)}` };
   }
@@ -655,12 +696,15 @@ class ActRun<O> {
   /** A result for an act that stopped on an error before or while dispatching its actions. */
   async #result(failure: Failure): Promise<ActOutcome<O>> {
     const began = this.#sideEffect || failure.sideEffect === true;
-    // After input began, the page may have changed: a fresh observation lets the caller go on.
+    // After input began the page may have changed; a refusal before it consumed the state: either
+    // way the page as it is now comes along, so that the caller's next call acts on it (§7). A
+    // refusal before input of a lost tab or page has nothing to observe.
     const tab = this.#tab;
+    const refusalObserved = !UNOBSERVED_REFUSALS.has(failure.type) && !this.#lossFailure();
     let fresh: O | undefined;
-    if (tab && began && failure.type !== 'operation_cancelled') {
-      const record = this.#env.states.get(this.#request.stateId);
-      if (record) fresh = await this.#capture(tab, record);
+    if (tab && failure.type !== 'operation_cancelled' && (began || refusalObserved)) {
+      const named = failure.blocker ? [failure.blocker.blocker, ...(failure.blocker.dismiss ? [failure.blocker.dismiss] : [])] : [];
+      fresh = await this.#capture(tab, this.#env.states.get(this.#request.stateId), undefined, named);
     }
     const result = this.#assemble(
       {
@@ -674,7 +718,13 @@ class ActRun<O> {
     );
     result.errorText = redactSecrets(failure.text, this.#env.secrets);
     // The covering element's name is page text, which may show a typed secret.
-    if (failure.hit) result.hit = { ...failure.hit, name: redactSecrets(failure.hit.name, this.#env.secrets) };
+    if (failure.hit) {
+      result.hit = {
+        ...failure.hit,
+        name: redactSecrets(failure.hit.name, this.#env.secrets),
+        ...(fresh && tab && failure.blocker ? this.#blockerRefs(tab, failure.blocker) : {}),
+      };
+    }
     if (tab && (this.#request.screenshot === 'always' || (this.#request.screenshot === 'on_error' && actFailed(result.status)))) {
       await this.#attachScreenshot(result, tab);
     }

@@ -7,7 +7,7 @@ import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callPageRaw } from '../browser/page-module.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import { type NodeHandle, release, resolveNode } from './node-handle.ts';
-import type { HitDescription } from './outcome.ts';
+import type { Blocker, HitDescription, NodeToName } from './outcome.ts';
 
 /**
  * Role, name and tag of a node, given by backendNodeId or as an object of a context, and whether
@@ -16,7 +16,7 @@ import type { HitDescription } from './outcome.ts';
 export async function describeHit(
   session: CdpSession,
   node: { backendNodeId: number } | { objectId: string },
-): Promise<{ hit: HitDescription; pseudo: boolean }> {
+): Promise<{ hit: HitDescription; pseudo: boolean; backendNodeId: number | undefined }> {
   const [ax, described] = await Promise.all([
     session.send('Accessibility.getPartialAXTree', { ...node, fetchRelatives: true }).catch(() => ({ nodes: [] })),
     session.send('DOM.describeNode', node).catch(() => undefined),
@@ -43,6 +43,7 @@ export async function describeHit(
       tag: (described?.node.localName || described?.node.nodeName || '').toLowerCase(),
     },
     pseudo: described?.node.pseudoType !== undefined,
+    backendNodeId,
   };
 }
 
@@ -71,5 +72,32 @@ export async function describeInFrame(worlds: IsolatedWorlds, frame: FrameRecord
     }
   } catch {
     return described.hit;
+  }
+}
+
+/**
+ * The blocker of a hit node (a handle in our world) and the control that dismisses it, both of
+ * `frame` (docs/tree-format.md, "Blockers"), described by their accessibility role and name.
+ */
+export async function blockerOf(hit: NodeHandle, frame: FrameRecord): Promise<Blocker | undefined> {
+  const { session, executionContextId } = hit;
+  const named = async (objectId: string | undefined): Promise<NodeToName | undefined> => {
+    if (!objectId) return undefined;
+    const described = await describeHit(session, { objectId });
+    if (described.backendNodeId === undefined) return undefined;
+    return { frameId: frame.id, loaderId: frame.loaderId, backendNodeId: described.backendNodeId, ...described.hit };
+  };
+  const found = (await callPageRaw(hit, 'blockerOf', [], {})).result.objectId;
+  if (!found) return undefined;
+  try {
+    const control = (await callPageRaw({ session, executionContextId, objectId: found }, 'dismissOf', [], {})).result.objectId;
+    try {
+      const [blocker, dismiss] = await Promise.all([named(found), named(control)]);
+      return blocker ? { blocker, ...(dismiss ? { dismiss } : {}) } : undefined;
+    } finally {
+      if (control) session.send('Runtime.releaseObject', { objectId: control }).catch(() => {});
+    }
+  } finally {
+    session.send('Runtime.releaseObject', { objectId: found }).catch(() => {});
   }
 }

@@ -39,6 +39,26 @@ export interface HitDescription {
   role: string;
   name: string;
   tag: string;
+  /** The blocker's ref in the fresh observation (docs/tree-format.md, "Blockers"). */
+  ref?: string;
+  /** The ref of the control inside the blocker that dismisses it. */
+  dismiss_ref?: string;
+}
+
+/** A node the fresh observation gives a ref even when its tree has none (a click's blocker). */
+export interface NodeToName {
+  frameId: string;
+  loaderId: string;
+  backendNodeId: number;
+  role: string;
+  name: string;
+  tag: string;
+}
+
+/** The blocker a click hit, and the control that dismisses it, as nodes to give refs. */
+export interface Blocker {
+  blocker: NodeToName;
+  dismiss?: NodeToName;
 }
 
 /** An action that could not go on. `sideEffect`: something (scroll, focus, input) had begun. */
@@ -46,13 +66,19 @@ export class ActionError extends Error {
   readonly type: ActErrorType;
   readonly sideEffect: boolean;
   readonly hit: HitDescription | undefined;
+  readonly blocker: Blocker | undefined;
 
-  constructor(type: ActErrorType, message: string, options: { sideEffect?: boolean; hit?: HitDescription; cause?: unknown } = {}) {
+  constructor(
+    type: ActErrorType,
+    message: string,
+    options: { sideEffect?: boolean; hit?: HitDescription; blocker?: Blocker; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ActionError';
     this.type = type;
     this.sideEffect = options.sideEffect ?? false;
     this.hit = options.hit;
+    this.blocker = options.blocker;
   }
 }
 

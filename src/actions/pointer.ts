@@ -9,11 +9,11 @@ import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
-import { describeHit, describeInFrame, describeOriginating } from './hit.ts';
+import { blockerOf, describeHit, describeInFrame, describeOriginating } from './hit.ts';
 import { unbufferedInput } from './input.ts';
 import { callPage, callPageRaw, PageObject } from '../browser/page-module.ts';
 import { type NodeHandle, release, resolveNode } from './node-handle.ts';
-import { ActionError, type HitDescription } from './outcome.ts';
+import { ActionError, type Blocker, type HitDescription } from './outcome.ts';
 import { quadBox, type Rect } from '../browser/geometry.ts';
 
 export interface Point {
@@ -235,6 +235,7 @@ async function assertHits(target: PointTarget, point: Point): Promise<void> {
   if (hit === target.handle.backendNodeId) return;
   const hitHandle = await resolveNode(point.session, hit, target.executionContextId).catch(() => undefined);
   let description: HitDescription | undefined;
+  let blocker: Blocker | undefined;
   try {
     const reach = hitHandle
       ? await callPage(target.handle, 'clickReaches', [new PageObject(hitHandle.objectId), new PageObject(target.document.objectId)])
@@ -246,16 +247,19 @@ async function assertHits(target: PointTarget, point: Point): Promise<void> {
       });
     }
     if (reach === 'covered_by_pseudo') description = await describeOriginating(hitHandle!).catch(() => undefined);
+    if (hitHandle) blocker = await blockerOf(hitHandle, target.frame).catch(() => undefined);
   } finally {
     if (hitHandle) release(hitHandle);
   }
   description ??= (await describeHit(point.session, { backendNodeId: hit })).hit;
+  // The blocker's nearest named container says what is in the way better than the hit element.
+  if (blocker?.blocker.name) description = { role: blocker.blocker.role, name: blocker.blocker.name, tag: blocker.blocker.tag };
   throw new ActionError(
     'click_intercepted',
     `another element is on top of the target${point.onLabel ? "'s label" : ''} at (${Math.round(point.x)}, ${
       Math.round(point.y)
     }): ${description.tag}${description.name ? ` "${description.name}"` : ''}`,
-    { sideEffect: true, hit: description },
+    { sideEffect: true, hit: description, ...(blocker ? { blocker } : {}) },
   );
 }
 

@@ -36,7 +36,7 @@ export interface McpHostOptions {
 /** Named where hosts show them; a model reads the tool descriptions. */
 const INSTRUCTIONS =
   'pagewire drives a real Chromium. Observe a tab (browser_observe), then act on its refs (browser_act); every act answers ' +
-  'with a fresh observation. A refused act changed nothing: read its error_type and observe again.';
+  'with a fresh observation, refusals included: read its error_type and act on that observation.';
 
 /** A tool as the SDK registers it: built once per host, handed to every instance. */
 interface Registered {

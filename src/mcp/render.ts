@@ -9,11 +9,17 @@ type Obj = Record<string, unknown>;
 const str = (value: unknown): string => (typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value));
 const quote = (value: unknown): string => JSON.stringify(str(value));
 
-/** An observation (observe's result, or an act's fresh_state). */
-export function observationText(o: Obj): string {
-  const lines = [
-    `state_id ${str(o['state_id'])} · tab ${str(o['target_id'])} · frame ${str(o['frame_id'])} · session ${str(o['session_id'])}`,
-  ];
+/**
+ * An observation (observe's result, or an act's fresh_state). Its ids are said once: an act's
+ * fresh observation names only its new state_id (its tab and session are the act's own), and a
+ * frame only when it is not the tab's main frame (whose id is the tab's).
+ */
+export function observationText(o: Obj, fresh = false): string {
+  const ids = [`state_id ${str(o['state_id'])}`];
+  if (!fresh) ids.push(`tab ${str(o['target_id'])}`);
+  if (o['frame_id'] !== o['target_id']) ids.push(`frame ${str(o['frame_id'])}`);
+  if (!fresh) ids.push(`session ${str(o['session_id'])}`);
+  const lines = [ids.join(' · ')];
   lines.push(`${quote(o['title'])} ${str(o['url'])}`);
   const readyState = (o['document'] as Obj | undefined)?.['ready_state'];
   if (readyState !== undefined && readyState !== 'complete') {
@@ -85,14 +91,24 @@ export function waitText(result: Obj): string {
 export function actText(result: Obj, news: readonly WireEvent[]): string {
   const status = str(result['status']);
   const completed = (result['completed'] as number[] | undefined) ?? [];
+  // Named by position in words: "actions completed: 0" read as a count.
+  const done = completed.length === 0
+    ? 'no action completed'
+    : `completed: action${completed.length > 1 ? 's' : ''} ${completed.map((index) => `#${index + 1}`).join(', ')}`;
   const lines = [
     `act ${status}: execution ${str(result['execution'])}, postcondition ${str(result['postcondition'])}, observation ${
       str(result['observation'])
-    }; actions completed: ${completed.length > 0 ? completed.join(', ') : 'none'}`,
+    }; ${done}`,
   ];
   if (result['error_type'] || result['error_text']) lines.push(`${str(result['error_type']) || 'note'}: ${str(result['error_text'])}`);
   const hit = result['hit'] as Obj | undefined;
-  if (hit) lines.push(`hit: ${str(hit['role'])} ${quote(hit['name'])} <${str(hit['tag'])}>`);
+  if (hit) {
+    lines.push(
+      `in the way: ${str(hit['role'])} ${quote(hit['name'])} <${str(hit['tag'])}>${hit['ref'] ? ` ${str(hit['ref'])}` : ''}${
+        hit['dismiss_ref'] ? `; ${str(hit['dismiss_ref'])} dismisses it` : ''
+      }`,
+    );
+  }
   if (result['replayed'] === true) {
     lines.push('replayed: the kept result of an earlier call with this request_id (its state is no longer current).');
   }
@@ -100,7 +116,7 @@ export function actText(result: Obj, news: readonly WireEvent[]): string {
   if (hint) lines.push(hint);
   lines.push(...eventLines(news));
   const fresh = result['fresh_state'] as Obj | undefined;
-  if (fresh) lines.push('', 'fresh observation (act on this state_id next):', observationText(fresh));
+  if (fresh) lines.push('', 'fresh observation (act on this state_id next):', observationText(fresh, true));
   else if (result['observation'] === 'unavailable' && result['execution'] !== 'not_dispatched') {
     lines.push('No fresh observation: observe before acting again.');
   }

@@ -101,9 +101,8 @@ export const TOOLS: readonly ToolSpec[] = [
       'hover, type (text; clear_first, submit), fill (text), check (checked), select (value, values or label), press (key like ' +
       'Enter or Control+A; ref optional), scroll (delta_x, delta_y; ref optional), drag (ref, to_ref), upload (paths), navigate ' +
       '(url), back, forward, reload. wait_for {text|url|selector, state} waits for a condition after; expect {selector, text} ' +
-      'checks one once. A navigate needs no state_id. Without state_id it acts on the last observation this MCP server gave you for that tab, and is refused ' +
-      'as stale if the tab was observed since. Once input began, the result has a fresh observation to act on next. Status ' +
-      'other than completed/verified: read error_type; stale_observation or stale_reference: observe again.',
+      'checks one once. A navigate needs no state_id. Without state_id: your last observation of that tab (stale if observed ' +
+      'since). Every result, refusals too, has a fresh observation to act on; read error_type.',
     annotations: WRITE,
     methods: 'act',
     onSession: true,

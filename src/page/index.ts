@@ -11,7 +11,7 @@ import { focusAndPrepare, focusPrepared } from './focus.ts';
 import { isSameConnectedNode } from './identity.ts';
 import { afterNextPaint, maskInPage, restoreInPage } from './masks.ts';
 import { addCssReach, ChangeMonitor, controlSignature, flatParent, settleThenTake, takeChanges, watchRoot } from './monitor.ts';
-import { clickReaches, labelsOf, originatingElement, scrollIntoCenter } from './pointer.ts';
+import { blockerOf, clickReaches, dismissOf, labelsOf, originatingElement, scrollIntoCenter } from './pointer.ts';
 import { armedInputHandled, armInputWait, settle, settleInPage } from './settle.ts';
 import { worldState } from './world.ts';
 
@@ -21,10 +21,12 @@ export const PAGE_API = {
   armCondition,
   armInputWait,
   axProbes,
+  blockerOf,
   checkedState,
   chooseOptions,
   clickReaches,
   dispatchCancel,
+  dismissOf,
   expectText,
   fileInputInfo,
   focusPrepared,

@@ -62,3 +62,48 @@ export function clickReaches(this: Element, hit: Node | PseudoElement, sameDocum
 export function originatingElement(this: PseudoElement): Element | null {
   return this.element ?? null;
 }
+
+/**
+ * `this` = a node a click hit instead of its target. The blocker it belongs to
+ * (docs/tree-format.md, "Blockers"): the nearest dialog above it (role dialog or alertdialog,
+ * `<dialog>`, aria-modal), else the nearest fixed or sticky element above it (a banner, an overlay's
+ * backdrop), else the hit element itself.
+ */
+export function blockerOf(this: Node | PseudoElement): Element | null {
+  const up = (node: Node): Node | null => (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
+  const start: Node | null = this instanceof Node ? this : this.element;
+  let pinned: Element | null = null;
+  for (let node = start; node; node = up(node)) {
+    if (!(node instanceof Element) || node === document.body || node === document.documentElement) continue;
+    const role = node.getAttribute('role');
+    if (node instanceof HTMLDialogElement || role === 'dialog' || role === 'alertdialog' || node.getAttribute('aria-modal') === 'true') {
+      return node;
+    }
+    const position = getComputedStyle(node).position;
+    if (!pinned && (position === 'fixed' || position === 'sticky')) pinned = node;
+  }
+  return pinned ?? (start instanceof Element ? start : start?.parentElement ?? null);
+}
+
+/**
+ * `this` = a blocker. The visible control inside it that dismisses it (docs/tree-format.md,
+ * "Blockers"): a button or link named to close it, else to refuse, else to accept; the first in
+ * tree order of the first kind found.
+ */
+export function dismissOf(this: Element): Element | null {
+  const KINDS = [
+    /^(close|dismiss|hide|×|✕|✖|x)\b/i,
+    /^(reject|deny|decline|refuse|no,? thanks|only necessary|necessary only|use necessary)/i,
+    /^(accept|allow all|agree|i agree|ok\b|okay|got it|i understand)/i,
+  ];
+  const nameOf = (element: Element): string =>
+    (element.getAttribute('aria-label') || element.getAttribute('title') ||
+      (element instanceof HTMLInputElement ? element.value : element.textContent) || '').replace(/\s+/g, ' ').trim();
+  const shown = (element: Element): boolean => element.getClientRects().length > 0 && getComputedStyle(element).visibility === 'visible';
+  const controls = [...this.querySelectorAll('button, a[href], [role=button], input[type=button], input[type=submit]')].filter(shown);
+  for (const kind of KINDS) {
+    const found = controls.find((control) => kind.test(nameOf(control)));
+    if (found) return found;
+  }
+  return null;
+}

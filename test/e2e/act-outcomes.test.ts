@@ -109,6 +109,12 @@ const refused = (status: string, error_type: string, postcondition = 'not_reques
   error_type,
 });
 
+/** Refused before input, with the page as it is now (the refusal consumed the state). */
+const refusedObserved = (status: string, error_type: string): Outcome => ({
+  ...refused(status, error_type),
+  observation: 'captured',
+});
+
 /** A navigation begun and not acknowledged (no DOMContentLoaded of its document) when the budget ran out. */
 const navigationTimedOut: Outcome = {
   status: 'action_failed',
@@ -152,7 +158,7 @@ const ROWS: Row[] = [
   },
   {
     scenario: 'a state already consumed',
-    expected: refused('stale_observation', 'stale_state'),
+    expected: refusedObserved('stale_observation', 'stale_state'),
     run: async (st) => {
       const o = await st.cart();
       await st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart') });
@@ -171,7 +177,7 @@ const ROWS: Row[] = [
   },
   {
     scenario: 'a same-URL reload before the act',
-    expected: refused('stale_observation', 'document_changed'),
+    expected: refusedObserved('stale_observation', 'document_changed'),
     run: async (st) => {
       const o = await st.cart();
       const tab = tabOf(st.server, o.target_id);
@@ -183,12 +189,12 @@ const ROWS: Row[] = [
   },
   {
     scenario: 'a ref the state never had',
-    expected: refused('stale_reference', 'ref_not_found'),
+    expected: refusedObserved('stale_reference', 'ref_not_found'),
     run: async (st) => st.act({ state_id: (await st.cart()).state_id, action: 'click', ref: '@9999' }),
   },
   {
     scenario: 'the node re-rendered (replaced by a twin) before the act',
-    expected: refused('stale_reference', 'node_detached'),
+    expected: refusedObserved('stale_reference', 'node_detached'),
     run: async (st) => {
       const o = await st.cart();
       await evaluate(
@@ -201,7 +207,7 @@ const ROWS: Row[] = [
   },
   {
     scenario: 'a state observed while a dialog was open',
-    expected: refused('action_failed', 'modal_blocked'),
+    expected: refusedObserved('action_failed', 'modal_blocked'),
     run: async (st) => {
       const o = await st.cart();
       const opened = await st.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Empty cart') });
@@ -214,7 +220,7 @@ const ROWS: Row[] = [
   },
   {
     scenario: 'an upload path outside the uploads root',
-    expected: refused('action_failed', 'forbidden'),
+    expected: refusedObserved('action_failed', 'forbidden'),
     run: async (st) => {
       const o = await st.cart();
       return st.act({ state_id: o.state_id, action: 'upload', ref: ref(o, 'Attach a photo of the damage'), paths: ['/etc/passwd'] });

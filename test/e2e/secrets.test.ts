@@ -110,9 +110,9 @@ s('a secret typed into a page that echoes it everywhere: the page got it, nothin
   // One console line per keystroke; once the echo is 4 characters long it is hidden.
   await nextEvent(client, 'console', (event) => event.data.text === 'token changed to [redacted]');
   // The echo request is the page's fetch, still in flight when the console line comes.
-  const echoed = () => fixtures.seen.some((r) => r.path.startsWith(`/api/echo/${encodeURIComponent(TOKEN)}`));
-  for (const until = Date.now() + 10_000; !echoed() && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.ok(echoed(), 'the echo request left with the token in its path');
+  const reachedServer = () => fixtures.seen.some((r) => r.path.startsWith(`/api/echo/${encodeURIComponent(TOKEN)}`));
+  for (const until = Date.now() + 10_000; !reachedServer() && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(reachedServer(), 'the echo request left with the token in its path');
   const seen = await client.call<Observation>('observe', { session_id: sessionId, include_text: true });
   assert.match(seen.tree, /token: \[redacted\]/);
   assert.match(seen.title, /\[redacted\]/);

@@ -174,10 +174,25 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
               blockedNavigationRule: (tab) => s.traffic.log.lastBlockedDocument(tab.targetId),
               signal,
               events: s.events,
-              capture: ({ tab, frameId, signal: captureSignal, prefetched }) => {
+              capture: async ({ tab, frameId, signal: captureSignal, prefetched, named }) => {
                 const frame = tab.frames.get(frameId);
-                if (!frame) return Promise.reject(new Error('the frame is gone'));
-                return captureObservation(s, tab, frame, { signal: captureSignal, ...(prefetched ? { prefetched } : {}) });
+                if (!frame) throw new Error('the frame is gone');
+                const shape = params.observe;
+                const options = {
+                  signal: captureSignal,
+                  ...(prefetched ? { prefetched } : {}),
+                  ...(named ? { named } : {}),
+                  ...(shape?.max_elements !== undefined ? { maxElements: shape.max_elements } : {}),
+                  ...(shape?.include_text !== undefined ? { includeText: shape.include_text } : {}),
+                };
+                if (shape?.root_ref !== undefined) {
+                  try {
+                    return await captureObservation(s, tab, frame, { ...options, rootRef: shape.root_ref, rootState: params.state_id });
+                  } catch {
+                    // Not a ref of the act's state, or its node is gone: the whole frame, as without it.
+                  }
+                }
+                return captureObservation(s, tab, frame, options);
               },
               settleAndTake: ({ tab, root, frame, acknowledged, likelyChanged }) =>
                 s.readerFor(tab).settle({

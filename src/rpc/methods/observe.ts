@@ -4,6 +4,9 @@ import type { FrameRecord } from '../../browser/frame-tree.ts';
 import type { Tab } from '../../browser/tab.ts';
 import { ServerError } from '../../errors.ts';
 import { diffElements } from '../../observe/diff.ts';
+import type { NodeToName } from '../../actions/outcome.ts';
+import type { RefRegistry } from '../../observe/refs.ts';
+import type { RefTarget } from '../../observe/render.ts';
 import type { Prefetch } from '../../observe/settle.ts';
 import { hashText } from '../../observe/state-store.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
@@ -20,9 +23,16 @@ export interface CaptureOptions {
   includeBoxes?: boolean;
   since?: string;
   rootRef?: string;
+  /** The state whose ref `rootRef` is (an act's own, consumed by then); the tab's current one by default. */
+  rootState?: string;
   signal?: AbortSignal;
   /** The frames' changes taken as an act's input settled (TabReader.settle). */
   prefetched?: Prefetch;
+  /**
+   * Nodes to give refs of the new state even when its tree has none (an act's blocker): acted on
+   * and observed with root_ref like any ref, while the frame they are in keeps its document.
+   */
+  named?: readonly NodeToName[];
 }
 
 /** Observes `frame` of `tab`, issues the new current state, and returns the wire observation. */
@@ -36,7 +46,8 @@ export async function captureObservation(
   refs.prune((frameId, loaderId) => tab.frames.get(frameId)?.loaderId === loaderId);
   let subtree: { frameId: string; backendNodeId: number } | undefined;
   if (options.rootRef) {
-    const target = session.states.current(tab.targetId)?.targets.get(options.rootRef);
+    const named = options.rootState ? session.states.get(options.rootState) : session.states.current(tab.targetId);
+    const target = named?.targetId === tab.targetId ? named.targets.get(options.rootRef) : undefined;
     if (!target) {
       throw new ServerError('invalid_params', `root_ref ${options.rootRef} is not in the tab's current state`, {
         details: { issues: [{ path: 'root_ref', message: 'not a ref of the current state' }] },
@@ -62,7 +73,7 @@ export async function captureObservation(
     targetId: tab.targetId,
     frameId: frame.id,
     frames: new Map(snapshot.frames.map((f) => [f.frameId, f])),
-    targets: new Map(snapshot.targets.map((t) => [t.ref, t])),
+    targets: new Map([...snapshot.targets, ...namedTargets(refs, snapshot.targets, options.named ?? [])].map((t) => [t.ref, t])),
     elements: snapshot.elements,
     textHash: hashText(snapshot.text),
     dialogPending: snapshot.dialog !== undefined,
@@ -121,4 +132,17 @@ export function observeMethods(registry: SessionRegistry): AnyMethodDef[] {
       },
     }),
   ];
+}
+
+/** Targets for `named` nodes the snapshot gave no ref, with refs of the tab's registry. */
+function namedTargets(refs: RefRegistry, taken: readonly RefTarget[], named: readonly NodeToName[]): RefTarget[] {
+  return named
+    .filter((node) => !taken.some((t) => t.frameId === node.frameId && t.backendNodeId === node.backendNodeId))
+    .map((node) => ({
+      ref: refs.refFor(node.frameId, node.loaderId, node.backendNodeId),
+      frameId: node.frameId,
+      backendNodeId: node.backendNodeId,
+      role: node.role,
+      name: node.name,
+    }));
 }

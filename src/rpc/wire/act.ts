@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { eventFields, eventOf } from './events.ts';
 import { idString, navigableUrl, refField, sessionIdField, targetIdField } from './fields.ts';
 import { wireMethod } from './method.ts';
-import { observation } from './observation.ts';
+import { observation, observeShaping } from './observation.ts';
 import { imageMime } from './screenshot.ts';
 import { ACT_ERROR_TYPES, ACT_STATUSES, EXECUTIONS, OBSERVATION_STATES, POSTCONDITIONS } from './act-words.ts';
 
@@ -121,6 +121,16 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
     timeout_ms: z.number().int().min(0).max(60_000).optional().describe('Budget in ms, 1–60000; 0 or omitted: 30000'),
     request_id: z.string().min(1).max(128).optional(),
     screenshot: z.enum(['never', 'on_error', 'always']).optional(),
+    // As observe's params, without their descriptions: MCP's tool list is read by a model each call.
+    observe: z
+      .object({
+        max_elements: observeShaping.max_elements.unwrap().optional(),
+        include_text: z.boolean().optional(),
+        root_ref: refField.optional(),
+      })
+      .strict()
+      .optional()
+      .describe('fresh_state shaped as observe; root_ref of state_id'),
     actions: z.array(action).min(1).max(MAX_ACTIONS).optional(),
   };
 
@@ -212,7 +222,13 @@ export const actEvent = z
 
 export const ACT_EVENT_KINDS = actEvent.options.map((option) => option.shape.kind.value);
 
-export const hitDescription = z.object({ role: z.string(), name: z.string(), tag: z.string() }).meta({ id: 'Hit' });
+export const hitDescription = z.object({
+  role: z.string(),
+  name: z.string(),
+  tag: z.string(),
+  ref: z.string().optional().describe('The blocker, as a ref of fresh_state (docs/tree-format.md, "Blockers")'),
+  dismiss_ref: z.string().optional().describe('The control inside the blocker that dismisses it, as a ref of fresh_state'),
+}).meta({ id: 'Hit' });
 
 export const actResult = z
   .object({
@@ -237,7 +253,7 @@ export const actResult = z
 
 export const act = wireMethod({
   name: 'act',
-  summary: 'Act on what an observation saw: validated, hit-tested input, a three-part result, and a fresh observation once input began.',
+  summary: 'Act on what an observation saw: validated, hit-tested input, a three-part result, and a fresh observation, refusals included.',
   params: protocolAct.params,
   result: actResult,
 });

@@ -83,6 +83,13 @@ export const observation = z
   })
   .meta({ id: 'Observation' });
 
+/** How an observation is shaped: observe's own params, and act's `observe` for its fresh observation. */
+export const observeShaping = {
+  max_elements: z.number().int().min(1).max(500).optional().describe('Refs at most (default 150)'),
+  include_text: z.boolean().optional().describe('Also return the visible page text'),
+  root_ref: refField.optional().describe('Observe only the subtree of this element of the current state'),
+};
+
 export const observe = wireMethod({
   name: 'observe',
   summary: 'Observe a tab: accessibility tree with refs, document identity, and a new state id.',
@@ -92,10 +99,10 @@ export const observe = wireMethod({
       target_id: targetIdField,
       frame_id: frameIdField,
       since: idString.optional().describe('Also return a diff against this earlier state of the tab'),
-      max_elements: z.number().int().min(1).max(500).optional().describe('Refs at most (default 150)'),
-      include_text: z.boolean().optional().describe('Also return the visible page text'),
+      max_elements: observeShaping.max_elements,
+      include_text: observeShaping.include_text,
       include_boxes: z.boolean().optional().describe("Also return each visible element's box (`boxes`), in CSS px of the tab's viewport"),
-      root_ref: refField.optional().describe('Observe only the subtree of this element of the current state'),
+      root_ref: observeShaping.root_ref,
     })
     .strict(),
   result: observation,
