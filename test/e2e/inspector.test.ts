@@ -215,7 +215,7 @@ s("the agent's own acts show in the act log, with how each one ended", async () 
   const rows = await inPage<string[]>(`[...document.querySelectorAll('#acts .act[data-source=session]')].map((li) => li.textContent)`);
   assert.match(
     rows[0]!,
-    /^click → stale_observation execution not_dispatched · observation unavailable · postcondition not_requested · stale_state/,
+    /^click → stale_observation execution not_dispatched · observation captured · postcondition not_requested · stale_state/,
   );
   assert.match(rows[1]!, /^click → completed execution completed · observation captured/);
   // Both are session events too, for any client that watches.
