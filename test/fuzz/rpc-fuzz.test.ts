@@ -271,26 +271,29 @@ function valueDepth(value: unknown): number {
 
 /**
  * Too deep to parse (PROTOCOL.md §12 has the server refuse it): still answered with the ids it
- * holds. A request object gets one invalid_request with its own id; a batch gets an array where
+ * holds, and a notification not at all. A request object gets one invalid_request with its own id; a batch gets an array where
  * each element too deep (the batch's own level counted) is refused with its id and the others are
  * answered as usual. Text that is not JSON at all has no id to read.
  */
 function expectationForDeep(seen: string): Expectation {
   const tooDeep = (id: Id): One => ({ kind: 'error', type: 'invalid_request', id });
+  // An object without an `id` member is a notification (PROTOCOL.md §2): never answered, too deep
+  // or not, alone or in a batch.
+  const notification = (v: unknown) => isPlainObject(v) && !hasOwn(v, 'id');
   let payload: unknown;
   try {
     payload = JSON.parse(seen);
   } catch {
     return { kind: 'single', one: tooDeep(null) };
   }
-  if (!Array.isArray(payload)) return { kind: 'single', one: tooDeep(readableId(payload)) };
+  if (!Array.isArray(payload)) return notification(payload) ? { kind: 'none' } : { kind: 'single', one: tooDeep(readableId(payload)) };
   if (payload.length > MAX_BATCH) return { kind: 'single', one: tooDeep(null) };
   let admitted = 0;
   const items: One[] = [];
   for (const element of payload) {
     // The generators never hide nesting behind a duplicate key, so the parsed depth is the wire's.
     if (valueDepth(element) + 1 > MAX_NESTING_DEPTH) {
-      items.push(tooDeep(readableId(element)));
+      if (!notification(element)) items.push(tooDeep(readableId(element)));
       continue;
     }
     const passes = passesEnvelope(element);

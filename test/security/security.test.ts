@@ -417,6 +417,8 @@ function plausibleParams(method: OpenRpcMethod): Record<string, unknown> {
     params[p.name] = plausibleValue(p.name, p.schema);
   }
   if (method.name === 'act') Object.assign(params, { state_id: 'st_anything', action: 'click', ref: '@1' });
+  // Exactly one of its optional conditions is required.
+  if (method.name === 'wait') Object.assign(params, { text: 'anything' });
   return params;
 }
 
