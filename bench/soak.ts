@@ -36,7 +36,7 @@ import {
   type ResultOf,
   type ServerInfoResult,
 } from '../test/helpers/wire.ts';
-import { EVENT_KINDS as WIRE_EVENT_KINDS } from '../src/rpc/wire/events.ts';
+import { EVENT_KINDS as WIRE_EVENT_KINDS } from '../src/wire/events.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 

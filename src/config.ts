@@ -22,7 +22,7 @@ export const DEFAULT_IDLE_TIMEOUT_S = 600;
  * (PROTOCOL.md §4).
  */
 export const DEFAULT_VIEWPORT: Viewport = Object.freeze({ width: 1280, height: 720 });
-/** The sides a viewport may have: those of session.create's viewport (rpc/wire/sessions.ts, PROTOCOL.md §4). */
+/** The sides a viewport may have: those of session.create's viewport (wire/sessions.ts, PROTOCOL.md §4). */
 export const VIEWPORT_SIDE = { min: 100, max: 8192 } as const;
 
 export interface Viewport {

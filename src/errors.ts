@@ -1,6 +1,6 @@
 // The one error class the server throws, with a word of PROTOCOL.md §3 (the words and their
-// JSON-RPC codes are part of the wire: src/rpc/wire/errors.ts).
-import { ERROR_CODES, type ErrorType } from './rpc/wire/errors.ts';
+// JSON-RPC codes are part of the wire: src/wire/errors.ts).
+import { ERROR_CODES, type ErrorType } from './wire/errors.ts';
 
 export { ERROR_CODES, type ErrorType };
 

@@ -1,6 +1,6 @@
 // The layering of src/ (docs/architecture.md): each folder imports only the layers to its left,
 // node:*, ws and Deno stay in the runtime adapters and the process entry, and the protocol
-// module (src/rpc/wire) imports nothing of the server.
+// module (src/wire) imports nothing of the server.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,43 +10,43 @@ import * as assert from 'uvu/assert';
 const root = fileURLToPath(new URL('../', import.meta.url));
 
 /**
- * layer → the layers it may import (itself always allowed). `rpc/wire` is the protocol's schemas
+ * layer → the layers it may import (itself always allowed). `wire` is the protocol's schemas
  * and types: it imports only zod, and every layer that speaks the wire's words may import it
  * (clients import it as `pagewire/protocol`).
  */
 const ALLOWED: Record<string, string[]> = {
   'protocol/generated': [],
-  'rpc/wire': [],
+  'wire': [],
   util: [],
-  errors: ['util', 'rpc/wire'],
-  events: ['util', 'errors', 'rpc/wire'],
+  errors: ['util', 'wire'],
+  events: ['util', 'errors', 'wire'],
   version: [],
   cdp: ['protocol/generated', 'util', 'errors'],
   // The in-page module (it runs in the page, not in the server): DOM only, nothing of the server;
   // the browser layer installs it and is the only one that imports it.
   page: [],
-  browser: ['protocol/generated', 'cdp', 'util', 'errors', 'rpc/wire', 'page'],
-  observe: ['protocol/generated', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
-  actions: ['protocol/generated', 'observe', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
-  sessions: ['protocol/generated', 'events', 'observe', 'browser', 'cdp', 'util', 'errors', 'rpc/wire'],
-  rpc: ['protocol/generated', 'rpc/wire', 'events', 'sessions', 'actions', 'observe', 'browser', 'cdp', 'util', 'errors', 'version'],
+  browser: ['protocol/generated', 'cdp', 'util', 'errors', 'wire', 'page'],
+  observe: ['protocol/generated', 'browser', 'cdp', 'util', 'errors', 'wire'],
+  actions: ['protocol/generated', 'observe', 'browser', 'cdp', 'util', 'errors', 'wire'],
+  sessions: ['protocol/generated', 'events', 'observe', 'browser', 'cdp', 'util', 'errors', 'wire'],
+  rpc: ['protocol/generated', 'wire', 'events', 'sessions', 'actions', 'observe', 'browser', 'cdp', 'util', 'errors', 'version'],
   // rpc ← mcp ← server: the MCP tools map onto the method table and nothing below it.
-  mcp: ['rpc', 'rpc/wire', 'util', 'errors', 'version'],
-  runtime: ['protocol/generated', 'cdp', 'rpc', 'rpc/wire', 'actions', 'util', 'errors'],
+  mcp: ['rpc', 'wire', 'util', 'errors', 'version'],
+  runtime: ['protocol/generated', 'cdp', 'rpc', 'wire', 'actions', 'util', 'errors'],
   config: ['util'],
   server: ['*'],
   // The SDK and the CLI on it never reach into the server (ARCHITECTURE.md D1).
-  client: ['util', 'errors', 'rpc/wire'],
-  cli: ['client', 'util', 'errors', 'rpc/wire'],
+  client: ['util', 'errors', 'wire'],
+  cli: ['client', 'util', 'errors', 'wire'],
   // The /inspector page's app: a client of the wire like any other (it gets the SDK at run time).
-  inspector: ['client', 'util', 'errors', 'rpc/wire'],
+  inspector: ['client', 'util', 'errors', 'wire'],
   serve: ['*'],
   main: ['*'],
 };
 
 /** Packages (and node: builtins) a layer may import. */
 const PACKAGES: Record<string, RegExp> = {
-  'rpc/wire': /^zod$/,
+  'wire': /^zod$/,
   util: /^picomatch$/,
   rpc: /^(zod|json-rpc-2\.0)$/,
   mcp: /^(zod|@modelcontextprotocol\/server)$/,
@@ -63,7 +63,6 @@ const PACKAGES: Record<string, RegExp> = {
 function layerOf(file: string): string | undefined {
   const rel = relative(root, file).replaceAll('\\', '/');
   if (rel.startsWith('protocol/generated/')) return 'protocol/generated';
-  if (rel.startsWith('src/rpc/wire/')) return 'rpc/wire';
   const match = /^src\/([^/]+?)(\.ts)?(\/|$)/.exec(rel);
   return match?.[1];
 }
@@ -137,7 +136,7 @@ s('the SDK takes only types from the wire schemas, and imports ws only lazily (t
     const text = withoutComments(readFileSync(file, 'utf8'));
     for (const match of text.matchAll(/^\s*import\s+(type\s+)?[^;'"]*?from\s+['"]([^'"]+)['"]/gm)) {
       const to = match[2]!.startsWith('.') ? layerOf(resolve(dirname(file), match[2]!)) : match[2];
-      if (to === 'rpc/wire' && !match[1]) {
+      if (to === 'wire' && !match[1]) {
         violations.push(`${relative(root, file)}: import type from ${match[2]} (the browser build must not carry zod)`);
       }
       if (to === 'ws' || to?.startsWith('node:')) {

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type Config, ConfigError, helpText, isLoopbackHost, parseConfig, readyLine, VIEWPORT_SIDE } from '../src/config.ts';
-import { sessionCreate } from '../src/rpc/wire/sessions.ts';
+import { sessionCreate } from '../src/wire/sessions.ts';
 
 function fails(argv: string[], env: Record<string, string | undefined>, pattern: RegExp): ConfigError {
   try {

@@ -41,7 +41,7 @@ import {
   type Execution,
   type Postcondition,
   type SessionEvent,
-} from '../rpc/wire/index.ts';
+} from '../wire/index.ts';
 
 export type { ActStatus, Execution, Postcondition };
 

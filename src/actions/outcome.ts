@@ -2,7 +2,7 @@
 // effect had begun when it did, and the one place where how an act ended becomes the result's
 // status, execution, observation, postcondition and error_type.
 
-import type { ActResult, ActStatus, Execution, Postcondition } from '../rpc/wire/index.ts';
+import type { ActResult, ActStatus, Execution, Postcondition } from '../wire/index.ts';
 
 export type ActErrorType =
   | 'unknown_state'

@@ -1,6 +1,6 @@
 // The actions of PROTOCOL.md §7 as the act layer receives them: the act params schema's own
 // types (already validated, so field names are the wire's).
-import type { Action, ActionName, Expectation, WaitFor } from '../rpc/wire/index.ts';
+import type { Action, ActionName, Expectation, WaitFor } from '../wire/index.ts';
 
 export type { Action, ActionName, Expectation, WaitFor };
 

@@ -8,7 +8,7 @@
 // node:* and runs the same under the fake CDP peer in tests.
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { CdpSession } from '../cdp/session.ts';
-import type { Download } from '../rpc/wire/index.ts';
+import type { Download } from '../wire/index.ts';
 import { type Disposable, DisposableStack } from '../util/disposable.ts';
 import { Emitter } from '../util/emitter.ts';
 import { redactUrl } from '../util/redact.ts';

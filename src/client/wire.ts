@@ -1,4 +1,4 @@
-// The wire types the SDK speaks, from the protocol's own schemas (src/rpc/wire, `pagewire/protocol`).
+// The wire types the SDK speaks, from the protocol's own schemas (src/wire, `pagewire/protocol`).
 // Types only: nothing of them exists at run time, so the browser build carries no schema.
 import type {
   ActParams as WireActParams,
@@ -8,7 +8,7 @@ import type {
   EventsSubscribeResult,
   FileChooserResolveResult,
   ScreenshotResult,
-} from '../rpc/wire/index.ts';
+} from '../wire/index.ts';
 
 export type {
   ActEvent,
@@ -39,7 +39,7 @@ export type {
   WaitFor,
   WaitParams,
   WaitResult,
-} from '../rpc/wire/index.ts';
+} from '../wire/index.ts';
 
 /** One action as a client sends it (`check` also takes the word forms of `checked`). */
 export type Action = NonNullable<WireActParams['actions']>[number];

@@ -1,7 +1,7 @@
-// The session events of PROTOCOL.md §9: their kinds (src/rpc/wire/events.ts) and the record
+// The session events of PROTOCOL.md §9: their kinds (src/wire/events.ts) and the record
 // every kind shares, typed by kind so a source cannot publish data its kind does not have.
-import type { EventData, EventKind, SessionEvent } from '../rpc/wire/index.ts';
-import { EVENT_KINDS } from '../rpc/wire/events.ts';
+import type { EventData, EventKind, SessionEvent } from '../wire/index.ts';
+import { EVENT_KINDS } from '../wire/events.ts';
 
 export { EVENT_KINDS, type EventData, type EventKind, type SessionEvent };
 

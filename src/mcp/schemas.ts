@@ -1,10 +1,10 @@
 // One lookup for what each tool takes and returns: the params and result schemas of its wire
-// method(s), from the method table (src/rpc/wire). The input side is compacted for the
+// method(s), from the method table (src/wire). The input side is compacted for the
 // model (json-schema.ts); the output side is whole.
 import { z } from 'zod';
-import { rpcError } from '../rpc/wire/errors.ts';
-import { downloadsList, EVENT_KINDS, eventFields, eventOf } from '../rpc/wire/events.ts';
-import type { WireMethod } from '../rpc/wire/method.ts';
+import { rpcError } from '../wire/errors.ts';
+import { downloadsList, EVENT_KINDS, eventFields, eventOf } from '../wire/events.ts';
+import type { WireMethod } from '../wire/method.ts';
 import { compact, inputJsonSchema, type JsonSchema, outputJsonSchema } from './json-schema.ts';
 import type { ToolSpec } from './tools.ts';
 

@@ -3,7 +3,7 @@
 // The table holds no browser logic: every call goes through the method table, sessions, queue
 // and checks that serve the WebSocket.
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
-import { actFailed, type ActStatus } from '../rpc/wire/index.ts';
+import { actFailed, type ActStatus } from '../wire/index.ts';
 import type { CallOutcome } from '../rpc/server.ts';
 import type { McpPrincipal, WireEvent } from './principal.ts';
 import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText, waitText } from './render.ts';

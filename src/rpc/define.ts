@@ -1,8 +1,8 @@
 // A method is data: its wire description (name, summary, params and result schemas, from
-// src/rpc/wire) and a handler that receives already-validated params. The handler must answer
+// src/wire) and a handler that receives already-validated params. The handler must answer
 // with what the result schema describes: another shape does not compile.
 import type { z } from 'zod';
-import type { WireMethod } from './wire/method.ts';
+import type { WireMethod } from '../wire/method.ts';
 import type { CallContext } from './context.ts';
 
 export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> extends WireMethod<string, P, R> {

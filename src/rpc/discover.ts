@@ -2,8 +2,8 @@
 // validate params and describe results, so the description cannot drift from the server.
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.ts';
-import type { OpenRpcContentDescriptor, OpenRpcDocument, OpenRpcMethod, WireMethod } from './wire/index.ts';
-import { OPENRPC_VERSION } from './wire/server.ts';
+import type { OpenRpcContentDescriptor, OpenRpcDocument, OpenRpcMethod, WireMethod } from '../wire/index.ts';
+import { OPENRPC_VERSION } from '../wire/server.ts';
 
 export { OPENRPC_VERSION, type OpenRpcContentDescriptor, type OpenRpcDocument, type OpenRpcMethod };
 

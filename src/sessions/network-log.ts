@@ -4,7 +4,7 @@
 import type { BlockedRequest } from '../browser/request-guard.ts';
 import type { HopStart, NetworkSink } from '../browser/network-events.ts';
 import type { CdpSession } from '../cdp/session.ts';
-import type { NetworkEntry } from '../rpc/wire/index.ts';
+import type { NetworkEntry } from '../wire/index.ts';
 
 /** PROTOCOL.md §12: entries kept per tab, and for the workers of a session. */
 export const ENTRIES_PER_TAB = 500;

@@ -8,7 +8,7 @@ import { disableNetwork, enableNetwork, watchNetwork } from '../browser/network-
 import { type BlockedRequest, guardRequests } from '../browser/request-guard.ts';
 import { autoAttachParams, type ContextSetup, type Tab } from '../browser/tab.ts';
 import type { CdpSession } from '../cdp/session.ts';
-import type { NetworkEntry } from '../rpc/wire/index.ts';
+import type { NetworkEntry } from '../wire/index.ts';
 import type { Disposable } from '../util/disposable.ts';
 import type { PolicyChain } from '../util/domain-policy.ts';
 import { NetworkLog } from './network-log.ts';

@@ -8,7 +8,7 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import { navigateFrame } from '../browser/navigation.ts';
 import type { Tab } from '../browser/tab.ts';
 import { ServerError } from '../errors.ts';
-import type { StorageCookie, StorageState } from '../rpc/wire/index.ts';
+import type { StorageCookie, StorageState } from '../wire/index.ts';
 import type { Deadline } from '../util/deadline.ts';
 import type { Session } from './session.ts';
 

@@ -1,7 +1,7 @@
 // The check that keeps the wire schemas true: every reply and event the tests' client receives is
 // held against its schema, strictly (a field the schema does not declare is a failure too).
 import type { z } from 'zod';
-import { ERROR_CODES, eventNotification, isMethodName, METHODS, rpcError } from '../../src/rpc/wire/index.ts';
+import { ERROR_CODES, eventNotification, isMethodName, METHODS, rpcError } from '../../src/wire/index.ts';
 
 /** What is wrong with `value` as `schema` describes it, or undefined when nothing is. */
 function strictProblem(schema: z.ZodType, value: unknown): string | undefined {

@@ -1,8 +1,8 @@
-// The wire's types for tests and benches: the protocol's own (src/rpc/wire, what clients import
+// The wire's types for tests and benches: the protocol's own (src/wire, what clients import
 // as `pagewire/protocol`), never a copy, and the few readers of observations and events they share.
-import type { ActResult, Element, EventKind, EventNotification, EventOf, Observation } from '../../src/rpc/wire/index.ts';
+import type { ActResult, Element, EventKind, EventNotification, EventOf, Observation } from '../../src/wire/index.ts';
 
-export type * from '../../src/rpc/wire/index.ts';
+export type * from '../../src/wire/index.ts';
 
 /** The element named `name` (with `role`, when given), if the observation has one. */
 export function elementNamed(observation: Observation, name: string, role?: string): Element | undefined {

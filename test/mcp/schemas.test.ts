@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { compact, inputJsonSchema, outputJsonSchema, portable } from '../../src/mcp/json-schema.ts';
 import { toolInputSchema, toolOutputSchema, wireSchemas } from '../../src/mcp/schemas.ts';
 import { TOOLS } from '../../src/mcp/tools.ts';
-import { METHODS } from '../../src/rpc/wire/methods.ts';
+import { METHODS } from '../../src/wire/methods.ts';
 import { fitRegion } from '../../src/observe/screenshot.ts';
 
 const s = suite('mcp schemas');

@@ -6,9 +6,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { defineMethod } from '../../src/rpc/define.ts';
-import { serverInfo } from '../../src/rpc/wire/server.ts';
-import { sessionList } from '../../src/rpc/wire/sessions.ts';
-import { tabsNew } from '../../src/rpc/wire/tabs.ts';
+import { serverInfo } from '../../src/wire/server.ts';
+import { sessionList } from '../../src/wire/sessions.ts';
+import { tabsNew } from '../../src/wire/tabs.ts';
 
 const s = suite('defineMethod');
 

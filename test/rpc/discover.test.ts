@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ERROR_CODES } from '../../src/errors.ts';
 import { type AnyMethodDef, defineMethod } from '../../src/rpc/define.ts';
 import { buildOpenRpcDocument, type DescribedMethod, type OpenRpcDocument } from '../../src/rpc/discover.ts';
-import { METHODS } from '../../src/rpc/wire/index.ts';
+import { METHODS } from '../../src/wire/index.ts';
 import { VERSION } from '../../src/version.ts';
 import { startTestServer } from '../helpers/pagewire.ts';
 

@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { METHODS } from '../../src/rpc/wire/index.ts';
+import { METHODS } from '../../src/wire/index.ts';
 
 interface JsonSchema {
   properties?: Record<string, unknown>;

@@ -9,7 +9,7 @@ import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { METHODS } from '../../src/rpc/wire/index.ts';
+import { METHODS } from '../../src/wire/index.ts';
 import { IS_DENO, ROOT } from '../helpers/server-process.ts';
 import { onTeardown } from '../helpers/teardown.ts';
 
@@ -23,8 +23,8 @@ const entry = pkg.exports['./protocol']!;
 const built = (path: string) => join(ROOT, path);
 
 s('package.json exports ./protocol with its declarations; the bin is untouched', () => {
-  assert.is(entry.default, './dist/src/rpc/wire/index.js');
-  assert.is(entry.types, './dist/src/rpc/wire/index.d.ts');
+  assert.is(entry.default, './dist/src/wire/index.js');
+  assert.is(entry.types, './dist/src/wire/index.d.ts');
   assert.is(pkg.bin['pagewire'], 'dist/src/main.js');
   for (const path of [entry.default, entry.types, pkg.bin['pagewire']!]) {
     assert.ok(existsSync(built(path)), `${path} is missing: run \`npm run build\``);
@@ -46,7 +46,7 @@ s('on Node the name resolves through the exports map', async () => {
 });
 
 s('the built module imports zod and its own files only', () => {
-  const dir = built('dist/src/rpc/wire');
+  const dir = built('dist/src/wire');
   const foreign: string[] = [];
   for (const file of readdirSync(dir).filter((name) => name.endsWith('.js') || name.endsWith('.d.ts'))) {
     const text = readFileSync(join(dir, file), 'utf8');

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CdpSession } from '../../src/cdp/session.ts';
 import { NetworkLog } from '../../src/sessions/network-log.ts';
-import type { NetworkEntry } from '../../src/rpc/wire/index.ts';
+import type { NetworkEntry } from '../../src/wire/index.ts';
 
 const s = suite('network log');
 

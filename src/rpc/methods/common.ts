@@ -5,7 +5,7 @@ import type { Session } from '../../sessions/session.ts';
 import { isServerError, ServerError } from '../../errors.ts';
 import type { CallContext } from '../context.ts';
 import { defineMethod, type MethodDef } from '../define.ts';
-import type { WireMethod } from '../wire/method.ts';
+import type { WireMethod } from '../../wire/method.ts';
 
 function cancelled(signal: AbortSignal): ServerError {
   const reason = signal.reason;

@@ -4,7 +4,7 @@ import { downloadData, type DownloadHistory } from '../../browser/downloads.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import type { AnyMethodDef } from '../define.ts';
-import { downloadsList } from '../wire/events.ts';
+import { downloadsList } from '../../wire/events.ts';
 import { sessionMethod } from './common.ts';
 
 /**

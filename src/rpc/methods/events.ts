@@ -3,7 +3,7 @@
 import type { SubscriptionHub } from '../../events/subscriptions.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { type AnyMethodDef, defineMethod } from '../define.ts';
-import { DEFAULT_EVENT_KINDS, eventsPoll, eventsSubscribe, eventsUnsubscribe } from '../wire/events.ts';
+import { DEFAULT_EVENT_KINDS, eventsPoll, eventsSubscribe, eventsUnsubscribe } from '../../wire/events.ts';
 import { requireLastingConnection, sessionMethod } from './common.ts';
 
 export function eventMethods(registry: SessionRegistry, hub: SubscriptionHub): AnyMethodDef[] {

@@ -9,7 +9,7 @@ import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { redactSecrets } from '../../util/redact.ts';
 import type { AnyMethodDef } from '../define.ts';
-import { dialogHandle, fileChooserResolve } from '../wire/modal.ts';
+import { dialogHandle, fileChooserResolve } from '../../wire/modal.ts';
 import { sessionMethod } from './common.ts';
 
 /** Cancels the chooser as a user's Escape would: the input gets `cancel`, from our world (the page's listeners get it all the same). */

@@ -3,7 +3,7 @@
 // subscription to `network` events) on.
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { AnyMethodDef } from '../define.ts';
-import { networkList } from '../wire/network.ts';
+import { networkList } from '../../wire/network.ts';
 import { sessionMethod } from './common.ts';
 
 export function networkMethods(registry: SessionRegistry): AnyMethodDef[] {

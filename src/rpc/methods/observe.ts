@@ -13,8 +13,8 @@ import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { redactSecrets, redactUrl } from '../../util/redact.ts';
 import type { AnyMethodDef } from '../define.ts';
-import type { Observation } from '../wire/index.ts';
-import { DEFAULT_MAX_ELEMENTS, observe as observeMethod } from '../wire/observation.ts';
+import type { Observation } from '../../wire/index.ts';
+import { DEFAULT_MAX_ELEMENTS, observe as observeMethod } from '../../wire/observation.ts';
 import { sessionMethod } from './common.ts';
 
 export interface CaptureOptions {

@@ -9,8 +9,8 @@ import type { Session } from '../../sessions/session.ts';
 import { randomId } from '../../util/ids.ts';
 import type { RpcConnection } from '../context.ts';
 import type { AnyMethodDef } from '../define.ts';
-import { EVENT_NOTIFICATION } from '../wire/events.ts';
-import { screencastStart, screencastStop } from '../wire/screencast.ts';
+import { EVENT_NOTIFICATION } from '../../wire/events.ts';
+import { screencastStart, screencastStop } from '../../wire/screencast.ts';
 import { requireLastingConnection, sessionMethod } from './common.ts';
 
 /** A frame is offered to a connection only while its socket holds less than this (bytes). */

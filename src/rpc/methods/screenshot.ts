@@ -15,7 +15,7 @@ import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { redactSecrets } from '../../util/redact.ts';
 import type { AnyMethodDef } from '../define.ts';
-import { screenshot } from '../wire/screenshot.ts';
+import { screenshot } from '../../wire/screenshot.ts';
 import { sessionMethod } from './common.ts';
 
 function refError(message: string, field: 'ref' | 'state_id' = 'ref'): ServerError {

@@ -7,8 +7,8 @@ import { PROTOCOL_VERSION, VERSION } from '../../version.ts';
 import type { FrameReadCounts } from '../../observe/tab-reader.ts';
 import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { buildOpenRpcDocument, type OpenRpcDocument } from '../discover.ts';
-import type { ServerCounts, ServerLimits } from '../wire/index.ts';
-import { cdpSend, rpcDiscover, serverInfo } from '../wire/server.ts';
+import type { ServerCounts, ServerLimits } from '../../wire/index.ts';
+import { cdpSend, rpcDiscover, serverInfo } from '../../wire/server.ts';
 import { sessionMethod } from './common.ts';
 
 export type { ServerLimits };

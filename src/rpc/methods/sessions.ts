@@ -5,7 +5,7 @@ import { readStorageState } from '../../sessions/storage-state.ts';
 import { Deadline } from '../../util/deadline.ts';
 import { parseDomainPattern, PatternError } from '../../util/domain-policy.ts';
 import { type AnyMethodDef, defineMethod } from '../define.ts';
-import { sessionClose, sessionCreate, sessionList, sessionStorageState } from '../wire/sessions.ts';
+import { sessionClose, sessionCreate, sessionList, sessionStorageState } from '../../wire/sessions.ts';
 import { sessionMethod } from './common.ts';
 
 const STORAGE_BUDGET_MS = 30_000;

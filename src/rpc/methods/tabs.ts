@@ -10,7 +10,7 @@ import type { Tab } from '../../browser/tab.ts';
 import type { Session } from '../../sessions/session.ts';
 import type { CallContext } from '../context.ts';
 import type { AnyMethodDef } from '../define.ts';
-import { framesList, framesSelect, tabsClose, tabsList, tabsNew, tabsSelect } from '../wire/tabs.ts';
+import { framesList, framesSelect, tabsClose, tabsList, tabsNew, tabsSelect } from '../../wire/tabs.ts';
 import { sessionMethod } from './common.ts';
 import { captureObservation } from './observe.ts';
 

@@ -9,8 +9,8 @@ import type { Session } from '../../sessions/session.ts';
 import { Deadline } from '../../util/deadline.ts';
 import { DisposableStack } from '../../util/disposable.ts';
 import type { AnyMethodDef } from '../define.ts';
-import { DEFAULT_TIMEOUT_MS } from '../wire/act.ts';
-import { wait, waitConditionOf } from '../wire/wait.ts';
+import { DEFAULT_TIMEOUT_MS } from '../../wire/act.ts';
+import { wait, waitConditionOf } from '../../wire/wait.ts';
 import { sessionMethod } from './common.ts';
 import { captureObservation } from './observe.ts';
 
