@@ -106,6 +106,17 @@ class ActCall:
     postcondition: str
 
 
+#: The actions that, alone, need no state_id (PROTOCOL.md §7).
+LONE_NAVIGATIONS = frozenset({"navigate", "back", "forward", "reload"})
+
+
+def _lone_action(action_or_actions: Action | Sequence[Action] | Mapping[str, Any]) -> Mapping[str, Any] | None:
+    if isinstance(action_or_actions, Mapping):
+        return action_or_actions
+    listed = list(action_or_actions)
+    return listed[0] if len(listed) == 1 else None
+
+
 def act_call(
     session_id: str | None,
     action_or_actions: Action | Sequence[Action] | Mapping[str, Any],
@@ -116,8 +127,14 @@ def act_call(
     grace: float,
     timeout: float | None,
 ) -> ActCall:
-    observed: Any = state_id if state_id is not None else last
-    if observed is None:
+    if not isinstance(action_or_actions, Mapping):
+        action_or_actions = list(action_or_actions)
+    lone = _lone_action(action_or_actions)
+    navigation = lone is not None and lone.get("action") in LONE_NAVIGATIONS
+    # A lone navigation needs no observation (PROTOCOL.md §7): without an explicit state it goes
+    # to the selected tab (or target_id), whatever this handle saw last.
+    observed: Any = state_id if state_id is not None else (None if navigation else last)
+    if observed is None and not navigation:
         raise TypeError("act needs an observation: call observe() first or pass state_id")
     own = drop_none(fields)
     target: dict[str, Any] = {}
@@ -132,7 +149,7 @@ def act_call(
         **session_field(session_id),
         **own,
         **drop_none(target),
-        "state_id": observed,
+        **({} if observed is None else {"state_id": observed}),
         **actions,
         "request_id": own.get("request_id") or new_request_id(),
     }

@@ -681,7 +681,7 @@ class ActParams(TypedDict, total=False):
     """The params of act: Act on what an observation saw: validated, hit-tested input, a three-part result, and a fresh observation, refusals included."""
     #: Session id; omitted: the caller's "default" session
     session_id: str
-    #: The observation the refs come from; not needed by a lone navigate
+    #: The observation the refs come from; not needed by a lone navigate, back, forward or reload
     state_id: str
     #: Tab id; omitted: the selected tab
     target_id: str

@@ -59,6 +59,21 @@ def test_the_sign_in_flow_over_post_rpc(server: Server, pages: Pages) -> None:
         assert shot.data.startswith(b"\x89PNG") and shot.scale is not None
 
 
+def test_a_lone_navigation_needs_no_observation(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-open") as session:
+        session.tabs.new()
+        opened = session.act({"action": "navigate", "url": pages.url("/sdk/sign-in.html")})
+        assert opened["status"] == "completed", opened
+        assert 'button "Sign in"' in opened["fresh_state"]["tree"]
+        moved = session.act({"action": "navigate", "url": pages.url("/sdk/checkout.html")})
+        assert moved["status"] == "completed", moved
+        back = session.act([{"action": "back"}])
+        assert back["status"] == "completed", back
+        assert 'button "Sign in"' in back["fresh_state"]["tree"]
+        with pytest.raises(TypeError):
+            pagewire.Client(server.url).session(session.id).act({"action": "scroll", "delta_y": 0})
+
+
 def test_events_by_long_poll_every_event_once_across_a_server_that_went_away(server: Server, pages: Pages, proxy: TcpProxy) -> None:
     with pagewire.Client(f"http://127.0.0.1:{proxy.port}", token=server.token, reconnect=Backoff(initial_delay=0.02, max_delay=0.2)) as client:
         session = client.create_session(name="py-sync-events")

@@ -9,6 +9,7 @@ import process from 'node:process';
 import { connect } from '../client/index.ts';
 import { ConnectionError, PagewireError } from '../client/errors.ts';
 import type { Session } from '../client/session.ts';
+import { NAVIGATIONS } from '../wire/navigations.ts';
 import type { Action, ActResult, EventKind, Observation, SessionEvent, WaitFor } from '../client/wire.ts';
 import { flagInt, flagString, parseArgs, type ParsedArgs, UsageError } from './args.ts';
 import { backgroundServer, selfCommand } from './background.ts';
@@ -141,8 +142,8 @@ async function act(cx: Cx, what: string, action: Action | Action[], options: { o
       ...(screenshot ? { screenshot } : {}),
     });
   let result: ActResult;
-  if (!Array.isArray(action) && action.action === 'navigate') {
-    // A lone navigate needs no observation (PROTOCOL.md §7): one call opens the page.
+  if (!Array.isArray(action) && NAVIGATIONS.has(action.action)) {
+    // A lone navigation needs no observation (PROTOCOL.md §7): one call opens the page, or goes back.
     result = await run(undefined, cx.tab);
   } else if (!usable) {
     const observation = await observeAndSave(cx);

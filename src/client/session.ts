@@ -61,6 +61,9 @@ const RESENDABLE = new Set([
 
 const DEFAULT_ACT_TIMEOUT_MS = 30_000;
 
+/** The actions that, alone, need no observation (PROTOCOL.md §7; the SDK takes no values from the wire's schemas). */
+const LONE_NAVIGATIONS = new Set<Action['action']>(['navigate', 'back', 'forward', 'reload']);
+
 /** A request_id: made once per act call, so that the act's re-sends are recognised as one. */
 function newRequestId(): string {
   const bytes = new Uint8Array(16);
@@ -139,11 +142,12 @@ export class Session {
   async act(action: Action | Action[], options: ActOptions = {}): Promise<ActResult> {
     const { call, params: rest } = split(options);
     const { state, ...fields } = rest;
-    // A lone navigate needs no observation (PROTOCOL.md §7): without an explicit state it goes
+    // A lone navigation needs no observation (PROTOCOL.md §7): without an explicit state it goes
     // to the selected tab (or target_id), whatever this handle saw last.
     const lone = Array.isArray(action) ? (action.length === 1 ? action[0] : undefined) : action;
-    const observed = state ?? (lone?.action === 'navigate' ? undefined : this.#last);
-    if (observed === undefined && lone?.action !== 'navigate') {
+    const navigation = lone !== undefined && LONE_NAVIGATIONS.has(lone.action);
+    const observed = state ?? (navigation ? undefined : this.#last);
+    if (observed === undefined && !navigation) {
       throw new TypeError('act needs an observation: call observe() first or pass { state }');
     }
     const params: Record<string, unknown> = {

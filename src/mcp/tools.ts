@@ -3,7 +3,7 @@
 // The table holds no browser logic: every call goes through the method table, sessions, queue
 // and checks that serve the WebSocket.
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
-import { actFailed, type ActStatus } from '../wire/index.ts';
+import { actFailed, type ActStatus, NAVIGATIONS } from '../wire/index.ts';
 import type { CallOutcome } from '../rpc/server.ts';
 import type { McpPrincipal, WireEvent } from './principal.ts';
 import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText, waitText } from './render.ts';
@@ -101,14 +101,14 @@ export const TOOLS: readonly ToolSpec[] = [
       'hover, type (text; clear_first, submit), fill (text), check (checked), select (value, values or label), press (key like ' +
       'Enter or Control+A; ref optional), scroll (delta_x, delta_y; ref optional), drag (ref, to_ref), upload (paths), navigate ' +
       '(url), back, forward, reload. wait_for {text|url|selector, state} waits for a condition after; expect {selector, text} ' +
-      'checks one once. A navigate needs no state_id. Without state_id: your last observation of that tab (stale if observed ' +
+      'checks one once. navigate, back, forward and reload need no state_id. Without state_id: your last observation of that tab (stale if observed ' +
       'since). Every result, refusals too, has a fresh observation to act on; read error_type.',
     annotations: WRITE,
     methods: 'act',
     onSession: true,
     async run(call) {
-      // A lone navigate needs no observation: it goes to the wire without state_id (PROTOCOL.md §7).
-      if (call.args['state_id'] !== undefined || call.args['action'] === 'navigate') return call.wire('act', call.args);
+      // A lone navigation needs no observation: it goes to the wire without state_id (PROTOCOL.md §7).
+      if (call.args['state_id'] !== undefined || NAVIGATIONS.has(String(call.args['action']))) return call.wire('act', call.args);
       const sessionId = call.sessionId;
       if (sessionId === undefined) return call.wire('act', call.args); // the wire says why (no such session)
       let targetId = call.args['target_id'];

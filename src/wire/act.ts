@@ -1,4 +1,5 @@
 // act and cancel (PROTOCOL.md §7, §10): the actions, act's params, and its three-part result.
+import { NAVIGATIONS } from './navigations.ts';
 import { z } from 'zod';
 import { eventFields, eventOf } from './events.ts';
 import { idString, navigableUrl, refField, sessionIdField, targetIdField } from './fields.ts';
@@ -114,7 +115,7 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
 
   const commonFields = {
     session_id: sessionIdField,
-    state_id: idString.optional().describe('The observation the refs come from; not needed by a lone navigate'),
+    state_id: idString.optional().describe('The observation the refs come from; not needed by a lone navigate, back, forward or reload'),
     target_id: targetIdField,
     expect: expectation.optional(),
     wait_for: waitFor.optional(),
@@ -178,8 +179,12 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
         return;
       }
       const named = params.actions?.map((step) => step.action) ?? (params.action ? [params.action] : []);
-      if (params.state_id === undefined && !(named.length === 1 && named[0] === 'navigate')) {
-        ctx.addIssue({ code: 'custom', path: ['state_id'], message: 'a state_id is required (only a lone navigate needs none)' });
+      if (params.state_id === undefined && !(named.length === 1 && NAVIGATIONS.has(named[0]!))) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['state_id'],
+          message: 'a state_id is required (only a lone navigate, back, forward or reload needs none)',
+        });
       }
       if (params.actions !== undefined) return;
       if (params.action === undefined) {

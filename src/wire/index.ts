@@ -20,6 +20,7 @@ export * from './fields.ts';
 export * from './method.ts';
 export * from './methods.ts';
 export * from './modal.ts';
+export * from './navigations.ts';
 export * from './network.ts';
 export * from './observation.ts';
 export * from './screencast.ts';

@@ -142,6 +142,13 @@ s('one call opens a page (act navigate with no observation, tabs.new with observ
     assert.is(session.lastObservation?.state_id, opened.observation!.state_id);
     const unmet = await session.wait({ text: 'Draft restored', timeout_ms: 300 });
     assert.is(unmet.status, 'condition_not_met');
+    // back, forward and reload alone need no observation either, on a handle that saw nothing.
+    const bare = client.session(session.id!);
+    const reloaded = await bare.act({ action: 'reload' });
+    assert.is(reloaded.status, 'completed', reloaded.error_text);
+    assert.match(reloaded.fresh_state!.tree, /button "Save draft"/);
+    const refused = await client.session(session.id!).act({ action: 'scroll', delta_y: 0 }).then(() => undefined, (e: Error) => e);
+    assert.match(String(refused), /needs an observation/);
   } finally {
     client.close();
   }

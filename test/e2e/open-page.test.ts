@@ -56,6 +56,37 @@ s('a navigate without state_id supersedes the state observed before; any other a
   assert.match(JSON.stringify(error.data), /state_id/);
 });
 
+s('back, forward and reload alone need no state_id either; two of them in one batch do', async () => {
+  const targetId = await openAlone(ctx, '/autosave.html?restore_ms=60000');
+  const went = await ctx.client.call<ActResult>('act', {
+    session_id: ctx.sessionId,
+    target_id: targetId,
+    action: 'navigate',
+    url: ctx.fixtures.url('/order-status.html'),
+  });
+  assert.is(went.status, 'completed');
+  const back = await ctx.client.call<ActResult>('act', { session_id: ctx.sessionId, target_id: targetId, action: 'back' });
+  assert.is(back.status, 'completed', `${back.status} ${back.error_text ?? ''}`);
+  assert.match(back.fresh_state!.tree, /button "Save draft"/);
+  const forward = await ctx.client.call<ActResult>('act', {
+    session_id: ctx.sessionId,
+    target_id: targetId,
+    actions: [{ action: 'forward' }],
+  });
+  assert.is(forward.status, 'completed', `${forward.status} ${forward.error_text ?? ''}`);
+  assert.match(forward.fresh_state!.tree, /Ship order/);
+  const reload = await ctx.client.call<ActResult>('act', { session_id: ctx.sessionId, target_id: targetId, action: 'reload' });
+  assert.is(reload.status, 'completed', `${reload.status} ${reload.error_text ?? ''}`);
+  assert.match(reload.fresh_state!.tree, /Ship order/);
+  const error = await ctx.client.callError('act', {
+    session_id: ctx.sessionId,
+    target_id: targetId,
+    actions: [{ action: 'back' }, { action: 'reload' }],
+  });
+  assert.is(error.data?.error_type, 'invalid_params');
+  assert.match(JSON.stringify(error.data), /state_id/);
+});
+
 s('tabs.new with observe answers with the new page observed, its first current state', async () => {
   const opened = await ctx.client.call('tabs.new', {
     session_id: ctx.sessionId,
