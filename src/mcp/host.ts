@@ -176,7 +176,8 @@ export class McpHost {
     const observed = result['observation'] as Record<string, unknown> | undefined;
     if (observed) principal.handed(observed);
 
-    const text = spec.eventsInText ? spec.text(result, args, news) : [spec.text(result, args, news), ...eventLines(news)].join('\n');
+    const said = spec.text(result, args, news, principal.idsSaid);
+    const text = spec.eventsInText ? said : [said, ...eventLines(news)].join('\n');
     const content: CallToolResult['content'] = [{ type: 'text', text }];
     const { structured, image } = spec.image ? withoutImage(result, spec.image) : { structured: result };
     if (image) content.push({ type: 'image', data: image.data, mimeType: image.mime });

@@ -7,6 +7,7 @@
 // happened on its session since the previous MCP call there, and browser_events lists them.
 import type { CallContext, Principal, RpcConnection } from '../rpc/context.ts';
 import type { CallOutcome } from '../rpc/server.ts';
+import { IdsSaid } from './ids-said.ts';
 
 /** One session event as the wire delivers it (the `event` notification's params less subscription_id). */
 export interface WireEvent {
@@ -70,6 +71,8 @@ export class McpPrincipal {
   /** Taps being set up, keyed by session id or '' for the default session (concurrent first calls share one). */
   readonly #tapping = new Map<string, Promise<string | undefined>>();
   #defaultSessionId: string | undefined;
+  /** The ids this principal's tool texts have named (one conversation: one token, or the stdio client). */
+  readonly idsSaid = new IdsSaid(() => this.#defaultSessionId);
   /** `session\0target` → the state_id of the observation MCP last handed this principal for that tab. */
   readonly #observations = new Map<string, string>();
 

@@ -2,6 +2,7 @@
 // (already redacted as everywhere, PROTOCOL.md §11) and never repeats it as JSON: the structured
 // result travels beside it as `structuredContent`.
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
+import type { IdsSaid } from './ids-said.ts';
 import type { WireEvent } from './principal.ts';
 
 type Obj = Record<string, unknown>;
@@ -10,16 +11,18 @@ const str = (value: unknown): string => (typeof value === 'string' ? value : val
 const quote = (value: unknown): string => JSON.stringify(str(value));
 
 /**
- * An observation (observe's result, or an act's fresh_state). Its ids are said once: an act's
- * fresh observation names only its new state_id (its tab and session are the act's own), and a
- * frame only when it is not the tab's main frame (whose id is the tab's).
+ * An observation (observe's result, an act's fresh_state, wait's or a new tab's). Its ids are said
+ * once per conversation (IdsSaid): the state_id always, the tab and the session only when they are
+ * not the ones named before, and a frame only when it is not the tab's main frame (whose id is the
+ * tab's).
  */
-export function observationText(o: Obj, fresh = false): string {
-  const ids = [`state_id ${str(o['state_id'])}`];
-  if (!fresh) ids.push(`tab ${str(o['target_id'])}`);
-  if (o['frame_id'] !== o['target_id']) ids.push(`frame ${str(o['frame_id'])}`);
-  if (!fresh) ids.push(`session ${str(o['session_id'])}`);
-  const lines = [ids.join(' · ')];
+export function observationText(o: Obj, ids: IdsSaid): string {
+  const named = ids.say(o['session_id'] as string | undefined, o['target_id'] as string | undefined);
+  const line = [`state_id ${str(o['state_id'])}`];
+  if (named.tab !== undefined) line.push(`tab ${named.tab}`);
+  if (o['frame_id'] !== o['target_id']) line.push(`frame ${str(o['frame_id'])}`);
+  if (named.session !== undefined) line.push(`session ${named.session}`);
+  const lines = [line.join(' · ')];
   lines.push(`${quote(o['title'])} ${str(o['url'])}`);
   const readyState = (o['document'] as Obj | undefined)?.['ready_state'];
   if (readyState !== undefined && readyState !== 'complete') {
@@ -82,13 +85,13 @@ const ERROR_HINTS: Record<string, string> = {
 
 /** An act's result: status line, why it fell short, events, and the fresh observation's tree. */
 /** wait's answer: whether the condition was met, then the observation taken after. */
-export function waitText(result: Obj): string {
+export function waitText(result: Obj, ids: IdsSaid): string {
   const met = result['status'] === 'met';
   const head = met ? 'wait met' : 'wait condition_not_met: it did not hold within the budget; the page now:';
-  return `${head}\n${observationText(result['observation'] as Obj)}`;
+  return `${head}\n${observationText(result['observation'] as Obj, ids)}`;
 }
 
-export function actText(result: Obj, news: readonly WireEvent[]): string {
+export function actText(result: Obj, news: readonly WireEvent[], ids: IdsSaid): string {
   const status = str(result['status']);
   const completed = (result['completed'] as number[] | undefined) ?? [];
   // Named by position in words: "actions completed: 0" read as a count.
@@ -116,7 +119,7 @@ export function actText(result: Obj, news: readonly WireEvent[]): string {
   if (hint) lines.push(hint);
   lines.push(...eventLines(news));
   const fresh = result['fresh_state'] as Obj | undefined;
-  if (fresh) lines.push('', 'fresh observation (act on this state_id next):', observationText(fresh, true));
+  if (fresh) lines.push('', 'fresh observation (act on this state_id next):', observationText(fresh, ids));
   else if (result['observation'] === 'unavailable' && result['execution'] !== 'not_dispatched') {
     lines.push('No fresh observation: observe before acting again.');
   }
@@ -205,7 +208,7 @@ export function summary(result: Obj): string {
     .join(', ');
 }
 
-export function tabsText(result: Obj): string {
+export function tabsText(result: Obj, ids: IdsSaid): string {
   const tabs = result['tabs'] as Obj[] | undefined;
   if (tabs) {
     return tabs
@@ -229,9 +232,8 @@ export function tabsText(result: Obj): string {
   // tabs.new with observe: the new tab's first observation follows the line saying it opened.
   const { observation, ...opened } = result;
   if (observation) {
-    return `opened ${str(opened['target_id'])}${opened['error_text'] ? ` (${str(opened['error_text'])})` : ''}\n${
-      observationText(observation as Obj)
-    }`;
+    // The observation names the new tab: said once.
+    return `opened a tab${opened['error_text'] ? ` (${str(opened['error_text'])})` : ''}\n${observationText(observation as Obj, ids)}`;
   }
   return summary(result);
 }

@@ -5,6 +5,7 @@
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
 import { actFailed, type ActStatus, NAVIGATIONS } from '../wire/index.ts';
 import type { CallOutcome } from '../rpc/server.ts';
+import type { IdsSaid } from './ids-said.ts';
 import type { McpPrincipal, WireEvent } from './principal.ts';
 import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText, waitText } from './render.ts';
 
@@ -44,7 +45,8 @@ export interface ToolSpec {
   readonly hidden?: readonly string[];
   /** A different mapping than "the args are the method's params". */
   run?(call: ToolCall): Promise<ToolOutcome>;
-  text(result: Obj, args: Obj, news: readonly WireEvent[]): string;
+  /** `ids`: what this conversation has read of ids so far (a text names each once). */
+  text(result: Obj, args: Obj, news: readonly WireEvent[], ids: IdsSaid): string;
   /** The text places the events since the previous call itself (else they follow it). */
   readonly eventsInText?: true;
   /** Whether a successful wire result still reports a failure (act's statuses). */
@@ -92,7 +94,7 @@ export const TOOLS: readonly ToolSpec[] = [
     annotations: READ,
     methods: 'observe',
     onSession: true,
-    text: (result) => observationText(result),
+    text: (result, _args, _news, ids) => observationText(result, ids),
   },
   {
     name: 'browser_act',
@@ -128,7 +130,7 @@ export const TOOLS: readonly ToolSpec[] = [
     image: 'screenshot',
     // Before the fresh observation's tree, where a model reads them first.
     eventsInText: true,
-    text: (result, _args, news) => actText(result, news),
+    text: (result, _args, news, ids) => actText(result, news, ids),
   },
   {
     name: 'browser_wait',
@@ -137,7 +139,7 @@ export const TOOLS: readonly ToolSpec[] = [
     methods: 'wait',
     onSession: true,
     failed: (result) => result['status'] !== 'met',
-    text: (result) => waitText(result),
+    text: (result, _args, _news, ids) => waitText(result, ids),
   },
   {
     name: 'browser_tabs',
@@ -153,7 +155,7 @@ export const TOOLS: readonly ToolSpec[] = [
       if (!('method' in mapped)) return mapped;
       return call.wire(mapped.method, mapped.method === 'tabs.new' ? { ...mapped.params, observe: true } : mapped.params);
     },
-    text: (result) => tabsText(result),
+    text: (result, _args, _news, ids) => tabsText(result, ids),
   },
   {
     name: 'browser_screenshot',

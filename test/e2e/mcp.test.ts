@@ -332,11 +332,23 @@ http(
         assert.match(textOf(navigated), /button "Save draft"/);
         const opened = await door.call('browser_tabs', { session_id: sessionId, action: 'new', url: fixtures.url('/order-status.html') });
         assert.is(opened.isError, false, textOf(opened));
-        assert.match(textOf(opened), /^opened \S+\nstate_id /);
+        // The new tab's id is said once, in its observation; the session was named by the navigate.
+        const newTab = String(opened.structuredContent!['target_id']);
+        assert.is(
+          textOf(opened).split('\n').slice(0, 2).join('\n'),
+          `opened a tab\nstate_id ${
+            String(
+              (opened.structuredContent!['observation'] as Record<string, unknown>)['state_id'],
+            )
+          } · tab ${newTab}`,
+        );
         assert.match(textOf(opened), /button "Ship order"/);
         // Its observation was handed over: an act without state_id acts on it.
         const acted = await door.call('browser_act', { session_id: sessionId, action: 'scroll', delta_y: 0 });
         assert.is(acted.structuredContent!['status'], 'completed', textOf(acted));
+        // Ids already said are not repeated: the same tab and session again name only the state.
+        assert.not.ok(textOf(acted).includes(newTab), textOf(acted));
+        assert.not.ok(textOf(acted).includes(sessionId), textOf(acted));
       } finally {
         await door.call('browser_session', { action: 'close', session_id: sessionId });
       }

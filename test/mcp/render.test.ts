@@ -2,6 +2,7 @@
 // what is in the way with the refs to use next.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { IdsSaid } from '../../src/mcp/ids-said.ts';
 import { actText, observationText } from '../../src/mcp/render.ts';
 
 const s = suite('mcp render');
@@ -16,18 +17,24 @@ const observation = {
   tree: 'link "See the full timetable" @3',
 };
 
-s("an act's fresh observation names its state once, and neither the act's tab, its main frame nor its session", () => {
-  const text = actText({
-    status: 'action_failed',
-    execution: 'dispatched_unknown',
-    observation: 'captured',
-    postcondition: 'not_requested',
-    completed: [],
-    error_type: 'click_intercepted',
-    error_text: 'another element is on top of the target',
-    hit: { role: 'region', name: 'Cookie banner', tag: 'div', ref: '@7', dismiss_ref: '@9' },
-    fresh_state: observation,
-  }, []);
+s("an act's fresh observation names its state once, and neither the tab said before, its main frame nor the default session", () => {
+  const ids = new IdsSaid(() => 'S1');
+  ids.say('S1', 'T1');
+  const text = actText(
+    {
+      status: 'action_failed',
+      execution: 'dispatched_unknown',
+      observation: 'captured',
+      postcondition: 'not_requested',
+      completed: [],
+      error_type: 'click_intercepted',
+      error_text: 'another element is on top of the target',
+      hit: { role: 'region', name: 'Cookie banner', tag: 'div', ref: '@7', dismiss_ref: '@9' },
+      fresh_state: observation,
+    },
+    [],
+    ids,
+  );
   for (const id of ['st_1a2b3c4d_9']) assert.is(text.split(id).length - 1, 1, text);
   for (const id of ['T1', 'S1']) assert.not.ok(text.includes(id), text);
   assert.ok(text.includes('no action completed'), text);
@@ -35,20 +42,33 @@ s("an act's fresh observation names its state once, and neither the act's tab, i
 });
 
 s('completed actions are named by position, never read as a count', () => {
-  const text = actText({
-    status: 'completed',
-    execution: 'completed',
-    observation: 'captured',
-    postcondition: 'not_requested',
-    completed: [0],
-  }, []);
+  const text = actText(
+    {
+      status: 'completed',
+      execution: 'completed',
+      observation: 'captured',
+      postcondition: 'not_requested',
+      completed: [0],
+    },
+    [],
+    new IdsSaid(() => undefined),
+  );
   assert.ok(text.includes('completed: action #1'), text);
   assert.not.ok(text.includes('completed: 0'), text);
 });
 
-s('observe names the tab and session once, and a frame only when it is not the main one', () => {
-  assert.is(observationText(observation).split('\n')[0], 'state_id st_1a2b3c4d_9 · tab T1 · session S1');
-  assert.ok(observationText({ ...observation, frame_id: 'F2' }).includes('frame F2'));
+s('a conversation reads each tab and session id once, the default session never, and a frame when not the main one', () => {
+  const ids = new IdsSaid(() => 'S0');
+  const first = (o: Record<string, unknown>) => observationText(o, ids).split('\n')[0];
+  assert.is(first(observation), 'state_id st_1a2b3c4d_9 · tab T1 · session S1');
+  assert.is(first({ ...observation, state_id: 'st_2' }), 'state_id st_2');
+  assert.is(first({ ...observation, state_id: 'st_3', frame_id: 'F2' }), 'state_id st_3 · frame F2');
+  assert.is(first({ ...observation, state_id: 'st_4', target_id: 'T2', frame_id: 'T2' }), 'state_id st_4 · tab T2');
+  // Back to the first tab: named again, since the last one said was another.
+  assert.is(first({ ...observation, state_id: 'st_5' }), 'state_id st_5 · tab T1');
+  // The default session is never named; moving to it names its tab.
+  assert.is(first({ ...observation, state_id: 'st_6', session_id: 'S0' }), 'state_id st_6 · tab T1');
+  assert.is(first({ ...observation, state_id: 'st_7', session_id: 'S1' }), 'state_id st_7 · tab T1 · session S1');
 });
 
 s.run();
