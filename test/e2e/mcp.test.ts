@@ -348,7 +348,7 @@ http(
         assert.is(acted.structuredContent!['status'], 'completed', textOf(acted));
         // Ids already said are not repeated: the same tab and session again name only the state.
         assert.not.ok(textOf(acted).includes(newTab), textOf(acted));
-        assert.not.ok(textOf(acted).includes(sessionId), textOf(acted));
+        assert.not.ok(textOf(acted).includes(String(sessionId)), textOf(acted));
       } finally {
         await door.call('browser_session', { action: 'close', session_id: sessionId });
       }
