@@ -92,7 +92,9 @@ export function blockerOf(this: Node | PseudoElement): Element | null {
  */
 export function dismissOf(this: Element): Element | null {
   const KINDS = [
-    /^(close|dismiss|hide|×|✕|✖|x)\b/i,
+    // Not \b: after a sign such as × there is no word boundary to find, so a button that is only
+    // "×" would never match; what may not follow is a letter or digit ("Closet", "x-ray").
+    /^(close|dismiss|hide|×|✕|✖|x)(?![\p{L}\p{N}])/iu,
     /^(reject|deny|decline|refuse|no,? thanks|only necessary|necessary only|use necessary)/i,
     /^(accept|allow all|agree|i agree|ok\b|okay|got it|i understand)/i,
   ];

@@ -108,6 +108,10 @@ s('click_intercepted by a Cookiebot dialog: hit is the dialog, dismiss_ref its D
   await clearTheWay('/shop-consent.html', 'Size guide', { role: 'dialog', name: 'This website uses cookies' }, 'Deny');
 });
 
+s('click_intercepted by a newsletter popup whose close button is only "×": dismiss_ref is the ×, not Subscribe', async () => {
+  await clearTheWay('/recipe-popup.html', 'Jump to recipe', { role: 'dialog', name: 'Get a new recipe every Friday' }, '×');
+});
+
 s('unknown_state: nothing was consumed, nothing is observed', async () => {
   const targetId = await openAlone(ctx, '/cart.html');
   const seen = await observe(targetId);

@@ -11,12 +11,16 @@ import { longIndexHtml } from '../../fixtures/long-index.ts';
 import { taskGuideHtml } from '../../fixtures/task-guide.ts';
 
 export const PAGES_DIR = fileURLToPath(new URL('../../fixtures/pages/', import.meta.url));
+/** Debian's python3-doc (`apt-get install python3-doc`): served under /python-docs/. */
+export const PYTHON_DOCS_DIR = '/usr/share/doc/python3-doc/html';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript',
   '.css': 'text/css',
   '.txt': 'text/plain',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
 };
 
 export interface FixtureServer {
@@ -65,6 +69,9 @@ const prefixRoutes: Array<[string, Route]> = [
     await new Promise((resolve) => setTimeout(resolve, ms));
     if (!res.destroyed) await serveFile(url.pathname.slice('/delayed'.length), res);
   }],
+  // /python-docs/PATH: Python's documentation as Debian's python3-doc installs it (real Sphinx
+  // pages and their JavaScript search), when that package is there.
+  ['/python-docs/', (_req, res, url) => serveFile(url.pathname.slice('/python-docs'.length), res, PYTHON_DOCS_DIR)],
   // A form post's target.
   ['/api/submit/', (req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
@@ -190,14 +197,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, made: Map<strin
 }
 
 /** A file of fixtures/pages by its URL path; never one outside it. */
-async function serveFile(pathname: string, res: ServerResponse): Promise<void> {
+async function serveFile(pathname: string, res: ServerResponse, dir = PAGES_DIR): Promise<void> {
   const rel = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
   if (rel.startsWith('..')) {
     res.writeHead(403).end();
     return;
   }
   try {
-    const body = await readFile(join(PAGES_DIR, rel));
+    const body = await readFile(join(dir, rel));
     res.writeHead(200, { 'content-type': TYPES[extname(rel)] ?? 'application/octet-stream' });
     res.end(body);
   } catch {
