@@ -1,11 +1,12 @@
 // Isolated-world execution contexts per frame document: our in-page code runs there, away from
 // page scripts that patch prototypes (Node.prototype.contains, focus…) and could fake its checks.
 import type { CdpSession } from '../cdp/session.ts';
+import { BoundedMap } from '../util/bounded-map.ts';
 
 const WORLD_NAME = '__pagewire__';
 
 export class IsolatedWorlds {
-  readonly #contexts = new Map<string, Promise<number>>();
+  readonly #contexts = new BoundedMap<string, Promise<number>>(256);
 
   contextFor(session: CdpSession, frameId: string, loaderId: string): Promise<number> {
     const key = `${frameId}\u0000${loaderId}`;
@@ -17,7 +18,6 @@ export class IsolatedWorlds {
       // A failed creation must be retried next time, not cached.
       context.catch(() => this.#contexts.delete(key));
       this.#contexts.set(key, context);
-      if (this.#contexts.size > 256) this.#contexts.delete(this.#contexts.keys().next().value!);
     }
     return context;
   }
