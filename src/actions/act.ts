@@ -441,13 +441,9 @@ class ActRun<O> {
         timeoutMs: SETTLE_CAP_MS + 500,
       }).then(() => undefined);
     }
-    const opened = tab.dialogs.whenOpened();
-    try {
-      // A navigation destroys the context: that is an answer too.
-      return await this.#deadline.race(Promise.race([settled.catch(() => undefined), opened.promise.then(() => undefined)]), 'settling');
-    } finally {
-      opened.dispose();
-    }
+    // A navigation destroys the context: that is an answer too; so is a dialog opening.
+    const outcome = await this.#deadline.race(tab.dialogs.raceOpening(settled.catch(() => undefined)), 'settling');
+    return outcome.value;
   }
 
   /** Waits for the started navigation; 'download' when no new document came (the page stays). */

@@ -64,13 +64,8 @@ export const BLOCKED_BY_POLICY = /net::ERR_BLOCKED_BY_CLIENT/;
 
 /** `work`, or 'dialog' as soon as a held dialog opens (navigation commands wait on beforeunload). */
 async function unlessDialog<T>(env: ActionEnv, work: Promise<T>): Promise<T | 'dialog'> {
-  const opened = env.tab.dialogs.whenOpened();
-  try {
-    return await Promise.race([work, opened.promise.then(() => 'dialog' as const)]);
-  } finally {
-    opened.dispose();
-    work.catch(() => {});
-  }
+  const outcome = await env.tab.dialogs.raceOpening(work);
+  return outcome.dialog ? 'dialog' : outcome.value;
 }
 
 /**
