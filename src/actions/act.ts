@@ -30,7 +30,7 @@ import {
 import type { PathPolicy } from './paths.ts';
 import { perform, type PerformOutcome } from './perform.ts';
 import { type Action, type Expectation, FOCUSING_ACTIONS, NAVIGATING_ACTIONS, refsOf, type WaitFor } from './types.ts';
-import type { Screenshot } from '../observe/screenshot.ts';
+import type { Screenshot } from '../capture/screenshot.ts';
 import type { Verdict } from '../util/domain-policy.ts';
 import type { SecretCheck } from '../util/secrets.ts';
 import {
