@@ -39,7 +39,7 @@ import { redactMethodOutputs } from './rpc/output-redaction.ts';
 import { startSocksProxy } from './runtime/socks-proxy.ts';
 import { ENTRIES_PER_TAB as NETWORK_ENTRIES_PER_TAB } from './sessions/network-log.ts';
 import { scrubCdpMessage } from './util/cdp-trace.ts';
-import { DomainPolicy } from './util/domain-policy.ts';
+import { DomainPolicy } from './sessions/domain-policy.ts';
 import { IdSequence } from './util/ids.ts';
 import { type KnownSecret, redactSecrets } from './util/redact.ts';
 import { secretForms, SecretStore } from './util/secrets.ts';

@@ -37,7 +37,8 @@ const ALLOWED: Record<string, string[]> = {
   // rpc ← mcp ← server: the MCP tools map onto the method table and nothing below it.
   mcp: ['rpc', 'wire', 'util', 'errors', 'version'],
   runtime: ['protocol/generated', 'cdp', 'rpc', 'wire', 'actions', 'util', 'errors'],
-  config: ['util'],
+  // The flags' domain patterns are checked by the sessions' own parser (sessions/domain-policy.ts).
+  config: ['util', 'sessions'],
   server: ['*'],
   // The SDK and the CLI on it never reach into the server (ARCHITECTURE.md D1).
   client: ['util', 'errors', 'wire'],
