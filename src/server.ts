@@ -24,7 +24,7 @@ import { serveMcpStdio } from './runtime/mcp-stdio.ts';
 import { VERSION } from './version.ts';
 import type { Principal } from './rpc/context.ts';
 import { connectBrowser, findBrowser, launchBrowser } from './runtime/browser-process.ts';
-import { DEFAULT_MAX_MESSAGE_BYTES, startHttpServer } from './runtime/http-server.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, HttpListener } from './runtime/http-server.ts';
 import { RPC_CORS, rpcHttpRoute } from './runtime/rpc-http.ts';
 import { INSPECTOR_PATHS, inspectorRoute } from './runtime/inspector-route.ts';
 import { UploadPolicy } from './runtime/upload-paths.ts';
@@ -248,7 +248,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
 
   let http;
   try {
-    http = await startHttpServer({
+    http = await HttpListener.listen({
       host: config.host,
       port: config.port,
       tokens: config.tokens,
