@@ -19,7 +19,7 @@ import { type ServerLimits, serverMethods } from './rpc/methods/server.ts';
 import { tabMethods } from './rpc/methods/tabs.ts';
 import { PendingLimit, RpcServer } from './rpc/server.ts';
 import { McpHost } from './mcp/host.ts';
-import { createMcpHttpRoute, MCP_CORS } from './runtime/mcp-http.ts';
+import { MCP_CORS, McpHttpRoute } from './runtime/mcp-http.ts';
 import { serveMcpStdio } from './runtime/mcp-stdio.ts';
 import { VERSION } from './version.ts';
 import type { Principal } from './rpc/context.ts';
@@ -244,7 +244,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     signal.addEventListener('abort', () => registry.dropClient(connection.id), { once: true });
     return { connection, principal };
   };
-  const mcpRoute = createMcpHttpRoute({ factory: core.mcp.factory, idleTimeoutMs: config.idleTimeoutMs, log: log.child('mcp') });
+  const mcpRoute = new McpHttpRoute({ factory: core.mcp.factory, idleTimeoutMs: config.idleTimeoutMs, log: log.child('mcp') });
 
   let http;
   try {
