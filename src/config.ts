@@ -2,7 +2,7 @@
 // Pure: argv and env are passed in, so tests need no process and main decides what to do
 // with a ConfigError (print it, exit 2).
 import { z } from 'zod';
-import { parseDomainPattern, PatternError } from './util/domain-policy.ts';
+import { parseDomainPattern, PatternError } from './sessions/domain-policy.ts';
 import { hostForUrl, isLoopbackHost } from './util/host.ts';
 import { LOG_LEVELS, type LogLevel } from './util/log.ts';
 import { isSecretName, parseSecretsFile, SECRET_NAME_RULE, type SecretSpec } from './util/secrets.ts';
@@ -60,7 +60,7 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Values act may type by name (`secret: "NAME"`), each bound to origins or to none (any). */
   readonly secrets: readonly SecretSpec[];
-  /** Domain patterns (util/domain-policy.ts), as given. */
+  /** Domain patterns (sessions/domain-policy.ts), as given. */
   readonly allowDomains: readonly string[];
   readonly blockDomains: readonly string[];
   readonly blockPrivateNetwork: boolean;

@@ -19,12 +19,12 @@ import { type ServerLimits, serverMethods } from './rpc/methods/server.ts';
 import { tabMethods } from './rpc/methods/tabs.ts';
 import { PendingLimit, RpcServer } from './rpc/server.ts';
 import { McpHost } from './mcp/host.ts';
-import { createMcpHttpRoute, MCP_CORS } from './runtime/mcp-http.ts';
+import { MCP_CORS, McpHttpRoute } from './runtime/mcp-http.ts';
 import { serveMcpStdio } from './runtime/mcp-stdio.ts';
 import { VERSION } from './version.ts';
 import type { Principal } from './rpc/context.ts';
 import { connectBrowser, findBrowser, launchBrowser } from './runtime/browser-process.ts';
-import { DEFAULT_MAX_MESSAGE_BYTES, startHttpServer } from './runtime/http-server.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, HttpListener } from './runtime/http-server.ts';
 import { RPC_CORS, rpcHttpRoute } from './runtime/rpc-http.ts';
 import { INSPECTOR_PATHS, inspectorRoute } from './runtime/inspector-route.ts';
 import { UploadPolicy } from './runtime/upload-paths.ts';
@@ -39,7 +39,7 @@ import { redactMethodOutputs } from './rpc/output-redaction.ts';
 import { startSocksProxy } from './runtime/socks-proxy.ts';
 import { ENTRIES_PER_TAB as NETWORK_ENTRIES_PER_TAB } from './sessions/network-log.ts';
 import { scrubCdpMessage } from './util/cdp-trace.ts';
-import { DomainPolicy } from './util/domain-policy.ts';
+import { DomainPolicy } from './sessions/domain-policy.ts';
 import { IdSequence } from './util/ids.ts';
 import { type KnownSecret, redactSecrets } from './util/redact.ts';
 import { secretForms, SecretStore } from './util/secrets.ts';
@@ -244,11 +244,11 @@ export async function startServer(config: Config, options: StartOptions): Promis
     signal.addEventListener('abort', () => registry.dropClient(connection.id), { once: true });
     return { connection, principal };
   };
-  const mcpRoute = createMcpHttpRoute({ factory: core.mcp.factory, idleTimeoutMs: config.idleTimeoutMs, log: log.child('mcp') });
+  const mcpRoute = new McpHttpRoute({ factory: core.mcp.factory, idleTimeoutMs: config.idleTimeoutMs, log: log.child('mcp') });
 
   let http;
   try {
-    http = await startHttpServer({
+    http = await HttpListener.listen({
       host: config.host,
       port: config.port,
       tokens: config.tokens,

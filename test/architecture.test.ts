@@ -27,13 +27,18 @@ const ALLOWED: Record<string, string[]> = {
   page: [],
   browser: ['protocol/generated', 'cdp', 'util', 'errors', 'wire', 'page'],
   observe: ['protocol/generated', 'browser', 'cdp', 'util', 'errors', 'wire'],
-  actions: ['protocol/generated', 'observe', 'browser', 'cdp', 'util', 'errors', 'wire'],
+  // Pixels beside the reader (screenshots, screencast, masks): built on the browser layer's
+  // worlds and geometry, sharing nothing with observe, so neither imports the other.
+  capture: ['protocol/generated', 'browser', 'cdp', 'util', 'errors', 'wire'],
+  // act attaches a screenshot to its result (the type only; rpc takes it).
+  actions: ['protocol/generated', 'observe', 'capture', 'browser', 'cdp', 'util', 'errors', 'wire'],
   sessions: ['protocol/generated', 'events', 'observe', 'browser', 'cdp', 'util', 'errors', 'wire'],
-  rpc: ['protocol/generated', 'wire', 'events', 'sessions', 'actions', 'observe', 'browser', 'cdp', 'util', 'errors', 'version'],
+  rpc: ['protocol/generated', 'wire', 'events', 'sessions', 'actions', 'observe', 'capture', 'browser', 'cdp', 'util', 'errors', 'version'],
   // rpc ← mcp ← server: the MCP tools map onto the method table and nothing below it.
   mcp: ['rpc', 'wire', 'util', 'errors', 'version'],
   runtime: ['protocol/generated', 'cdp', 'rpc', 'wire', 'actions', 'util', 'errors'],
-  config: ['util'],
+  // The flags' domain patterns are checked by the sessions' own parser (sessions/domain-policy.ts).
+  config: ['util', 'sessions'],
   server: ['*'],
   // The SDK and the CLI on it never reach into the server (ARCHITECTURE.md D1).
   client: ['util', 'errors', 'wire'],

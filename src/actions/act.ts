@@ -30,8 +30,8 @@ import {
 import type { PathPolicy } from './paths.ts';
 import { perform, type PerformOutcome } from './perform.ts';
 import { type Action, type Expectation, FOCUSING_ACTIONS, NAVIGATING_ACTIONS, refsOf, type WaitFor } from './types.ts';
-import type { Screenshot } from '../observe/screenshot.ts';
-import type { Verdict } from '../util/domain-policy.ts';
+import type { Screenshot } from '../capture/screenshot.ts';
+import type { RequestVerdict } from '../browser/request-guard.ts';
 import type { SecretCheck } from '../util/secrets.ts';
 import {
   ACT_EVENT_KINDS,
@@ -85,7 +85,7 @@ export interface ActEnv<O> {
   /** The value of a configured secret if it may be typed into a document of `origin`. */
   secret(name: string, origin: string): SecretCheck;
   /** The domain policy's verdict on a URL (navigate is refused before it starts). */
-  checkUrl(url: string): Verdict;
+  checkUrl(url: string): RequestVerdict;
   /** The rule that refused the tab's latest blocked document request (a redirect), if any. */
   blockedNavigationRule?(tab: Tab): string | undefined;
   /**
@@ -441,13 +441,9 @@ class ActRun<O> {
         timeoutMs: SETTLE_CAP_MS + 500,
       }).then(() => undefined);
     }
-    const opened = tab.dialogs.whenOpened();
-    try {
-      // A navigation destroys the context: that is an answer too.
-      return await this.#deadline.race(Promise.race([settled.catch(() => undefined), opened.promise.then(() => undefined)]), 'settling');
-    } finally {
-      opened.dispose();
-    }
+    // A navigation destroys the context: that is an answer too; so is a dialog opening.
+    const outcome = await this.#deadline.race(tab.dialogs.raceOpening(settled.catch(() => undefined)), 'settling');
+    return outcome.value;
   }
 
   /** Waits for the started navigation; 'download' when no new document came (the page stays). */

@@ -24,19 +24,11 @@ export function modifierMask(modifiers: readonly Modifier[], platform: BrowserPl
 
 /** Sends the steps in order; stops early with 'dialog' when a dialog opens. */
 export async function sendInput(tab: Tab, deadline: Deadline, steps: Array<() => Promise<unknown>>): Promise<InputOutcome> {
-  const opened = tab.dialogs.whenOpened();
-  try {
-    for (const step of steps) {
-      const outcome = await deadline.race(
-        Promise.race([step().then(() => 'acknowledged' as const), opened.promise.then(() => 'dialog' as const)]),
-        'input',
-      );
-      if (outcome === 'dialog') return 'dialog';
-    }
-    return 'acknowledged';
-  } finally {
-    opened.dispose();
+  for (const step of steps) {
+    const outcome = await deadline.race(tab.dialogs.raceOpening(step()), 'input');
+    if (outcome.dialog) return 'dialog';
   }
+  return 'acknowledged';
 }
 
 /**

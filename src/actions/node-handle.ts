@@ -2,6 +2,7 @@
 // that patch prototypes (Node.prototype.contains, focus…) cannot fake our checks.
 import { type CdpSession, SessionSlot } from '../cdp/session.ts';
 import { PerContext } from '../browser/per-context.ts';
+import { BoundedMap } from '../util/bounded-map.ts';
 
 export interface NodeHandle {
   session: CdpSession;
@@ -28,7 +29,7 @@ const KEPT_PER_CONTEXT = 32;
  * they are (a slot: gone with the session). Contexts of documents long gone are forgotten: their
  * objects are gone too.
  */
-const KEPT = new SessionSlot(() => new PerContext<Map<string, Promise<NodeHandle>>>(() => new Map(), 64));
+const KEPT = new SessionSlot(() => new PerContext<BoundedMap<string, Promise<NodeHandle>>>(() => new BoundedMap(KEPT_PER_CONTEXT), 64));
 
 /**
  * A tab's session outlives its renderer process (a crash, a cross-site navigation), and the new
@@ -56,18 +57,12 @@ export function resolveKept(
   const key = keptKey(node.loaderId, backendNodeId);
   const held = nodes.get(key);
   if (held) {
-    nodes.delete(key);
-    nodes.set(key, held);
+    nodes.renew(key, held);
     return held;
   }
   const handle = resolveNode(session, backendNodeId, executionContextId);
-  nodes.set(key, handle);
+  for (const evicted of nodes.renew(key, handle)) evicted.then(release, () => {});
   handle.catch(() => nodes.get(key) === handle && nodes.delete(key));
-  if (nodes.size > KEPT_PER_CONTEXT) {
-    const [oldest, evicted] = nodes.entries().next().value!;
-    nodes.delete(oldest);
-    evicted.then(release, () => {});
-  }
   return handle;
 }
 

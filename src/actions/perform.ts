@@ -9,7 +9,7 @@ import { callPage, type Focused, PageObject, type Preparation } from '../browser
 import { redactUrl } from '../util/redact.ts';
 import { isServerError } from '../errors.ts';
 import type { Deadline } from '../util/deadline.ts';
-import type { Verdict } from '../util/domain-policy.ts';
+import type { RequestVerdict } from '../browser/request-guard.ts';
 import type { SecretCheck } from '../util/secrets.ts';
 import { clickSteps, type InputOutcome, type KeyEventParams, keySteps, modifierMask, mouseMove, sendInput } from './input.ts';
 import type { FocusTarget } from './identity.ts';
@@ -31,7 +31,7 @@ export interface ActionEnv {
   /** The value of a configured secret if it may be typed into a document of `origin`. */
   secret(name: string, origin: string): SecretCheck;
   /** The domain policy's verdict on a URL the act would open. */
-  checkUrl(url: string): Verdict;
+  checkUrl(url: string): RequestVerdict;
   /** The rule that refused this tab's latest blocked document request, if any (to name it). */
   blockedNavigationRule(): string | undefined;
   /** The frame a ref's node lives in. */
@@ -64,13 +64,8 @@ export const BLOCKED_BY_POLICY = /net::ERR_BLOCKED_BY_CLIENT/;
 
 /** `work`, or 'dialog' as soon as a held dialog opens (navigation commands wait on beforeunload). */
 async function unlessDialog<T>(env: ActionEnv, work: Promise<T>): Promise<T | 'dialog'> {
-  const opened = env.tab.dialogs.whenOpened();
-  try {
-    return await Promise.race([work, opened.promise.then(() => 'dialog' as const)]);
-  } finally {
-    opened.dispose();
-    work.catch(() => {});
-  }
+  const outcome = await env.tab.dialogs.raceOpening(work);
+  return outcome.dialog ? 'dialog' : outcome.value;
 }
 
 /**

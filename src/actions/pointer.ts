@@ -14,7 +14,7 @@ import { unbufferedInput } from './input.ts';
 import { callPage, callPageRaw, PageObject } from '../browser/page-module.ts';
 import { type NodeHandle, release, resolveNode } from './node-handle.ts';
 import { ActionError, type Blocker, type HitDescription } from './outcome.ts';
-import { quadBox, type Rect } from '../browser/geometry.ts';
+import { intersect, ownerContentBox, quadBox, type Rect } from '../browser/geometry.ts';
 
 export interface Point {
   /** The session to send input through (the target that hosts the node's frame). */
@@ -42,12 +42,10 @@ export interface PointTarget {
   worlds: IsolatedWorlds;
 }
 
-function intersect(a: Rect, b: Rect): Rect | undefined {
-  const x = Math.max(a.x, b.x);
-  const y = Math.max(a.y, b.y);
-  const right = Math.min(a.x + a.width, b.x + b.width);
-  const bottom = Math.min(a.y + a.height, b.y + b.height);
-  return right - x >= 1 && bottom - y >= 1 ? { x, y, width: right - x, height: bottom - y } : undefined;
+/** The part of `a` inside `b`, when it is at least a whole pixel each way (a point to click in). */
+function clickablePart(a: Rect, b: Rect): Rect | undefined {
+  const part = intersect(a, b);
+  return part && part.width >= 1 && part.height >= 1 ? part : undefined;
 }
 
 type Scroll = { pageX: number; pageY: number };
@@ -58,7 +56,7 @@ type Scroll = { pageX: number; pageY: number };
  */
 async function viewportOf(tab: Tab, frame: FrameRecord): Promise<{ rect: Rect; scroll: Scroll }> {
   const [owner, metrics] = await Promise.all([
-    frame.crossProcess ? ownerContentBox(tab, frame) : undefined,
+    frame.crossProcess ? ownerOf(tab, frame) : undefined,
     frame.session.send('Page.getLayoutMetrics'),
   ]);
   const scroll = { pageX: metrics.cssVisualViewport.pageX, pageY: metrics.cssVisualViewport.pageY };
@@ -68,12 +66,11 @@ async function viewportOf(tab: Tab, frame: FrameRecord): Promise<{ rect: Rect; s
 }
 
 /** The OOPIF's <iframe> content box, in its parent target's viewport coordinates. */
-async function ownerContentBox(tab: Tab, frame: FrameRecord): Promise<(Rect & { owner: number; parent: FrameRecord }) | undefined> {
+async function ownerOf(tab: Tab, frame: FrameRecord): Promise<(Rect & { owner: number; parent: FrameRecord }) | undefined> {
   const parent = frame.parentId ? tab.frames.get(frame.parentId) : undefined;
   if (!parent) return undefined;
-  const { backendNodeId } = await parent.session.send('DOM.getFrameOwner', { frameId: frame.id });
-  const { model } = await parent.session.send('DOM.getBoxModel', { backendNodeId });
-  return { ...quadBox(model.content), owner: backendNodeId, parent };
+  const { owner, box } = await ownerContentBox(parent.session, frame.id);
+  return { ...box, owner, parent };
 }
 
 function visibleOf(
@@ -81,7 +78,7 @@ function visibleOf(
 ): { part: Rect | undefined; scroll: Scroll } {
   let best: Rect | undefined;
   for (const quad of quads) {
-    const part = intersect(quadBox(quad), viewport.rect);
+    const part = clickablePart(quadBox(quad), viewport.rect);
     if (part && (!best || part.width * part.height > best.width * best.height)) best = part;
   }
   return { part: best, scroll: viewport.scroll };
@@ -269,7 +266,7 @@ async function assertFrameChainVisible({ tab, frame, worlds }: PointTarget, x: n
   let px = x;
   let py = y;
   while (current.crossProcess) {
-    const owner = await ownerContentBox(tab, current);
+    const owner = await ownerOf(tab, current);
     if (!owner) return;
     px += owner.x;
     py += owner.y;

@@ -98,6 +98,19 @@ export class DialogTracker {
   }
 
   /**
+   * `work`'s value, or the held dialog that opened before it settled (at once if one is held):
+   * renderer-bound calls hang while a dialog is open, so every wait on one is raced here.
+   */
+  async raceOpening<T>(work: Promise<T>): Promise<{ value: T; dialog?: undefined } | { dialog: PendingDialog; value?: undefined }> {
+    const opened = this.whenOpened();
+    try {
+      return await Promise.race([work.then((value) => ({ value })), opened.promise.then((dialog) => ({ dialog }))]);
+    } finally {
+      opened.dispose();
+    }
+  }
+
+  /**
    * Answers the held dialog: the dialog answered, or undefined when none is held. That includes a
    * dialog gone before the answer reached the browser (a navigation or the page closed it a
    * moment before, its closed event still on the way): Chromium refuses the answer, and the

@@ -1,6 +1,7 @@
 // What the server keeps about each execution context of a renderer (the functions sent to it, the
 // nodes resolved in it), keyed by session and context id.
 import type { CdpSession } from '../cdp/session.ts';
+import { BoundedMap } from '../util/bounded-map.ts';
 
 /**
  * One value per (session, context), made by `create` on first use. Past `maxContexts` in a
@@ -19,11 +20,10 @@ export class PerContext<T> {
 
   get(session: CdpSession, contextId: number): T {
     let contexts = this.#bySession.get(session);
-    if (!contexts) this.#bySession.set(session, contexts = new Map());
+    if (!contexts) this.#bySession.set(session, contexts = new BoundedMap(this.#maxContexts));
     let value = contexts.get(contextId);
     if (value === undefined) {
       contexts.set(contextId, value = this.#create());
-      if (contexts.size > this.#maxContexts) contexts.delete(contexts.keys().next().value!);
     }
     return value;
   }

@@ -110,16 +110,6 @@ function failure(error: unknown, budgetMs: number): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Runs `work`, but gives up as soon as a dialog opens (the renderer is paused then). */
-async function unlessDialog<T>(tab: Tab, work: Promise<T>): Promise<{ value?: T; dialog?: PendingDialog }> {
-  const opened = tab.dialogs.whenOpened();
-  try {
-    return await Promise.race([work.then((value) => ({ value })), opened.promise.then((dialog) => ({ dialog }))]);
-  } finally {
-    opened.dispose();
-  }
-}
-
 /** The raw reads of every frame and renderer an observation needs (or the dialog that stopped them). */
 export async function readPage(options: ReadPageOptions): Promise<PageRead | { dialog: PendingDialog }> {
   const { tab, root, reader, frames, budget, plan } = options;
@@ -270,8 +260,9 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
       .filter((frame) => frame.crossProcess && frame.parentId !== undefined && frame !== root)
       .map((frame) => readFrameOwner({ tab, reader, frame, send: (call) => send(false, call) })),
   );
-  const outcome = await unlessDialog(tab, Promise.all([reads, snapshots, owners]));
-  if (outcome.dialog || !outcome.value) return { dialog: outcome.dialog ?? tab.dialogs.pending! };
+  // The reads give up as soon as a dialog opens (the renderer is paused then).
+  const outcome = await tab.dialogs.raceOpening(Promise.all([reads, snapshots, owners]));
+  if (outcome.dialog) return { dialog: outcome.dialog };
   const [frameReads, sessionSnapshots, ownerPairs] = outcome.value;
   return { frameReads, sessionSnapshots, ownerPairs };
 }

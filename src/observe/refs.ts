@@ -2,12 +2,14 @@
 // given to another node. Keyed by frame, loader (the document's epoch) and backendNodeId,
 // because backendNodeIds restart after a cross-site navigation (CDP-NOTES §3).
 
+import { BoundedMap } from '../util/bounded-map.ts';
+
 /** Live refs one tab may hold before the oldest are forgotten (a node seen again gets a new ref). */
 const MAX_REFS = 50_000;
 
 export class RefRegistry {
   #next = 1;
-  readonly #byKey = new Map<string, string>();
+  readonly #byKey = new BoundedMap<string, string>(MAX_REFS);
 
   get size(): number {
     return this.#byKey.size;
@@ -19,7 +21,6 @@ export class RefRegistry {
     if (!ref) {
       ref = `@${this.#next++}`;
       this.#byKey.set(key, ref);
-      if (this.#byKey.size > MAX_REFS) this.#byKey.delete(this.#byKey.keys().next().value!);
     }
     return ref;
   }

@@ -12,6 +12,7 @@ import { type CachedRead, keptFurther } from './read-plan.ts';
 import { type Prefetch, settleAndTakeChanges, type SettleOptions } from './settle.ts';
 import type { RefRegistry } from './refs.ts';
 import type { StitchedNode } from './render.ts';
+import { BoundedMap } from '../util/bounded-map.ts';
 
 /** How frames were read: the share of patched and reused reads keeps large pages fast. */
 export interface FrameReadCounts {
@@ -71,7 +72,7 @@ export class TabReader {
   readonly #reads = new Map<string, CachedRead>();
   // The closed shadow roots each monitor (by its id) was handed already: handing one over again
   // changes nothing but costs two round trips on every read that takes a new snapshot.
-  readonly #watchedClosedRoots = new Map<string, Set<number>>();
+  readonly #watchedClosedRoots = new BoundedMap<string, Set<number>>(MAX_WATCHED_MONITORS);
   /** The element owning each out-of-process frame, as its parent document had it (readPage). */
   readonly frameOwners = new WeakMap<FrameRecord, { parentLoaderId: string; backendNodeId: number }>();
   /** A view's stitched copy (a view belongs to one frame's tree), for subtrees without iframes. */
@@ -173,11 +174,7 @@ export class TabReader {
     if (this.#disposed) return;
     const watched = this.#watchedClosedRoots.get(monitor) ?? new Set<number>();
     for (const backendNodeId of backendNodeIds) watched.add(backendNodeId);
-    this.#watchedClosedRoots.delete(monitor); // re-inserted as the newest
-    this.#watchedClosedRoots.set(monitor, watched);
-    if (this.#watchedClosedRoots.size > MAX_WATCHED_MONITORS) {
-      this.#watchedClosedRoots.delete(this.#watchedClosedRoots.keys().next().value!);
-    }
+    this.#watchedClosedRoots.renew(monitor, watched);
   }
 
   /** What the reader holds, for tests and diagnostics. */

@@ -1,4 +1,4 @@
-// Masking password inputs inside shadow roots for a screenshot (observe/screenshot.ts): the
+// Masking password inputs inside shadow roots for a screenshot (capture/masks.ts): the
 // style attribute is kept on our world's wrapper of the element, which the page cannot see.
 
 /**

@@ -1,27 +1,25 @@
 // The listening side: node:http + ws in noServer mode, one code path for Node and Deno
-// (TOOLCHAIN.md §2). Every check happens on the HTTP upgrade request, before a WebSocket
-// exists, so a refused client never gets a socket:
-//   1. path        → 404   (only `/` serves the RPC socket)
-//   2. Host        → 403   (DNS rebinding; only when bound to loopback)
-//   3. Origin      → 403   (browser pages; requests without Origin pass)
-//   4. token       → 401   (query `token` or `Authorization: Bearer`; constant-time)
-// Host and Origin come first because they say *who* is asking: a page in a browser is
-// refused whatever credentials it guessed, and learns nothing about tokens from the answer.
-// Plain HTTP routes (`/mcp`) pass the same checks 2–4 before their handler sees the request.
+// (TOOLCHAIN.md §2), shaped like ws's WebSocketServer: `HttpListener.listen` binds, then every
+// HTTP request goes through `handleRequest` and every upgrade through `handleUpgrade`, and
+// `close` ends it all. Every check happens on the HTTP request, before a WebSocket exists, so a
+// refused client never gets a socket: 1. the path → 404 (only `/` serves the RPC socket), then
+// Host, Origin and the token (request-policy.ts).
+// Plain HTTP routes (`/mcp`) pass the same checks before their handler sees the request.
 // A route with a CORS policy also answers browser pages of an accepted Origin: their preflight
-// (an OPTIONS that carries no token, as browsers send it) passes checks 2–3 only and is answered
-// by the listener without reaching the route; a refused Origin gets its 403 with no CORS header.
+// (an OPTIONS that carries no token, as browsers send it) passes the Host and Origin checks only
+// and is answered by the listener without reaching the route; a refused Origin gets its 403 with
+// no CORS header.
 import { Buffer } from 'node:buffer';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { clearInterval, clearTimeout, setInterval, setTimeout } from 'node:timers';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { hostForUrl, isLoopbackHost } from '../util/host.ts';
+import { hostForUrl } from '../util/host.ts';
 import type { Principal } from '../rpc/context.ts';
 import type { RpcSocket } from '../rpc/socket.ts';
 import { type Logger, silentLogger } from '../util/log.ts';
+import { RequestPolicy } from './request-policy.ts';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 export const DEFAULT_HEARTBEAT_MS = 30_000;
@@ -65,67 +63,101 @@ export interface HttpServerOptions {
   cors?: Readonly<Record<string, CorsPolicy>>;
 }
 
-export interface HttpServerHandle {
-  /** `ws://HOST:PORT/` with the real port (IPv6 hosts bracketed). */
-  readonly url: string;
-  readonly port: number;
-  readonly host: string;
-  /** Stops listening, closes every socket with 1001 and resolves when all are gone. Idempotent. */
-  close(): Promise<void>;
-}
-
-/** Principal ids come from token positions, never from the tokens themselves. */
-export const NO_AUTH_PRINCIPAL: Principal = Object.freeze({ id: 'no-auth' });
-
 interface Client {
   ws: WebSocket;
   isAlive: boolean;
 }
 
-export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
-  if (!options.noAuth && options.tokens.length === 0) throw new Error('startHttpServer: no tokens and noAuth is off');
-  const log = options.log ?? silentLogger;
-  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-  const auth = new TokenChecker(options.tokens);
-  const clients = new Set<Client>();
-  let closing: Promise<void> | undefined;
+export class HttpListener {
+  /** `ws://HOST:PORT/` with the real port (IPv6 hosts bracketed). */
+  readonly url: string;
+  readonly port: number;
+  readonly host: string;
+  readonly #options: HttpServerOptions;
+  readonly #log: Logger;
+  readonly #server: Server;
+  readonly #wss: WebSocketServer;
+  readonly #policy: RequestPolicy;
+  readonly #clients = new Set<Client>();
+  readonly #heartbeat: ReturnType<typeof setInterval>;
+  #closing: Promise<void> | undefined;
 
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: maxMessageBytes,
-    perMessageDeflate: false,
-    clientTracking: false,
-    // One inbound message per task, so promise continuations run between messages (B0.6).
-    allowSynchronousEvents: false,
-  });
+  /** Listens on `options.host:options.port` (0: any free port); resolves once listening. */
+  static async listen(options: HttpServerOptions): Promise<HttpListener> {
+    if (!options.noAuth && options.tokens.length === 0) throw new Error('HttpListener: no tokens and noAuth is off');
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: Error & { code?: string }) => {
+        reject(new Error(`cannot listen on ${hostForUrl(options.host)}:${options.port}: ${error.code ?? error.message}`, { cause: error }));
+      };
+      server.once('error', onError);
+      server.listen({ host: options.host, port: options.port }, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+    return new HttpListener(server, options);
+  }
 
-  // Set once listening: the server's own origin depends on the real port.
-  let policy: RequestPolicy | undefined;
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  /** Serves `server`, already listening (see `listen`). */
+  private constructor(server: Server, options: HttpServerOptions) {
+    this.#server = server;
+    this.#options = options;
+    this.#log = options.log ?? silentLogger;
+    this.host = options.host;
+    this.port = (server.address() as AddressInfo).port;
+    this.url = `ws://${hostForUrl(options.host)}:${this.port}/`;
+    // The server's own origin depends on the real port, known only now.
+    this.#policy = new RequestPolicy({
+      host: options.host,
+      port: this.port,
+      allowOrigins: options.allowOrigins,
+      tokens: options.noAuth ? undefined : options.tokens,
+    });
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      perMessageDeflate: false,
+      clientTracking: false,
+      // One inbound message per task, so promise continuations run between messages (B0.6).
+      allowSynchronousEvents: false,
+    });
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.handleRequest(req, res));
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
+    server.on('clientError', (error: Error, socket: Duplex) => {
+      this.#log.debug('bad HTTP request', { error: error.message });
+      refuse(socket, 400, 'Bad Request', 'bad request');
+    });
+    server.on('error', (error: Error) => this.#log.error('HTTP server error', { error }));
+    this.#heartbeat = setInterval(() => this.#ping(), options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+    this.#heartbeat.unref();
+  }
+
+  /** A plain HTTP request: a route's (after the checks, and CORS), else 426 (only WebSocket is served). */
+  handleRequest(req: IncomingMessage, res: ServerResponse): void {
     const { path, query } = splitUrl(req.url ?? '/');
-    const route = options.routes?.[path];
-    if (route && policy) {
-      if (closing !== undefined) return answer(res, 503, 'server is shutting down');
-      const cors = options.cors?.[path];
+    const route = this.#options.routes?.[path];
+    if (route) {
+      if (this.#closing !== undefined) return answer(res, 503, 'server is shutting down');
+      const cors = this.#options.cors?.[path];
       // Answers differ by Origin: a cache must not hand one page's answer to another.
       if (cors) res.setHeader('Vary', 'Origin');
       const origin = req.headers.origin;
       if (cors && origin !== undefined && req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
-        const refused = policy.checkCaller(req);
+        const refused = this.#policy.checkCaller(req);
         if (refused) {
-          log.info('preflight refused', { status: refused.status, why: refused.why, remote: req.socket.remoteAddress });
+          this.#log.info('preflight refused', { status: refused.status, why: refused.why, remote: req.socket.remoteAddress });
           return answer(res, refused.status, refused.why);
         }
         preflight(res, origin, cors);
         req.resume();
         return;
       }
-      const verdict = policy.check(req, query, auth, options.noAuth);
+      const verdict = this.#policy.check(req, query);
       // Past the Host and Origin checks (a 401 is the token's): the page may read the answer.
       if (cors && origin !== undefined && verdict.status !== 403) allowOrigin(res, origin, cors);
       if (verdict.status !== 101) {
-        log.info('request refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
+        this.#log.info('request refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
         return answer(res, verdict.status, verdict.why, verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
       }
       route(req, res, verdict.principal);
@@ -141,18 +173,65 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     });
     res.end(body);
     req.resume();
-  });
-  server.on('clientError', (error: Error, socket: Duplex) => {
-    log.debug('bad HTTP request', { error: error.message });
-    refuse(socket, 400, 'Bad Request', 'bad request');
-  });
+  }
 
-  function accept(ws: WebSocket, principal: Principal): void {
-    if (closing !== undefined) {
+  /** A WebSocket handshake: on `/`, past the checks, it becomes an RPC socket. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // A reset during the handshake must not become an uncaught error.
+    socket.on('error', (error: Error) => this.#log.debug('upgrade socket error', { error: error.message }));
+    if (this.#closing !== undefined) {
+      refuse(socket, 503, 'Service Unavailable', 'server is shutting down');
+      return;
+    }
+    const { path, query } = splitUrl(req.url ?? '/');
+    const verdict = path === '/' ? this.#policy.check(req, query) : ({ status: 404, statusText: 'Not Found', why: 'not found' } as const);
+    if (verdict.status !== 101) {
+      this.#log.info('upgrade refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
+      refuse(socket, verdict.status, verdict.statusText, verdict.why, verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+      return;
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) => this.#accept(ws, verdict.principal));
+  }
+
+  /** Stops listening, closes every socket with 1001 and resolves when all are gone. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutDown();
+    return this.#closing;
+  }
+
+  async #shutDown(): Promise<void> {
+    clearInterval(this.#heartbeat);
+    const server = this.#server;
+    const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const gone = [...this.#clients].map(
+      (client) =>
+        new Promise<void>((resolve) => {
+          if (client.ws.readyState === client.ws.CLOSED) return resolve();
+          client.ws.once('close', () => resolve());
+          closeSocket(client.ws, 1001, 'server shutting down');
+        }),
+    );
+    // A client that never answers the close frame must not hold shutdown up for ws's 30 s.
+    const grace = setTimeout(() => {
+      for (const client of this.#clients) client.ws.terminate();
+    }, CLOSE_GRACE_MS);
+    grace.unref();
+    await Promise.all(gone);
+    clearTimeout(grace);
+    // Idle keep-alive HTTP connections would otherwise keep server.close() waiting.
+    (server as Server & { closeAllConnections?: () => void }).closeAllConnections?.();
+    await serverClosed;
+    this.#wss.close();
+  }
+
+  #accept(ws: WebSocket, principal: Principal): void {
+    if (this.#closing !== undefined) {
       // The handshake finished after close() began: close() no longer waits for this one.
       closeSocket(ws, 1001, 'server shutting down');
       return;
     }
+    const log = this.#log;
+    const clients = this.#clients;
     const client: Client = { ws, isAlive: true };
     clients.add(client);
     const controller = new AbortController();
@@ -183,7 +262,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
     let handler: ConnectionHandler;
     try {
-      handler = options.onConnection(rpcSocket, principal, controller.signal);
+      handler = this.#options.onConnection(rpcSocket, principal, controller.signal);
     } catch (error) {
       log.error('onConnection failed', { error });
       closeSocket(ws, 1011, 'internal error');
@@ -202,10 +281,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     });
   }
 
-  const heartbeat = setInterval(() => {
-    for (const client of clients) {
+  /** A client that has not answered the previous ping is terminated; the others are pinged. */
+  #ping(): void {
+    for (const client of this.#clients) {
       if (!client.isAlive) {
-        log.info('client missed a heartbeat; terminating', {});
+        this.#log.info('client missed a heartbeat; terminating', {});
         client.ws.terminate();
         continue;
       }
@@ -216,80 +296,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         // Not open any more: its close event is on the way.
       }
     }
-  }, heartbeatMs);
-  heartbeat.unref();
-
-  await new Promise<void>((resolve, reject) => {
-    const onError = (error: Error & { code?: string }) => {
-      clearInterval(heartbeat);
-      reject(new Error(`cannot listen on ${hostForUrl(options.host)}:${options.port}: ${error.code ?? error.message}`, { cause: error }));
-    };
-    server.once('error', onError);
-    server.listen({ host: options.host, port: options.port }, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-  server.on('error', (error: Error) => log.error('HTTP server error', { error }));
-
-  const port = (server.address() as AddressInfo).port;
-  // Attached only now: the server's own origin depends on the real port.
-  const upgradePolicy = (policy = new RequestPolicy({ host: options.host, port, allowOrigins: options.allowOrigins }));
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    // A reset during the handshake must not become an uncaught error.
-    socket.on('error', (error: Error) => log.debug('upgrade socket error', { error: error.message }));
-    if (closing !== undefined) {
-      refuse(socket, 503, 'Service Unavailable', 'server is shutting down');
-      return;
-    }
-    const { path, query } = splitUrl(req.url ?? '/');
-    const verdict = path === '/'
-      ? upgradePolicy.check(req, query, auth, options.noAuth)
-      : ({ status: 404, statusText: 'Not Found', why: 'not found' } as const);
-    if (verdict.status !== 101) {
-      log.info('upgrade refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
-      refuse(socket, verdict.status, verdict.statusText, verdict.why, verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
-      return;
-    }
-    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => accept(ws, verdict.principal));
-  });
-
-  const url = `ws://${hostForUrl(options.host)}:${port}/`;
-
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      clearInterval(heartbeat);
-      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
-      const gone = [...clients].map(
-        (client) =>
-          new Promise<void>((resolve) => {
-            if (client.ws.readyState === client.ws.CLOSED) return resolve();
-            client.ws.once('close', () => resolve());
-            closeSocket(client.ws, 1001, 'server shutting down');
-          }),
-      );
-      // A client that never answers the close frame must not hold shutdown up for ws's 30 s.
-      const grace = setTimeout(() => {
-        for (const client of clients) client.ws.terminate();
-      }, CLOSE_GRACE_MS);
-      grace.unref();
-      await Promise.all(gone);
-      clearTimeout(grace);
-      // Idle keep-alive HTTP connections would otherwise keep server.close() waiting.
-      (server as Server & { closeAllConnections?: () => void }).closeAllConnections?.();
-      await serverClosed;
-      wss.close();
-    })();
-    return closing;
-  };
-
-  return { url, port, host: options.host, close };
+  }
 }
 
-// ---- checks on the upgrade request ---------------------------------------------------------
-
-type Refusal = { status: 401 | 403 | 404; statusText: string; why: string };
-type Verdict = { status: 101; principal: Principal } | Refusal;
+// ---- answers ---------------------------------------------------------------------------------
 
 /** A short plain-text HTTP answer to a refused or unservable request. */
 export function answer(res: ServerResponse, status: number, why: string, headers: Record<string, string> = {}): void {
@@ -301,47 +311,6 @@ export function answer(res: ServerResponse, status: number, why: string, headers
     ...headers,
   });
   res.end(body);
-}
-
-class RequestPolicy {
-  readonly #loopback: boolean;
-  readonly #origins: ReadonlySet<string>;
-  readonly #extraHosts: ReadonlySet<string>;
-
-  constructor(o: { host: string; port: number; allowOrigins: readonly string[] }) {
-    this.#loopback = isLoopbackHost(o.host);
-    const own = [`http://${hostForUrl(o.host)}:${o.port}`];
-    if (this.#loopback) own.push(`http://localhost:${o.port}`, `http://127.0.0.1:${o.port}`, `http://[::1]:${o.port}`);
-    this.#origins = new Set([...own, ...o.allowOrigins].map(normalizeOrigin));
-    this.#extraHosts = new Set(o.allowOrigins.map(hostnameOfOrigin).filter((h): h is string => h !== undefined));
-  }
-
-  /** Host, Origin and token (header, else `query`), in that order; the caller has matched the path. */
-  check(req: IncomingMessage, query: URLSearchParams, auth: TokenChecker, noAuth: boolean): Verdict {
-    const refused = this.checkCaller(req);
-    if (refused) return refused;
-    if (noAuth) return { status: 101, principal: NO_AUTH_PRINCIPAL };
-    // The header wins when present, so a proxy-injected credential is not overridden by the URL.
-    const candidate = bearerToken(req.headers.authorization) ?? query.get('token') ?? undefined;
-    const principal = candidate === undefined ? undefined : auth.principalFor(candidate);
-    if (principal === undefined) return { status: 401, statusText: 'Unauthorized', why: 'missing or wrong token' };
-    return { status: 101, principal };
-  }
-
-  /** Host and Origin: who is asking (a CORS preflight passes these alone). */
-  checkCaller(req: IncomingMessage): Refusal | undefined {
-    if (this.#loopback) {
-      const hostname = hostnameOfHostHeader(req.headers.host);
-      if (hostname === undefined || !(isLoopbackHost(hostname) || this.#extraHosts.has(hostname))) {
-        return { status: 403, statusText: 'Forbidden', why: 'host not allowed' };
-      }
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !this.#origins.has(normalizeOrigin(origin))) {
-      return { status: 403, statusText: 'Forbidden', why: 'origin not allowed' };
-    }
-    return undefined;
-  }
 }
 
 /** An accepted Origin's preflight: what its page may send, and nothing about the route itself. */
@@ -362,41 +331,6 @@ function allowOrigin(res: ServerResponse, origin: string, cors: CorsPolicy): voi
   res.setHeader('Access-Control-Expose-Headers', cors.exposeHeaders.join(', '));
 }
 
-class TokenChecker {
-  readonly #digests: Buffer[];
-  readonly #principals: Principal[];
-
-  constructor(tokens: readonly string[]) {
-    this.#digests = tokens.map(sha256);
-    this.#principals = tokens.map((_, index) => Object.freeze({ id: `token-${index + 1}` }));
-  }
-
-  /**
-   * Compares against every configured token, without stopping at a match: equal-length
-   * digests through timingSafeEqual, so neither the length nor the content of a token nor
-   * which one matched shows in the timing.
-   */
-  principalFor(candidate: string): Principal | undefined {
-    const digest = sha256(candidate);
-    let match = -1;
-    for (let i = 0; i < this.#digests.length; i++) {
-      const equal = timingSafeEqual(digest, this.#digests[i]!);
-      match = equal && match === -1 ? i : match;
-    }
-    return match === -1 ? undefined : this.#principals[match];
-  }
-}
-
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
-function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
-}
-
 // Split by hand: `new URL(req.url, base)` reads `//evil/x` as a host, not a path.
 function splitUrl(url: string): { path: string; query: URLSearchParams } {
   const q = url.indexOf('?');
@@ -404,36 +338,6 @@ function splitUrl(url: string): { path: string; query: URLSearchParams } {
   return q === -1
     ? { path: beforeHash(url), query: new URLSearchParams() }
     : { path: url.slice(0, q), query: new URLSearchParams(beforeHash(url.slice(q + 1))) };
-}
-
-function hostnameOfHostHeader(header: string | undefined): string | undefined {
-  if (header === undefined || header === '') return undefined;
-  const h = header.trim().toLowerCase();
-  if (h.startsWith('[')) {
-    const end = h.indexOf(']');
-    return end === -1 ? undefined : h.slice(0, end + 1);
-  }
-  const colon = h.indexOf(':');
-  // More than one colon without brackets is not a valid Host header.
-  if (colon !== -1 && h.indexOf(':', colon + 1) !== -1) return undefined;
-  return colon === -1 ? h : h.slice(0, colon);
-}
-
-function normalizeOrigin(origin: string): string {
-  try {
-    const url = new URL(origin);
-    return url.origin === 'null' ? origin.toLowerCase() : url.origin;
-  } catch {
-    return origin.toLowerCase();
-  }
-}
-
-function hostnameOfOrigin(origin: string): string | undefined {
-  try {
-    return new URL(origin).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
 }
 
 /** Writes a short HTTP answer on a not-yet-upgraded socket and drops it. */

@@ -54,13 +54,6 @@ export interface McpHttpOptions {
   log?: Logger;
 }
 
-export interface McpHttpRoute {
-  /** Serves one request the listener has let through, for `principal`. */
-  handle(req: IncomingMessage, res: ServerResponse, principal: Principal): void;
-  /** Ends every stream and session. */
-  close(): Promise<void>;
-}
-
 interface LegacySession {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly close: () => Promise<void>;
@@ -70,80 +63,71 @@ interface LegacySession {
   active: number;
 }
 
-export function createMcpHttpRoute(options: McpHttpOptions): McpHttpRoute {
-  const log = options.log ?? silentLogger;
-  const modern = createMcpHandler(options.factory, {
-    legacy: 'reject',
-    onerror: (error) => log.debug('mcp request refused', { error: error.message }),
-  });
-  const sessions = new Map<string, LegacySession>();
-  const open = new Set<ServerResponse>();
-  let closing = false;
+export class McpHttpRoute {
+  readonly #options: McpHttpOptions;
+  readonly #log: Logger;
+  /** The SDK's handler of the 2026-07-28 revision (no sessions). */
+  readonly #modern: ReturnType<typeof createMcpHandler>;
+  /** 2025-era sessions by Mcp-Session-Id. */
+  readonly #sessions = new Map<string, LegacySession>();
+  /** Responses still open, cut off by close(). */
+  readonly #open = new Set<ServerResponse>();
+  readonly #sweep: ReturnType<typeof setInterval>;
+  #closing = false;
 
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, session] of sessions) {
-      if (session.active === 0 && now - session.lastUsedAt >= options.idleTimeoutMs) void dropSession(id);
+  constructor(options: McpHttpOptions) {
+    this.#options = options;
+    const log = (this.#log = options.log ?? silentLogger);
+    this.#modern = createMcpHandler(options.factory, {
+      legacy: 'reject',
+      onerror: (error) => log.debug('mcp request refused', { error: error.message }),
+    });
+    this.#sweep = setInterval(
+      () => this.#closeIdleSessions(),
+      Math.max(1_000, Math.min(30_000, Math.floor(options.idleTimeoutMs / 4))),
+    );
+    this.#sweep.unref();
+  }
+
+  /** Serves one request the listener has let through, for `principal`. */
+  handle(req: IncomingMessage, res: ServerResponse, principal: Principal): void {
+    if (this.#closing) {
+      res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' }).end('server is shutting down\n');
+      req.resume();
+      return;
     }
-  }, Math.max(1_000, Math.min(30_000, Math.floor(options.idleTimeoutMs / 4))));
-  sweep.unref();
+    this.#open.add(res);
+    res.once('close', () => this.#open.delete(res));
+    this.#serve(req, res, principal).catch((error: unknown) => {
+      this.#log.error('mcp request failed', { error });
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+    });
+  }
 
-  async function dropSession(id: string): Promise<void> {
-    const session = sessions.get(id);
+  /** Ends every stream and session. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    clearInterval(this.#sweep);
+    await Promise.allSettled([this.#modern.close(), ...[...this.#sessions.keys()].map((id) => this.#dropSession(id))]);
+    for (const res of this.#open) res.destroy();
+  }
+
+  #closeIdleSessions(): void {
+    const now = Date.now();
+    for (const [id, session] of this.#sessions) {
+      if (session.active === 0 && now - session.lastUsedAt >= this.#options.idleTimeoutMs) void this.#dropSession(id);
+    }
+  }
+
+  async #dropSession(id: string): Promise<void> {
+    const session = this.#sessions.get(id);
     if (!session) return;
-    sessions.delete(id);
+    this.#sessions.delete(id);
     await session.close().catch(() => {});
   }
 
-  async function serveLegacy(request: Request, parsedBody: unknown, principal: Principal, authInfo: AuthInfo): Promise<Response> {
-    const id = request.headers.get('mcp-session-id');
-    if (id !== null) {
-      const session = sessions.get(id);
-      // Another principal's session is answered as an unknown one.
-      if (!session || session.principalId !== principal.id) return jsonRpcError(404, -32001, 'Session not found');
-      session.lastUsedAt = Date.now();
-      session.active++;
-      try {
-        return await session.transport.handleRequest(request, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
-      } finally {
-        session.active--;
-        session.lastUsedAt = Date.now();
-      }
-    }
-    if (request.method !== 'POST' || !isInitializeRequest(parsedBody)) {
-      return jsonRpcError(400, -32000, 'Bad Request: no valid Mcp-Session-Id (send initialize first)');
-    }
-    if (sessions.size >= MAX_LEGACY_SESSIONS) {
-      const oldest = [...sessions].filter(([, s]) => s.active === 0).sort(([, a], [, b]) => a.lastUsedAt - b.lastUsedAt)[0];
-      if (oldest) await dropSession(oldest[0]);
-    }
-    const server = await options.factory({ era: 'legacy', authInfo, requestInfo: request });
-    let session: LegacySession | undefined;
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => {
-        session = {
-          transport,
-          close: async () => {
-            await transport.close();
-            await server.close();
-          },
-          principalId: principal.id,
-          lastUsedAt: Date.now(),
-          active: 0,
-        };
-        sessions.set(sessionId, session);
-      },
-    });
-    // Set before connect: the server chains its own close handler behind it.
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined && sessions.get(transport.sessionId) === session) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    return transport.handleRequest(request, { authInfo, parsedBody });
-  }
-
-  async function serve(req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
+  async #serve(req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
     // Closing the connection before the answer is complete withdraws the request (MCP's
     // cancellation for a Streamable HTTP request of the 2026-07-28 revision).
     const controller = new AbortController();
@@ -171,33 +155,59 @@ export function createMcpHttpRoute(options: McpHttpOptions): McpHttpRoute {
     // classify each request a second time on top of the handler's own classification.
     const legacy = req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined || isInitialize(parsedBody);
     const response = legacy
-      ? await serveLegacy(request, parsedBody, principal, authInfo)
-      : await modern.fetch(request, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
+      ? await this.#serveLegacy(request, parsedBody, principal, authInfo)
+      : await this.#modern.fetch(request, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
     await writeResponse(res, response);
   }
 
-  return {
-    handle(req, res, principal) {
-      if (closing) {
-        res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' }).end('server is shutting down\n');
-        req.resume();
-        return;
+  async #serveLegacy(request: Request, parsedBody: unknown, principal: Principal, authInfo: AuthInfo): Promise<Response> {
+    const id = request.headers.get('mcp-session-id');
+    if (id !== null) {
+      const session = this.#sessions.get(id);
+      // Another principal's session is answered as an unknown one.
+      if (!session || session.principalId !== principal.id) return jsonRpcError(404, -32001, 'Session not found');
+      session.lastUsedAt = Date.now();
+      session.active++;
+      try {
+        return await session.transport.handleRequest(request, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
+      } finally {
+        session.active--;
+        session.lastUsedAt = Date.now();
       }
-      open.add(res);
-      res.once('close', () => open.delete(res));
-      serve(req, res, principal).catch((error: unknown) => {
-        log.error('mcp request failed', { error });
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
-      });
-    },
-    async close() {
-      closing = true;
-      clearInterval(sweep);
-      await Promise.allSettled([modern.close(), ...[...sessions.keys()].map((id) => dropSession(id))]);
-      for (const res of open) res.destroy();
-    },
-  };
+    }
+    if (request.method !== 'POST' || !isInitializeRequest(parsedBody)) {
+      return jsonRpcError(400, -32000, 'Bad Request: no valid Mcp-Session-Id (send initialize first)');
+    }
+    if (this.#sessions.size >= MAX_LEGACY_SESSIONS) {
+      const oldest = [...this.#sessions].filter(([, s]) => s.active === 0).sort(([, a], [, b]) => a.lastUsedAt - b.lastUsedAt)[0];
+      if (oldest) await this.#dropSession(oldest[0]);
+    }
+    const server = await this.#options.factory({ era: 'legacy', authInfo, requestInfo: request });
+    let session: LegacySession | undefined;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        session = {
+          transport,
+          close: async () => {
+            await transport.close();
+            await server.close();
+          },
+          principalId: principal.id,
+          lastUsedAt: Date.now(),
+          active: 0,
+        };
+        this.#sessions.set(sessionId, session);
+      },
+    });
+    // Set before connect: the server chains its own close handler behind it.
+    transport.onclose = () => {
+      const id = transport.sessionId;
+      if (id !== undefined && this.#sessions.get(id) === session) this.#sessions.delete(id);
+    };
+    await server.connect(transport);
+    return transport.handleRequest(request, { authInfo, parsedBody });
+  }
 }
 
 /** The opening of a 2025-era session (the 2026-07-28 revision has no initialize). */

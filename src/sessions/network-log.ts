@@ -4,6 +4,7 @@
 import type { BlockedRequest } from '../browser/request-guard.ts';
 import type { HopStart, NetworkSink } from '../browser/network-events.ts';
 import type { CdpSession } from '../cdp/session.ts';
+import { BoundedMap } from '../util/bounded-map.ts';
 import type { NetworkEntry } from '../wire/index.ts';
 
 /** PROTOCOL.md §12: entries kept per tab, and for the workers of a session. */
@@ -50,12 +51,13 @@ export class NetworkLog implements NetworkSink {
   /** Hops not yet finished, by CDP request id (the Network domain's and Fetch's `networkId`). */
   readonly #live = new Map<string, Live>();
   /** Refusals whose request the Network domain has not announced yet, by request id. */
-  readonly #refusedEarly = new Map<string, string>();
+  readonly #refusedEarly: BoundedMap<string, string>;
   #seq = 0;
 
   constructor(options: NetworkLogOptions) {
     this.#options = options;
     this.#perTab = options.perTab ?? ENTRIES_PER_TAB;
+    this.#refusedEarly = new BoundedMap(this.#perTab);
   }
 
   get lastSeq(): number {
@@ -125,7 +127,6 @@ export class NetworkLog implements NetworkSink {
     if (recording && request.networkId !== undefined) {
       // Fetch paused it before the Network domain announced it: its announcement takes the rule.
       this.#refusedEarly.set(request.networkId, request.rule);
-      if (this.#refusedEarly.size > this.#perTab) this.#refusedEarly.delete(this.#refusedEarly.keys().next().value!);
       return;
     }
     const entry = this.#add(this.#options.tabOf(request.session), {

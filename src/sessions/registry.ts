@@ -3,7 +3,7 @@
 import type { CdpSession } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
 import { Deadline } from '../util/deadline.ts';
-import { DomainPolicy, PolicyChain, type Verdict } from '../util/domain-policy.ts';
+import { DomainPolicy, PolicyChain, type Verdict } from './domain-policy.ts';
 import type { SecretStore } from '../util/secrets.ts';
 import { Emitter } from '../util/emitter.ts';
 import { randomId } from '../util/ids.ts';

@@ -10,7 +10,7 @@ import { autoAttachParams, type ContextSetup, type Tab } from '../browser/tab.ts
 import type { CdpSession } from '../cdp/session.ts';
 import type { NetworkEntry } from '../wire/index.ts';
 import type { Disposable } from '../util/disposable.ts';
-import type { PolicyChain } from '../util/domain-policy.ts';
+import type { PolicyChain } from './domain-policy.ts';
 import { NetworkLog } from './network-log.ts';
 
 /** Target types whose requests the log and the policy reach through their own session. */

@@ -7,7 +7,7 @@ import { ServerError } from '../errors.ts';
 import { EventLog } from '../events/event-log.ts';
 import { RefRegistry } from '../observe/refs.ts';
 import { StateStore } from '../observe/state-store.ts';
-import type { DomainPolicyInit, PolicyChain } from '../util/domain-policy.ts';
+import type { DomainPolicyInit, PolicyChain } from './domain-policy.ts';
 import { type KnownSecret, redactKnown, redactUrl } from '../util/redact.ts';
 import { randomId } from '../util/ids.ts';
 import { secretForms } from '../util/secrets.ts';

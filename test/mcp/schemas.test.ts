@@ -7,7 +7,6 @@ import { compact, inputJsonSchema, outputJsonSchema, portable } from '../../src/
 import { toolInputSchema, toolOutputSchema, wireSchemas } from '../../src/mcp/schemas.ts';
 import { TOOLS } from '../../src/mcp/tools.ts';
 import { METHODS } from '../../src/wire/methods.ts';
-import { fitRegion } from '../../src/observe/screenshot.ts';
 
 const s = suite('mcp schemas');
 const schemas = wireSchemas(Object.values(METHODS));
@@ -113,23 +112,6 @@ s('no output schema holds a keyword of one draft only (prefixItems; items false)
     assert.not.ok(text.includes('"prefixItems"'), spec.name);
     assert.not.ok(text.includes('"items":false'), spec.name);
   }
-});
-
-s('fitRegion scales a capture down to the long side and the area, never up', () => {
-  const viewport = { x: 0, y: 40, width: 2400, height: 1600, scale: 1 };
-  const big = fitRegion({ beyondViewport: false, size: { width: 2400, height: 1600 }, viewport }, { maxSide: 1568, maxPixels: 1_150_000 });
-  const scale = big.clip!.scale;
-  assert.is(scale, Math.floor(Math.sqrt(1_150_000 / (2400 * 1600)) * 1000) / 1000);
-  assert.equal({ ...big.clip, scale: 1 }, viewport, 'the same region, only scaled');
-  assert.ok(big.size.width * big.size.height <= 1_150_000 && big.size.width <= 1568);
-  const tall = fitRegion({
-    beyondViewport: true,
-    size: { width: 800, height: 6000 },
-    clip: { x: 0, y: 0, width: 800, height: 6000, scale: 1 },
-  }, { maxSide: 1568 });
-  assert.is(tall.clip!.scale, Math.floor((1568 / 6000) * 1000) / 1000);
-  const small = { beyondViewport: false, size: { width: 1280, height: 720 }, viewport: { x: 0, y: 0, width: 1280, height: 720, scale: 1 } };
-  assert.is(fitRegion(small, { maxSide: 1568, maxPixels: 1_150_000 }), small, 'a capture that fits is left as it is');
 });
 
 s.run();

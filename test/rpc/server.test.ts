@@ -7,7 +7,7 @@ import type { CallContext, Principal } from '../../src/rpc/context.ts';
 import { type AnyMethodDef, defineMethod } from '../../src/rpc/define.ts';
 import { MAX_BATCH_LENGTH, MAX_NESTING_DEPTH, RpcServer } from '../../src/rpc/server.ts';
 import type { RpcSocket } from '../../src/rpc/socket.ts';
-import { startHttpServer } from '../../src/runtime/http-server.ts';
+import { HttpListener } from '../../src/runtime/http-server.ts';
 import { createLogger } from '../../src/util/log.ts';
 
 interface Deferred {
@@ -569,7 +569,7 @@ s('methods lists the table in order', () => {
 });
 
 s('over a real socket: a parse error is answered and the socket keeps working', async () => {
-  const http = await startHttpServer({
+  const http = await HttpListener.listen({
     host: '127.0.0.1',
     port: 0,
     tokens: ['wire-token-0123456789'],

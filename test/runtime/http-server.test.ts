@@ -4,7 +4,7 @@ import { connect as tcpConnect } from 'node:net';
 import WebSocket from 'ws';
 import type { Principal } from '../../src/rpc/context.ts';
 import type { RpcSocket } from '../../src/rpc/socket.ts';
-import { type HttpServerHandle, type HttpServerOptions, startHttpServer } from '../../src/runtime/http-server.ts';
+import { HttpListener, type HttpServerOptions } from '../../src/runtime/http-server.ts';
 
 const TOKENS = ['tok-one-0123456789', 'tok-two-0123456789'];
 const ALLOWED_ORIGIN = 'http://app.example:8080';
@@ -16,7 +16,7 @@ interface Accepted {
 }
 
 interface State {
-  server?: HttpServerHandle;
+  server?: HttpListener;
   clients: WebSocket[];
   accepted: Accepted[];
 }
@@ -32,8 +32,8 @@ s.after.each(async (ctx) => {
 });
 
 /** An echo app: replies `<principal>:<text>` to every message. */
-async function start(ctx: State, overrides: Partial<HttpServerOptions> = {}): Promise<HttpServerHandle> {
-  ctx.server = await startHttpServer({
+async function start(ctx: State, overrides: Partial<HttpServerOptions> = {}): Promise<HttpListener> {
+  ctx.server = await HttpListener.listen({
     host: '127.0.0.1',
     port: 0,
     tokens: TOKENS,
@@ -92,7 +92,7 @@ function whenAborted(signal: AbortSignal): Promise<void> {
   return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
-const withToken = (server: HttpServerHandle, token: string) => `${server.url}?token=${encodeURIComponent(token)}`;
+const withToken = (server: HttpListener, token: string) => `${server.url}?token=${encodeURIComponent(token)}`;
 
 s('listens on a free port and reports it in the URL', async (ctx) => {
   const server = await start(ctx);
@@ -102,7 +102,7 @@ s('listens on a free port and reports it in the URL', async (ctx) => {
 });
 
 s('IPv6 loopback: bracketed URL, own origin accepted', async (ctx) => {
-  let server: HttpServerHandle;
+  let server: HttpListener;
   try {
     server = await start(ctx, { host: '::1' });
   } catch (error) {
@@ -331,7 +331,7 @@ s('an onConnection that throws closes that socket with 1011', async (ctx) => {
 s('refuses to start without tokens unless noAuth', async () => {
   let error: unknown;
   try {
-    await startHttpServer({
+    await HttpListener.listen({
       host: '127.0.0.1',
       port: 0,
       tokens: [],
@@ -349,7 +349,7 @@ s('reports a port already in use', async (ctx) => {
   const server = await start(ctx);
   let error: unknown;
   try {
-    await startHttpServer({
+    await HttpListener.listen({
       host: '127.0.0.1',
       port: server.port,
       tokens: TOKENS,

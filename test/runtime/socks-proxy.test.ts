@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type SocksProxy, startSocksProxy } from '../../src/runtime/socks-proxy.ts';
-import { DomainPolicy, PolicyChain } from '../../src/util/domain-policy.ts';
+import { DomainPolicy, PolicyChain } from '../../src/sessions/domain-policy.ts';
 
 const s = suite('socks proxy');
 

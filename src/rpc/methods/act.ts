@@ -4,9 +4,9 @@ import { type ActOutcome, type ActSessionEvent, runAct } from '../../actions/act
 import { summarize } from '../../actions/outcome.ts';
 import { parseKeyCombo } from '../../actions/keys.ts';
 import type { PathPolicy } from '../../actions/paths.ts';
-import { canonicalJson, RequestLog } from '../../actions/request-log.ts';
+import { canonicalJson, RequestLog } from '../request-log.ts';
 import type { Tab } from '../../browser/tab.ts';
-import type { Screenshot } from '../../observe/screenshot.ts';
+import type { Screenshot } from '../../capture/screenshot.ts';
 import { SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../../browser/page-settle.ts';
 import { isServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';

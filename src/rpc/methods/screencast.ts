@@ -3,7 +3,7 @@
 // and ends with screencast.stop, its connection, its session or its tab. The capture itself
 // runs only while the tab has a watcher.
 import type { Tab } from '../../browser/tab.ts';
-import { DEFAULT_SCREENCAST, type ScreencastFrame, type ScreencastStats, TabScreencast } from '../../observe/screencast.ts';
+import { DEFAULT_SCREENCAST, type ScreencastFrame, type ScreencastStats, TabScreencast } from '../../capture/screencast.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { randomId } from '../../util/ids.ts';

@@ -4,13 +4,9 @@ import type { PendingDialog } from '../../browser/dialogs.ts';
 import type { Tab } from '../../browser/tab.ts';
 import { isCdpError } from '../../cdp/errors.ts';
 import { isServerError, ServerError } from '../../errors.ts';
-import {
-  captureScreenshot,
-  ElementClipError,
-  modalBlockedError,
-  type Screenshot,
-  type ScreenshotOptions,
-} from '../../observe/screenshot.ts';
+import { modalBlockedError } from '../../capture/dialog-guard.ts';
+import { ElementClipError } from '../../capture/regions.ts';
+import { captureScreenshot, type Screenshot, type ScreenshotOptions } from '../../capture/screenshot.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { redactSecrets } from '../../util/redact.ts';
@@ -63,7 +59,7 @@ async function capture(session: Session, tab: Tab, options: ScreenshotOptions, r
   const pending = tab.dialogs.pending;
   if (pending) throw modalBlockedError({ type: pending.type, message: redactSecrets(pending.message, secrets) });
   try {
-    return await captureScreenshot(tab, { ...options, secrets });
+    return await captureScreenshot(tab, session.browser.worlds, { ...options, secrets });
   } catch (error) {
     if (error instanceof ElementClipError) {
       throw refError(`cannot screenshot ${ref ?? 'the element'}: ${CLIP_FAILURES[error.reason]}`);

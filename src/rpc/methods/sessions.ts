@@ -3,7 +3,7 @@ import { ServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import { readStorageState } from '../../sessions/storage-state.ts';
 import { Deadline } from '../../util/deadline.ts';
-import { parseDomainPattern, PatternError } from '../../util/domain-policy.ts';
+import { parseDomainPattern, PatternError } from '../../sessions/domain-policy.ts';
 import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { sessionClose, sessionCreate, sessionList, sessionStorageState } from '../../wire/sessions.ts';
 import { sessionMethod } from './common.ts';

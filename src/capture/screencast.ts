@@ -11,7 +11,8 @@ import type { Tab } from '../browser/tab.ts';
 import { DisposableStack } from '../util/disposable.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callPage } from '../browser/page-module.ts';
-import { imageSize, PasswordMaskHold } from './screenshot.ts';
+import { imageSize } from './image-header.ts';
+import { PasswordMaskHold } from './masks.ts';
 
 export interface ScreencastSettings {
   maxFps: number;

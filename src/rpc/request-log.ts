@@ -2,6 +2,8 @@
 // id with the same params is answered from here and executes nothing; identical concurrent
 // requests share one execution; other params under a used id are a conflict.
 
+import { BoundedMap } from '../util/bounded-map.ts';
+
 const KEPT = 64;
 
 interface Entry<R> {
@@ -13,7 +15,7 @@ interface Entry<R> {
 export type Lookup<R> = { kind: 'new' } | { kind: 'replay'; result: Promise<R> } | { kind: 'conflict' };
 
 export class RequestLog<R> {
-  readonly #entries = new Map<string, Entry<R>>();
+  readonly #entries = new BoundedMap<string, Entry<R>>(KEPT);
 
   lookup(requestId: string, fingerprint: string): Lookup<R> {
     const entry = this.#entries.get(requestId);
@@ -23,9 +25,7 @@ export class RequestLog<R> {
 
   /** Records a running request; its result (whatever it is, cancelled included) is kept. */
   record(requestId: string, fingerprint: string, result: Promise<R>): void {
-    this.#entries.delete(requestId);
-    this.#entries.set(requestId, { fingerprint, result });
-    while (this.#entries.size > KEPT) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.renew(requestId, { fingerprint, result });
   }
 
   get size(): number {

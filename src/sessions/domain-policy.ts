@@ -14,7 +14,7 @@
 // Block rules win over allow rules; with allow rules, a host must match one of them. A server
 // policy and a session policy both apply: a session can only narrow what the server allows.
 
-import { isLoopbackHost } from './host.ts';
+import { isLoopbackHost } from '../util/host.ts';
 
 export type PolicySource = 'server' | 'session';
 

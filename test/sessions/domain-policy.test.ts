@@ -7,7 +7,7 @@ import {
   parseDomainPattern,
   PatternError,
   PolicyChain,
-} from '../../src/util/domain-policy.ts';
+} from '../../src/sessions/domain-policy.ts';
 
 const s = suite('domain policy');
 
