@@ -29,6 +29,7 @@ import {
 } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
 import { perform, type PerformOutcome } from './perform.ts';
+import { NOTHING_BEGUN, type SideEffects, StepFailed, StepProgress } from './step-progress.ts';
 import { type Action, type Expectation, FOCUSING_ACTIONS, NAVIGATING_ACTIONS, refsOf, type WaitFor } from './types.ts';
 import type { Screenshot } from '../observe/screenshot.ts';
 import type { Verdict } from '../util/domain-policy.ts';
@@ -121,10 +122,11 @@ interface SettleRequest {
   readAheadIds?: readonly number[];
 }
 
-/** How one action ended: what stops the batch, and what was read ahead for the capture. */
+/** How one action ended: what stops the batch, what was read ahead, where its side effects stand. */
 interface Dispatched {
   interruption?: Interruption;
   readAhead?: ReadAhead;
+  sideEffects: SideEffects;
 }
 
 export type SessionEventLike = SessionEvent;
@@ -177,12 +179,6 @@ class ActRun {
   readonly #events: ActSessionEvent[] = [];
   readonly #completed: number[] = [];
   readonly #disposables = new DisposableStack();
-  #sideEffect = false;
-  /**
-   * A step with a side effect began and is not acknowledged yet: its input, or the new document
-   * of a navigation it started (PROTOCOL.md §7 execution).
-   */
-  #awaitingAck = false;
   /** Things the caller should know that are not failures (a navigation that became a download). */
   readonly #notes: string[] = [];
   #tab: Tab | undefined;
@@ -201,7 +197,9 @@ class ActRun {
     try {
       return await this.#run();
     } catch (error) {
-      return this.#failure(error);
+      // A step's failure says how far its side effects got; any other came before the first.
+      if (error instanceof StepFailed) return this.#result(this.#classify(error.cause), error.sideEffects);
+      return this.#result(this.#classify(error), NOTHING_BEGUN);
     } finally {
       this.#disposables.dispose();
     }
@@ -282,6 +280,7 @@ class ActRun {
     // 7. Dispatch, one action at a time.
     let interruption: Interruption | undefined;
     let readAhead: ReadAhead | undefined;
+    let sideEffects = NOTHING_BEGUN;
     for (let index = 0; index < request.actions.length; index++) {
       const action = request.actions[index]!;
       this.#env.progress?.(
@@ -292,11 +291,16 @@ class ActRun {
       if (index > 0) {
         // The previous action may have removed or replaced nodes: check this one's again.
         resolver.invalidate();
-        for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
+        try {
+          for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
+        } catch (error) {
+          throw new StepFailed(error, sideEffects);
+        }
       }
-      const dispatched = await this.#dispatch(tab, frame, action, resolver, index === request.actions.length - 1);
+      const dispatched = await this.#dispatch(tab, frame, action, resolver, index === request.actions.length - 1, sideEffects);
       const reason = dispatched.interruption;
       readAhead = dispatched.readAhead;
+      sideEffects = dispatched.sideEffects;
       if (reason === 'dialog') {
         // Its input opened a dialog and was never acknowledged: not completed, and nothing after.
         interruption = reason;
@@ -308,7 +312,12 @@ class ActRun {
         break;
       }
     }
-    return this.#finish(tab, record, { ...(interruption ? { interruption } : {}), ...(readAhead ? { readAhead } : {}) }, loadNote);
+    return this.#finish(
+      tab,
+      record,
+      { ...(interruption ? { interruption } : {}), ...(readAhead ? { readAhead } : {}), sideEffects },
+      loadNote,
+    );
   }
 
   /**
@@ -322,7 +331,16 @@ class ActRun {
     return refs.length === 1 ? refs[0] : undefined;
   }
 
-  async #dispatch(tab: Tab, frame: FrameRecord, action: Action, resolver: NodeResolver, last: boolean): Promise<Dispatched> {
+  /** `before`: where the act's side effects stood as this action began. Throws StepFailed. */
+  async #dispatch(
+    tab: Tab,
+    frame: FrameRecord,
+    action: Action,
+    resolver: NodeResolver,
+    last: boolean,
+    before: SideEffects,
+  ): Promise<Dispatched> {
+    const step = new StepProgress(before);
     const actedFrame = refsOf(action)[0] !== undefined ? resolver.frameOf(refsOf(action)[0]!) : frame;
     const watch = new NavigationWatch(tab, actedFrame);
     const popupsBefore = this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length;
@@ -357,60 +375,60 @@ class ActRun {
             return settling;
           },
           beginSideEffect: async () => {
-            this.#awaitingAck = true;
-            if (this.#sideEffect) return () => {};
-            this.#sideEffect = true;
+            if (!step.begin()) return () => {};
             // Only a mark so far when the tab is already in front: that can be taken back.
             const inFront = this.#env.browser.isFront(tab);
             await this.#env.browser.bringToFront(tab);
-            return inFront
-              ? () => {
-                this.#sideEffect = false;
-                this.#awaitingAck = false;
-              }
-              : () => {};
+            return inFront ? () => step.retract() : () => {};
           },
         },
         action,
       );
       // The input reached the page (its handler opened the dialog) but was never acknowledged.
-      if (outcome.kind === 'input' && outcome.input === 'dialog') return { interruption: 'dialog' };
+      if (outcome.kind === 'input' && outcome.input === 'dialog') return { interruption: 'dialog', sideEffects: step.value };
       if (outcome.kind === 'navigation') {
         if (outcome.errorText) {
           throw new ActionError('navigation_failed', outcome.errorText, { sideEffect: true });
         }
         if (outcome.download) {
           this.#notes.push('the navigation became a download; the page stays as it was');
-          this.#awaitingAck = false;
-          return {};
+          step.acknowledge();
+          return { sideEffects: step.value };
         }
         // navigate waited for its new document itself; back, forward and reload wait here.
         const loaded = action.action === 'navigate' ? 'loaded' : await this.#awaitNavigation(watch, actedFrame, true);
-        this.#awaitingAck = false;
-        return loaded === 'download' ? {} : { interruption: 'navigation' };
+        step.acknowledge();
+        return loaded === 'download' ? { sideEffects: step.value } : { interruption: 'navigation', sideEffects: step.value };
       }
-      this.#awaitingAck = false;
+      step.acknowledge();
       const settling = outcome.kind === 'input' ? outcome.settling : undefined;
       const readAhead = await (settling ?? this.#settle({ tab, root: frame, frame: actedFrame, take }));
       const taken = readAhead ? { readAhead } : {};
       if (watch.navigating) {
         // The input started a navigation: the step is done once its new document is there.
-        this.#awaitingAck = true;
+        step.awaitNavigation();
         const loaded = await this.#awaitNavigation(watch, actedFrame, false);
-        this.#awaitingAck = false;
-        return loaded === 'download' ? taken : { interruption: 'navigation', ...taken };
+        step.acknowledge();
+        return loaded === 'download'
+          ? { ...taken, sideEffects: step.value }
+          : { interruption: 'navigation', ...taken, sideEffects: step.value };
       }
       // A popup or a file chooser takes the next step out of the caller's hands.
       if (this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length > popupsBefore) {
-        return { interruption: 'popup', ...taken };
+        return { interruption: 'popup', ...taken, sideEffects: step.value };
       }
-      return NAVIGATING_ACTIONS.has(action.action) ? { interruption: 'navigation', ...taken } : taken;
+      return NAVIGATING_ACTIONS.has(action.action)
+        ? { interruption: 'navigation', ...taken, sideEffects: step.value }
+        : { ...taken, sideEffects: step.value };
     } catch (error) {
       // A navigation the input started belongs to the step: cut short, the step is unacknowledged.
-      if (watch.navigating) this.#awaitingAck = true;
+      if (watch.navigating) step.awaitNavigation();
       // Identity before geometry: a node replaced since its check is node_detached, not "covered".
       const refs = refsOf(action);
-      throw refs.length === 0 ? error : await this.#deadline.race(resolver.identityFirst(error, refs), 'node check').catch(() => error);
+      const cause = refs.length === 0
+        ? error
+        : await this.#deadline.race(resolver.identityFirst(error, refs), 'node check').catch(() => error);
+      throw new StepFailed(cause, step.value);
     } finally {
       watch.dispose();
     }
@@ -540,8 +558,8 @@ class ActRun {
     }
     const result = this.#assemble(
       {
-        began: this.#sideEffect,
-        acknowledged: !this.#awaitingAck,
+        began: dispatched.sideEffects.began,
+        acknowledged: dispatched.sideEffects.acknowledged,
         ...(interruption ? { interruption } : {}),
         // Every action ran: what failed now is the postcondition or the capture, not a check of a step.
         ...(failure ? { failure: { type: failure.type, check: false } } : {}),
@@ -699,13 +717,12 @@ class ActRun {
     this.#lost.catch(() => {});
   }
 
-  async #failure(error: unknown): Promise<ActOutcome> {
-    return this.#result(this.#classify(error));
-  }
-
-  /** A result for an act that stopped on an error before or while dispatching its actions. */
-  async #result(failure: Failure): Promise<ActOutcome> {
-    const began = this.#sideEffect || failure.sideEffect === true;
+  /**
+   * A result for an act that stopped on an error before or while dispatching its actions;
+   * `sideEffects`: where they stood when it stopped.
+   */
+  async #result(failure: Failure, sideEffects: SideEffects = NOTHING_BEGUN): Promise<ActOutcome> {
+    const began = sideEffects.began || failure.sideEffect === true;
     // After input began the page may have changed; a refusal before it consumed the state: either
     // way the page as it is now comes along, so that the caller's next call acts on it (§7). A
     // refusal before input of a lost tab or page has nothing to observe.
@@ -719,7 +736,7 @@ class ActRun {
     const result = this.#assemble(
       {
         began,
-        acknowledged: !this.#awaitingAck,
+        acknowledged: sideEffects.acknowledged,
         failure: { type: failure.type, check: failure.check === true },
         requested: this.#request.expect !== undefined || this.#request.waitFor !== undefined,
         captured: fresh !== undefined,
