@@ -4,7 +4,7 @@ import type { Browser } from '../browser/browser.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
 import type { StateRecord } from '../observe/state-store.ts';
-import type { ReadAhead } from '../observe/settle.ts';
+import type { ReadAhead, SettleOptions } from '../observe/settle.ts';
 import { type CapturedObservation, captureObservation, type ObservingSession } from '../observe/capture.ts';
 import { AbortedError, Deadline, DeadlineExceededError } from '../util/deadline.ts';
 import { type Disposable, DisposableStack } from '../util/disposable.ts';
@@ -107,20 +107,11 @@ export interface ActEnv {
   progress?: (message: string) => void;
 }
 
-/** One settle after an input (ActRun.#settle). */
-interface SettleRequest {
-  tab: Tab;
-  /** The frame the capture observes. */
-  root: FrameRecord;
-  /** The frame the input went to. */
-  frame: FrameRecord;
-  /** After the batch's last input (unless wait_for runs first): read ahead for the capture. */
-  take: boolean;
-  /** The input's acknowledgement, when the settle goes out along with the armed input. */
-  acknowledged?: Promise<unknown>;
-  /** Elements of `frame` the input surely changed (the field an act filled), to read ahead. */
-  readAheadIds?: readonly number[];
-}
+/**
+ * One settle after an input (ActRun.#settle): `take` after the batch's last input (unless
+ * wait_for runs first), to read ahead for the capture of `root`.
+ */
+type SettleRequest = Pick<SettleOptions, 'tab' | 'root' | 'frame' | 'acknowledged' | 'readAheadIds'> & { take: boolean };
 
 /** How one action ended: what stops the batch, what was read ahead, where its side effects stand. */
 interface Dispatched {
