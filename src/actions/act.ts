@@ -3,8 +3,9 @@
 import type { Browser } from '../browser/browser.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { Tab } from '../browser/tab.ts';
-import type { StateRecord, StateStore } from '../observe/state-store.ts';
-import type { Prefetch } from '../observe/settle.ts';
+import type { StateRecord } from '../observe/state-store.ts';
+import type { ReadAhead, SettleOptions } from '../observe/settle.ts';
+import { type CapturedObservation, captureObservation, type ObservingSession } from '../observe/capture.ts';
 import { AbortedError, Deadline, DeadlineExceededError } from '../util/deadline.ts';
 import { type Disposable, DisposableStack } from '../util/disposable.ts';
 import { redactSecrets, redactUrl } from '../util/redact.ts';
@@ -13,8 +14,7 @@ import { checkFrame, NodeResolver } from './identity.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { LOAD_WAIT_AFTER_DCL_MS } from '../browser/document-loads.ts';
 import { CRASHED_DURING_NAVIGATION } from '../browser/navigation.ts';
-import { callPage } from '../browser/page-module.ts';
-import { SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../browser/page-settle.ts';
+import { settleFrame } from '../browser/page-settle.ts';
 import { NavigationWatch } from './navigation-watch.ts';
 import {
   type ActEnding,
@@ -29,6 +29,7 @@ import {
 } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
 import { perform, type PerformOutcome } from './perform.ts';
+import { NOTHING_BEGUN, type SideEffects, StepFailed, StepProgress } from './step-progress.ts';
 import { type Action, type Expectation, FOCUSING_ACTIONS, NAVIGATING_ACTIONS, refsOf, type WaitFor } from './types.ts';
 import type { Screenshot } from '../capture/screenshot.ts';
 import type { RequestVerdict } from '../browser/request-guard.ts';
@@ -51,14 +52,14 @@ export type ActSessionEvent = SessionEvent<(typeof ACT_EVENT_KINDS)[number]>;
 export type { ReportedErrorType };
 
 /** What an act did, in the act layer's terms; the RPC layer words it for the wire. */
-export interface ActOutcome<O> {
+export interface ActOutcome {
   status: ActStatus;
   execution: Execution;
   observation: Observation;
   postcondition: Postcondition;
   completed: number[];
   events: ActSessionEvent[];
-  freshState?: O;
+  freshState?: CapturedObservation;
   errorType?: ReportedErrorType;
   errorText?: string;
   hit?: HitDescription;
@@ -73,11 +74,20 @@ export interface ActRequest {
   waitFor?: WaitFor;
   timeoutMs: number;
   screenshot: 'never' | 'on_error' | 'always';
+  /** How the fresh observation is read (act's `observe` param). */
+  observe?: FreshObservationShape;
 }
 
-/** `O` is the observation `capture` makes: the act layer only hands it on. */
-export interface ActEnv<O> {
-  states: StateStore;
+export interface FreshObservationShape {
+  maxElements?: number;
+  /** Observe only this ref's subtree, when it is a ref of `rootState` (else the whole frame). */
+  rootRef?: string;
+  rootState?: string;
+}
+
+export interface ActEnv {
+  /** The session's states, and each tab's refs and reader: the fresh observation reads and issues with them. */
+  session: ObservingSession;
   browser: Browser;
   worlds: IsolatedWorlds;
   secrets: Set<string>;
@@ -88,16 +98,6 @@ export interface ActEnv<O> {
   checkUrl(url: string): RequestVerdict;
   /** The rule that refused the tab's latest blocked document request (a redirect), if any. */
   blockedNavigationRule?(tab: Tab): string | undefined;
-  /**
-   * Observes `frameId` of the tab as `observe` would and returns that observation; the changes in
-   * `prefetched` (taken as the last input settled) are not asked for again.
-   */
-  capture(options: CaptureRequest): Promise<O>;
-  /**
-   * Lets the acted frame settle after an input and, in the same round trip, takes its changes for
-   * the capture of `root` that follows (TabReader.settle). Without it the page is settled on its own.
-   */
-  settleAndTake?(options: SettleRequest): Promise<Prefetch | undefined>;
   screenshot?(tab: Tab): Promise<Pick<Screenshot, 'mime' | 'data'>>;
   /** Aborted by cancel and session.close. */
   signal: AbortSignal;
@@ -107,31 +107,17 @@ export interface ActEnv<O> {
   progress?: (message: string) => void;
 }
 
-export interface CaptureRequest {
-  tab: Tab;
-  frameId: string;
-  signal: AbortSignal;
-  prefetched?: Prefetch;
-  /** Nodes the observation gives refs even when its tree has none (a click's blocker). */
-  named?: readonly NodeToName[];
-}
+/**
+ * One settle after an input (ActRun.#settle): `take` after the batch's last input (unless
+ * wait_for runs first), to read ahead for the capture of `root`.
+ */
+type SettleRequest = Pick<SettleOptions, 'tab' | 'root' | 'frame' | 'acknowledged' | 'readAheadIds'> & { take: boolean };
 
-export interface SettleRequest {
-  tab: Tab;
-  /** The frame the capture observes. */
-  root: FrameRecord;
-  /** The frame the input went to. */
-  frame: FrameRecord;
-  /** The input's acknowledgement, when the settle goes out along with the armed input. */
-  acknowledged?: Promise<unknown>;
-  /** Elements of `frame` the input likely changed (the field an act filled). */
-  likelyChanged?: readonly number[];
-}
-
-/** How one action ended: what stops the batch, and the changes taken for the capture. */
+/** How one action ended: what stops the batch, what was read ahead, where its side effects stand. */
 interface Dispatched {
   interruption?: Interruption;
-  prefetched?: Prefetch;
+  readAhead?: ReadAhead;
+  sideEffects: SideEffects;
 }
 
 export type SessionEventLike = SessionEvent;
@@ -177,19 +163,13 @@ function isReported(event: SessionEventLike): event is ActSessionEvent {
   return REPORTED_KINDS.has(event.kind);
 }
 
-class ActRun<O> {
-  readonly #env: ActEnv<O>;
+class ActRun {
+  readonly #env: ActEnv;
   readonly #request: ActRequest;
   readonly #deadline: Deadline;
   readonly #events: ActSessionEvent[] = [];
   readonly #completed: number[] = [];
   readonly #disposables = new DisposableStack();
-  #sideEffect = false;
-  /**
-   * A step with a side effect began and is not acknowledged yet: its input, or the new document
-   * of a navigation it started (PROTOCOL.md §7 execution).
-   */
-  #awaitingAck = false;
   /** Things the caller should know that are not failures (a navigation that became a download). */
   readonly #notes: string[] = [];
   #tab: Tab | undefined;
@@ -198,24 +178,26 @@ class ActRun<O> {
   /** wait_for's watch, armed before the first input. */
   #armed: ArmedCondition | undefined;
 
-  constructor(env: ActEnv<O>, request: ActRequest) {
+  constructor(env: ActEnv, request: ActRequest) {
     this.#env = env;
     this.#request = request;
     this.#deadline = new Deadline(request.timeoutMs, { signal: env.signal });
   }
 
-  async run(): Promise<ActOutcome<O>> {
+  async run(): Promise<ActOutcome> {
     try {
       return await this.#run();
     } catch (error) {
-      return this.#failure(error);
+      // A step's failure says how far its side effects got; any other came before the first.
+      if (error instanceof StepFailed) return this.#result(this.#classify(error.cause), error.sideEffects);
+      return this.#result(this.#classify(error), NOTHING_BEGUN);
     } finally {
       this.#disposables.dispose();
     }
   }
 
-  async #run(): Promise<ActOutcome<O>> {
-    const { states } = this.#env;
+  async #run(): Promise<ActOutcome> {
+    const { states } = this.#env.session;
     const request = this.#request;
     // 2. A state this server never issued: refused, and the tab's current state is untouched.
     const record = states.get(request.stateId);
@@ -288,7 +270,8 @@ class ActRun<O> {
     }
     // 7. Dispatch, one action at a time.
     let interruption: Interruption | undefined;
-    let prefetched: Prefetch | undefined;
+    let readAhead: ReadAhead | undefined;
+    let sideEffects = NOTHING_BEGUN;
     for (let index = 0; index < request.actions.length; index++) {
       const action = request.actions[index]!;
       this.#env.progress?.(
@@ -299,11 +282,16 @@ class ActRun<O> {
       if (index > 0) {
         // The previous action may have removed or replaced nodes: check this one's again.
         resolver.invalidate();
-        for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
+        try {
+          for (const ref of refsOf(action)) await this.#deadline.race(resolver.resolve(ref), 'node check');
+        } catch (error) {
+          throw new StepFailed(error, sideEffects);
+        }
       }
-      const dispatched = await this.#dispatch(tab, frame, action, resolver, index === request.actions.length - 1);
+      const dispatched = await this.#dispatch(tab, frame, action, resolver, index === request.actions.length - 1, sideEffects);
       const reason = dispatched.interruption;
-      prefetched = dispatched.prefetched;
+      readAhead = dispatched.readAhead;
+      sideEffects = dispatched.sideEffects;
       if (reason === 'dialog') {
         // Its input opened a dialog and was never acknowledged: not completed, and nothing after.
         interruption = reason;
@@ -315,7 +303,12 @@ class ActRun<O> {
         break;
       }
     }
-    return this.#finish(tab, record, { ...(interruption ? { interruption } : {}), ...(prefetched ? { prefetched } : {}) }, loadNote);
+    return this.#finish(
+      tab,
+      record,
+      { ...(interruption ? { interruption } : {}), ...(readAhead ? { readAhead } : {}), sideEffects },
+      loadNote,
+    );
   }
 
   /**
@@ -329,14 +322,22 @@ class ActRun<O> {
     return refs.length === 1 ? refs[0] : undefined;
   }
 
-  async #dispatch(tab: Tab, frame: FrameRecord, action: Action, resolver: NodeResolver, last: boolean): Promise<Dispatched> {
+  /** `before`: where the act's side effects stood as this action began. Throws StepFailed. */
+  async #dispatch(
+    tab: Tab,
+    frame: FrameRecord,
+    action: Action,
+    resolver: NodeResolver,
+    last: boolean,
+    before: SideEffects,
+  ): Promise<Dispatched> {
+    const step = new StepProgress(before);
     const actedFrame = refsOf(action)[0] !== undefined ? resolver.frameOf(refsOf(action)[0]!) : frame;
     const watch = new NavigationWatch(tab, actedFrame);
     const popupsBefore = this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length;
     // After the batch's last input the capture comes next, unless wait_for runs first: the
     // changes taken as the page settles are then still all there is to read.
     const take = last && !this.#request.waitFor;
-    let settling: Promise<Prefetch | undefined> | undefined;
     try {
       const outcome: PerformOutcome = await perform(
         {
@@ -359,88 +360,89 @@ class ActRun<O> {
             }
             return found;
           },
-          settleAlongWithInput: (acknowledged, likelyChanged) => {
-            settling ??= this.#settle({ tab, root: frame, frame: actedFrame, take, acknowledged, likelyChanged });
+          settleAlongWithInput: (acknowledged, readAheadIds) => {
+            const settling = this.#settle({ tab, root: frame, frame: actedFrame, take, acknowledged, readAheadIds });
             settling.catch(() => {});
+            return settling;
           },
           beginSideEffect: async () => {
-            this.#awaitingAck = true;
-            if (this.#sideEffect) return () => {};
-            this.#sideEffect = true;
+            if (!step.begin()) return () => {};
             // Only a mark so far when the tab is already in front: that can be taken back.
             const inFront = this.#env.browser.isFront(tab);
             await this.#env.browser.bringToFront(tab);
-            return inFront
-              ? () => {
-                this.#sideEffect = false;
-                this.#awaitingAck = false;
-              }
-              : () => {};
+            return inFront ? () => step.retract() : () => {};
           },
         },
         action,
       );
       // The input reached the page (its handler opened the dialog) but was never acknowledged.
-      if (outcome.kind === 'input' && outcome.input === 'dialog') return { interruption: 'dialog' };
+      if (outcome.kind === 'input' && outcome.input === 'dialog') return { interruption: 'dialog', sideEffects: step.value };
       if (outcome.kind === 'navigation') {
         if (outcome.errorText) {
           throw new ActionError('navigation_failed', outcome.errorText, { sideEffect: true });
         }
         if (outcome.download) {
           this.#notes.push('the navigation became a download; the page stays as it was');
-          this.#awaitingAck = false;
-          return {};
+          step.acknowledge();
+          return { sideEffects: step.value };
         }
         // navigate waited for its new document itself; back, forward and reload wait here.
         const loaded = action.action === 'navigate' ? 'loaded' : await this.#awaitNavigation(watch, actedFrame, true);
-        this.#awaitingAck = false;
-        return loaded === 'download' ? {} : { interruption: 'navigation' };
+        step.acknowledge();
+        return loaded === 'download' ? { sideEffects: step.value } : { interruption: 'navigation', sideEffects: step.value };
       }
-      this.#awaitingAck = false;
-      const prefetched = await (settling ?? this.#settle({ tab, root: frame, frame: actedFrame, take }));
-      const taken = prefetched ? { prefetched } : {};
+      step.acknowledge();
+      const settling = outcome.kind === 'input' ? outcome.settling : undefined;
+      const readAhead = await (settling ?? this.#settle({ tab, root: frame, frame: actedFrame, take }));
+      const taken = readAhead ? { readAhead } : {};
       if (watch.navigating) {
         // The input started a navigation: the step is done once its new document is there.
-        this.#awaitingAck = true;
+        step.awaitNavigation();
         const loaded = await this.#awaitNavigation(watch, actedFrame, false);
-        this.#awaitingAck = false;
-        return loaded === 'download' ? taken : { interruption: 'navigation', ...taken };
+        step.acknowledge();
+        return loaded === 'download'
+          ? { ...taken, sideEffects: step.value }
+          : { interruption: 'navigation', ...taken, sideEffects: step.value };
       }
       // A popup or a file chooser takes the next step out of the caller's hands.
       if (this.#events.filter((e) => e.kind === 'popup' || e.kind === 'file_chooser').length > popupsBefore) {
-        return { interruption: 'popup', ...taken };
+        return { interruption: 'popup', ...taken, sideEffects: step.value };
       }
-      return NAVIGATING_ACTIONS.has(action.action) ? { interruption: 'navigation', ...taken } : taken;
+      return NAVIGATING_ACTIONS.has(action.action)
+        ? { interruption: 'navigation', ...taken, sideEffects: step.value }
+        : { ...taken, sideEffects: step.value };
     } catch (error) {
       // A navigation the input started belongs to the step: cut short, the step is unacknowledged.
-      if (watch.navigating) this.#awaitingAck = true;
+      if (watch.navigating) step.awaitNavigation();
       // Identity before geometry: a node replaced since its check is node_detached, not "covered".
       const refs = refsOf(action);
-      throw refs.length === 0 ? error : await this.#deadline.race(resolver.identityFirst(error, refs), 'node check').catch(() => error);
+      const cause = refs.length === 0
+        ? error
+        : await this.#deadline.race(resolver.identityFirst(error, refs), 'node check').catch(() => error);
+      throw new StepFailed(cause, step.value);
     } finally {
       watch.dispose();
     }
   }
 
   /**
-   * Lets `frame` settle after an input; with `take`, takes the changes for the capture that follows
-   * and returns them. With `acknowledged`, the settle goes out along with an armed input, before
-   * that input's acknowledgement (perform.ts: settleAlongWithInput).
+   * Lets `frame` settle after an input; with `take`, reads ahead for the capture of `root` that
+   * follows (TabReader.settle) and returns what it read. With `acknowledged`, the settle goes out
+   * along with an armed input, before that input's acknowledgement (perform.ts: settleAlongWithInput).
    */
-  async #settle(options: SettleRequest & { take: boolean }): Promise<Prefetch | undefined> {
+  async #settle(options: SettleRequest): Promise<ReadAhead | undefined> {
     const { tab, root, frame, take, acknowledged } = options;
-    const likelyChanged = options.likelyChanged ?? [];
-    const afterInput = acknowledged !== undefined;
-    let settled: Promise<Prefetch | undefined>;
-    if (take && this.#env.settleAndTake) {
-      settled = this.#env.settleAndTake({ tab, root, frame, ...(acknowledged ? { acknowledged } : {}), likelyChanged });
-    } else {
-      const context = await this.#env.worlds.contextFor(frame.session, frame.id, frame.loaderId).catch(() => undefined);
-      if (context === undefined) return undefined;
-      settled = callPage({ session: frame.session, executionContextId: context }, 'settle', [SETTLE_QUIET_MS, SETTLE_CAP_MS, afterInput], {
-        timeoutMs: SETTLE_CAP_MS + 500,
-      }).then(() => undefined);
-    }
+    const worlds = this.#env.worlds;
+    const settled: Promise<ReadAhead | undefined> = take
+      ? this.#env.session.readerFor(tab).settle({
+        worlds,
+        tab,
+        root,
+        frame,
+        ...(acknowledged ? { acknowledged } : {}),
+        readAheadIds: options.readAheadIds ?? [],
+      })
+      : settleFrame(worlds, frame, acknowledged !== undefined).then(() => undefined);
     // A navigation destroys the context: that is an answer too; so is a dialog opening.
     const outcome = await this.#deadline.race(tab.dialogs.raceOpening(settled.catch(() => undefined)), 'settling');
     return outcome.value;
@@ -494,7 +496,7 @@ class ActRun<O> {
       `or the act's budget; ${wentAhead} with the document ${state}`;
   }
 
-  async #finish(tab: Tab, record: StateRecord, dispatched: Dispatched, inputNote?: string): Promise<ActOutcome<O>> {
+  async #finish(tab: Tab, record: StateRecord, dispatched: Dispatched, inputNote?: string): Promise<ActOutcome> {
     const { interruption } = dispatched;
     const request = this.#request;
     const requested = request.expect !== undefined || request.waitFor !== undefined;
@@ -525,7 +527,7 @@ class ActRun<O> {
       }
     }
     if (failure?.type !== 'operation_cancelled') this.#env.progress?.('observing the page');
-    const fresh = failure?.type === 'operation_cancelled' ? undefined : await this.#capture(tab, record, dispatched.prefetched);
+    const fresh = failure?.type === 'operation_cancelled' ? undefined : await this.#capture(tab, record, dispatched.readAhead);
     if (evaluated && request.expect && !failure && verdict !== 'unmet') {
       // Checked in the captured document: without one there is nothing to check it in.
       const frame = frameOf();
@@ -543,8 +545,8 @@ class ActRun<O> {
     }
     const result = this.#assemble(
       {
-        began: this.#sideEffect,
-        acknowledged: !this.#awaitingAck,
+        began: dispatched.sideEffects.began,
+        acknowledged: dispatched.sideEffects.acknowledged,
         ...(interruption ? { interruption } : {}),
         // Every action ran: what failed now is the postcondition or the capture, not a check of a step.
         ...(failure ? { failure: { type: failure.type, check: false } } : {}),
@@ -572,9 +574,9 @@ class ActRun<O> {
   }
 
   /** The result's words from how the act ended (outcome.ts: summarize), with what it ran and saw. */
-  #assemble(ending: Omit<ActEnding, 'captureLost'>, fresh: O | undefined): ActOutcome<O> {
+  #assemble(ending: Omit<ActEnding, 'captureLost'>, fresh: CapturedObservation | undefined): ActOutcome {
     const lost = fresh ? undefined : this.#lossFailure()?.type;
-    const result: ActOutcome<O> = {
+    const result: ActOutcome = {
       ...summarize({ ...ending, ...(lost ? { captureLost: lost } : {}) }),
       completed: [...this.#completed],
       events: this.#events,
@@ -585,19 +587,36 @@ class ActRun<O> {
 
   /**
    * Observes the frame `record` observed, or the main frame once that one is gone (or no record is
-   * kept). `prefetched`: the changes taken as the batch's last input settled (its dispatch's result).
+   * kept), as act's `observe` param asks. `readAhead`: what was read ahead as the batch's last input
+   * settled (its dispatch's result).
    */
-  async #capture(tab: Tab, record: StateRecord | undefined, prefetched?: Prefetch, named: NodeToName[] = []): Promise<O | undefined> {
+  async #capture(
+    tab: Tab,
+    record: StateRecord | undefined,
+    readAhead?: ReadAhead,
+    named: NodeToName[] = [],
+  ): Promise<CapturedObservation | undefined> {
     if (tab.closed) return undefined;
-    const frameId = record && tab.frames.get(record.frameId) ? record.frameId : tab.mainFrameId;
+    const frame = tab.frames.get(record && tab.frames.get(record.frameId) ? record.frameId : tab.mainFrameId);
+    if (!frame) return undefined;
+    const shape = this.#request.observe;
+    const options = {
+      signal: this.#deadline.signal,
+      ...(readAhead ? { readAhead } : {}),
+      ...(named.length > 0 ? { named } : {}),
+      ...(shape?.maxElements !== undefined ? { maxElements: shape.maxElements } : {}),
+    };
+    const capture = (more: { rootRef?: string; rootState?: string } = {}) =>
+      captureObservation(this.#env.session, this.#env.worlds, tab, frame, { ...options, ...more });
+    if (shape?.rootRef !== undefined) {
+      try {
+        return await capture({ rootRef: shape.rootRef, ...(shape.rootState !== undefined ? { rootState: shape.rootState } : {}) });
+      } catch {
+        // Not a ref of the act's state, or its node is gone: the whole frame, as without it.
+      }
+    }
     try {
-      return await this.#env.capture({
-        tab,
-        frameId,
-        signal: this.#deadline.signal,
-        ...(prefetched ? { prefetched } : {}),
-        ...(named.length > 0 ? { named } : {}),
-      });
+      return await capture();
     } catch {
       return undefined;
     }
@@ -605,7 +624,7 @@ class ActRun<O> {
 
   /** The refs the tab's fresh state gave a click's blocker and its dismissing control. */
   #blockerRefs(tab: Tab, blocker: Blocker): Pick<HitDescription, 'ref' | 'dismiss_ref'> {
-    const targets = [...(this.#env.states.current(tab.targetId)?.targets.values() ?? [])];
+    const targets = [...(this.#env.session.states.current(tab.targetId)?.targets.values() ?? [])];
     const refOf = (node: NodeToName | undefined) =>
       node && targets.find((t) => t.frameId === node.frameId && t.backendNodeId === node.backendNodeId)?.ref;
     const ref = refOf(blocker.blocker);
@@ -613,7 +632,7 @@ class ActRun<O> {
     return { ...(ref ? { ref } : {}), ...(dismissRef ? { dismiss_ref: dismissRef } : {}) };
   }
 
-  async #attachScreenshot(result: ActOutcome<O>, tab: Tab): Promise<void> {
+  async #attachScreenshot(result: ActOutcome, tab: Tab): Promise<void> {
     if (!this.#env.screenshot || tab.closed || tab.dialogs.pending) return;
     try {
       result.screenshot = await this.#env.screenshot(tab);
@@ -685,27 +704,26 @@ class ActRun<O> {
     this.#lost.catch(() => {});
   }
 
-  async #failure(error: unknown): Promise<ActOutcome<O>> {
-    return this.#result(this.#classify(error));
-  }
-
-  /** A result for an act that stopped on an error before or while dispatching its actions. */
-  async #result(failure: Failure): Promise<ActOutcome<O>> {
-    const began = this.#sideEffect || failure.sideEffect === true;
+  /**
+   * A result for an act that stopped on an error before or while dispatching its actions;
+   * `sideEffects`: where they stood when it stopped.
+   */
+  async #result(failure: Failure, sideEffects: SideEffects = NOTHING_BEGUN): Promise<ActOutcome> {
+    const began = sideEffects.began || failure.sideEffect === true;
     // After input began the page may have changed; a refusal before it consumed the state: either
     // way the page as it is now comes along, so that the caller's next call acts on it (§7). A
     // refusal before input of a lost tab or page has nothing to observe.
     const tab = this.#tab;
     const refusalObserved = !UNOBSERVED_REFUSALS.has(failure.type) && !this.#lossFailure();
-    let fresh: O | undefined;
+    let fresh: CapturedObservation | undefined;
     if (tab && failure.type !== 'operation_cancelled' && (began || refusalObserved)) {
       const named = failure.blocker ? [failure.blocker.blocker, ...(failure.blocker.dismiss ? [failure.blocker.dismiss] : [])] : [];
-      fresh = await this.#capture(tab, this.#env.states.get(this.#request.stateId), undefined, named);
+      fresh = await this.#capture(tab, this.#env.session.states.get(this.#request.stateId), undefined, named);
     }
     const result = this.#assemble(
       {
         began,
-        acknowledged: !this.#awaitingAck,
+        acknowledged: sideEffects.acknowledged,
         failure: { type: failure.type, check: failure.check === true },
         requested: this.#request.expect !== undefined || this.#request.waitFor !== undefined,
         captured: fresh !== undefined,
@@ -728,6 +746,6 @@ class ActRun<O> {
   }
 }
 
-export function runAct<O>(env: ActEnv<O>, request: ActRequest): Promise<ActOutcome<O>> {
+export function runAct(env: ActEnv, request: ActRequest): Promise<ActOutcome> {
   return new ActRun(env, request).run();
 }

@@ -2,6 +2,7 @@
 // effect had begun when it did, and the one place where how an act ended becomes the result's
 // status, execution, observation, postcondition and error_type.
 
+import type { NamedNode } from '../observe/capture.ts';
 import type { ActResult, ActStatus, Execution, Postcondition } from '../wire/index.ts';
 
 export type ActErrorType =
@@ -46,12 +47,7 @@ export interface HitDescription {
 }
 
 /** A node the fresh observation gives a ref even when its tree has none (a click's blocker). */
-export interface NodeToName {
-  frameId: string;
-  loaderId: string;
-  backendNodeId: number;
-  role: string;
-  name: string;
+export interface NodeToName extends NamedNode {
   tag: string;
 }
 

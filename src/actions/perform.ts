@@ -18,6 +18,7 @@ import { ActionError } from './outcome.ts';
 import type { PathPolicy } from './paths.ts';
 import { clickablePoint, type Point, pointAfterMove, type PointTarget } from './pointer.ts';
 import type { Action } from './types.ts';
+import type { ReadAhead } from '../observe/settle.ts';
 
 export interface ActionEnv {
   tab: Tab;
@@ -46,15 +47,16 @@ export interface ActionEnv {
    */
   beginSideEffect(): Promise<() => void>;
   /**
-   * Starts the settle that follows the input now, before the input is acknowledged. Only for an
-   * input armed with armInputWait in the field's world (the settle waits for it there).
-   * `likelyChanged`: backendNodeIds of the frame's elements the input surely changed (read early).
+   * Starts the settle that follows the input now, before the input is acknowledged, and returns
+   * it under way. Only for an input armed with armInputWait in the field's world (the settle waits
+   * for it there). `readAheadIds`: backendNodeIds of the frame's elements the input surely changed.
    */
-  settleAlongWithInput?(acknowledged: Promise<unknown>, likelyChanged: readonly number[]): void;
+  settleAlongWithInput?(acknowledged: Promise<unknown>, readAheadIds: readonly number[]): Promise<ReadAhead | undefined>;
 }
 
 export type PerformOutcome =
-  | { kind: 'input'; input: InputOutcome }
+  /** `settling`: the settle that went out along with the input (settleAlongWithInput), if one did. */
+  | { kind: 'input'; input: InputOutcome; settling?: Promise<ReadAhead | undefined> }
   | { kind: 'navigation'; errorText?: string; download?: boolean };
 
 /** What Chromium says of a request the domain policy failed (Fetch.failRequest BlockedByClient). */
@@ -226,14 +228,16 @@ export async function perform(env: ActionEnv, action: Action): Promise<PerformOu
         if (state === 'empty') return { kind: 'input', input: 'acknowledged' };
         return input(env, keySteps(env.tab, keyEventsFor('Delete', env.platform) as KeyEventParams[]));
       }
-      return input(env, [
+      let settling: Promise<ReadAhead | undefined> | undefined;
+      const inserted = await sendInput(env.tab, env.deadline, [
         () => {
-          const inserted = env.tab.session.send('Input.insertText', { text });
+          const insertion = env.tab.session.send('Input.insertText', { text });
           // The settle waits in page for this insertion (armed above), so it can go out now.
-          if (parallelSettle) env.settleAlongWithInput!(inserted, [target.handle.backendNodeId]);
-          return inserted;
+          if (parallelSettle) settling = env.settleAlongWithInput!(insertion, [target.handle.backendNodeId]);
+          return insertion;
         },
       ]);
+      return { kind: 'input', input: inserted, ...(settling ? { settling } : {}) };
     }
     case 'check': {
       const target = await env.target(action.ref);

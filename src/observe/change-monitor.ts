@@ -66,7 +66,8 @@ export interface ReadChangesOptions<B> {
   settle?: SettleFirst;
   /**
    * Sent right behind the question, as soon as it is sent (so it reaches the page after it); its
-   * result comes back with the changes.
+   * result comes back with the changes. Named for where it goes on the wire, not what it is: the
+   * observer sends its reads ahead here (observer.ts), but any call could ride behind.
    */
   behind?: () => B;
 }

@@ -144,7 +144,7 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
           ax: framePlan.ax,
           roots: framePlan.roots,
           send: (call) => send(frame === root, call),
-          ...(framePlan.preread ? { preread: framePlan.preread } : {}),
+          ...(framePlan.axReadsAhead ? { axReadsAhead: framePlan.axReadsAhead } : {}),
         });
         if (patched) {
           reader.count('frameReadsPatched');
@@ -321,13 +321,13 @@ async function readPatched(options: {
   ax: AxDocument;
   roots: readonly number[];
   send: Send;
-  preread?: ReadonlyMap<number, Promise<AxPart | undefined>>;
+  axReadsAhead?: ReadonlyMap<number, Promise<AxPart | undefined>>;
 }): Promise<AxDocument | undefined> {
-  const { reader, frame, ax, roots, send, preread } = options;
+  const { reader, frame, ax, roots, send, axReadsAhead } = options;
   const readPart = async (backendNodeId: number, retry: boolean): Promise<AxPatch | undefined> => {
-    const early = await preread?.get(backendNodeId);
-    if (early) reader.count('axPartsPrefetched');
-    const { subtree, relatives } = early ?? (await send((o) => readAxPart(frame, backendNodeId, o)));
+    const readAhead = await axReadsAhead?.get(backendNodeId);
+    if (readAhead) reader.count('axPartsReadAhead');
+    const { subtree, relatives } = readAhead ?? (await send((o) => readAxPart(frame, backendNodeId, o)));
     const own = subtree.find((node) => node.backendDOMNodeId === backendNodeId);
     if (own) return { backendNodeId, subtree, relatives };
     // No accessibility node of its own (a <b> inside a button, whose content is the button's):

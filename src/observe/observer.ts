@@ -25,9 +25,9 @@ import {
   readPage,
 } from './frame-reads.ts';
 import { IncompleteRead } from './render.ts';
-import { cachedFrameOf, type EarlyReads, planReads, readToKeep } from './read-plan.ts';
+import { type AxReadsAhead, cachedFrameOf, planReads, readToKeep } from './read-plan.ts';
 import type { RefRegistry } from './refs.ts';
-import { type Prefetch, prefetchedFor } from './settle.ts';
+import { type ReadAhead, readAheadFor } from './settle.ts';
 import { type RenderedPage, renderPage } from './stitch.ts';
 import type { TabReader } from './tab-reader.ts';
 
@@ -48,7 +48,7 @@ export interface ObserveOptions {
   /** With our isolated worlds, unchanged frames are not read again (see change-monitor.ts). */
   worlds?: IsolatedWorlds;
   /** Frames' changes already taken (TabReader.settle, as an act's input settled): not asked for again. */
-  prefetched?: Prefetch;
+  readAhead?: ReadAhead;
 }
 
 export interface ObserveInput extends ObserveOptions {
@@ -143,8 +143,8 @@ export const PREFIX_MIN_ELEMENTS = 2_000;
 export const ELEMENTS_PER_PROBE = 10;
 
 /**
- * The page read for `frames`: the frames' monitors are asked what changed (unless `prefetched`
- * answered already), read-plan.ts says what to read again, and the read is kept for the next time.
+ * The page read for `frames`: the frames' monitors are asked what changed (unless what was read
+ * ahead answered already), read-plan.ts says what to read again, and the read is kept for the next time.
  */
 async function readPageCached(
   input: ObserveInput,
@@ -158,35 +158,35 @@ async function readPageCached(
   const cached = reader.lastRead(root.id);
   const cachedFrame = (frame: FrameRecord) => cachedFrameOf(cached, frame);
   // Changes are taken before the page is read: a change during the read is seen next time.
-  const prefetched = frames.map((frame) =>
-    prefetchedFor({ reader, prefetched: input.prefetched, root, frame, mark: cachedFrame(frame)?.mark })
+  const readAhead = frames.map((frame) =>
+    readAheadFor({ reader, readAhead: input.readAhead, root, frame, mark: cachedFrame(frame)?.mark })
   );
   // What changed last time is read again for the accessibility tree right behind the question
   // (a status line, a counter, a live region changes again and again): when it did change, its
   // read is there with the answer, a round trip sooner. It reaches the page after the question,
   // so it sees the page as the answer does, or later, as any read after the answer would.
   const asked = await Promise.all(
-    frames.map(async (frame, i): Promise<{ changes?: FrameChanges; early?: EarlyReads }> => {
-      const taken = prefetched[i];
-      if (taken) return { changes: taken.changes, ...(taken.preread ? { early: taken.preread } : {}) };
-      const likely = cachedFrame(frame)?.lastChanged ?? [];
+    frames.map(async (frame, i): Promise<{ changes?: FrameChanges; axReadsAhead?: AxReadsAhead }> => {
+      const taken = readAhead[i];
+      if (taken) return { changes: taken.changes, ...(taken.axReadsAhead ? { axReadsAhead: taken.axReadsAhead } : {}) };
+      const ids = cachedFrame(frame)?.readAheadIds ?? [];
       const options = { timeoutMs: budget.perFrameMs, ...(input.signal ? { signal: input.signal } : {}) };
-      const readEarly = likely.length === 0
+      const readIdsAhead = ids.length === 0
         ? undefined
-        : () => new Map(likely.map((id) => [id, readAxPart(frame, id, options).catch(() => undefined)]));
+        : () => new Map(ids.map((id) => [id, readAxPart(frame, id, options).catch(() => undefined)]));
       const { changes, behind } = await readChanges({
         worlds,
         frame,
         since: cachedFrame(frame)?.mark,
         timeoutMs: budget.perFrameMs,
-        ...(readEarly ? { behind: readEarly } : {}),
+        ...(readIdsAhead ? { behind: readIdsAhead } : {}),
       });
-      return { ...(changes ? { changes } : {}), ...(behind ? { early: behind } : {}) };
+      return { ...(changes ? { changes } : {}), ...(behind ? { axReadsAhead: behind } : {}) };
     }),
   );
   const changes = asked.map((answer) => answer.changes);
-  const early = asked.map((answer) => answer.early);
-  const planned = planReads({ cached, frames, changes, early });
+  const axReadsAhead = asked.map((answer) => answer.axReadsAhead);
+  const planned = planReads({ cached, frames, changes, axReadsAhead });
   if (planned.kind === 'cached') {
     reader.count('frameReadsReused', frames.length);
     return planned.read;

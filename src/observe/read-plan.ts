@@ -14,16 +14,16 @@ import type { DocumentFacts, PointerSource } from './page-facts.ts';
 /** What the planner needs of a frame: which document it shows, and which renderer hosts it. */
 export type PlannedFrame = Pick<FrameRecord, 'id' | 'loaderId' | 'session'>;
 
-/** Accessibility reads already under way, by backendNodeId (made while a frame settled, or early). */
-export type EarlyReads = ReadonlyMap<number, Promise<AxPart | undefined>>;
+/** Accessibility reads already under way, by backendNodeId (while a frame settled, or behind its monitor's question). */
+export type AxReadsAhead = ReadonlyMap<number, Promise<AxPart | undefined>>;
 
 export interface CachedFrame {
   loaderId: string;
   /** Where the frame's monitor stood when this read began. */
   mark: MonitorMark;
   read: FrameRead;
-  /** The few elements that had changed for this read: the likeliest to change again. */
-  lastChanged: readonly number[];
+  /** The few elements that had changed for this read: the likeliest to change again, so read ahead next time. */
+  readAheadIds: readonly number[];
 }
 
 export interface CachedRead {
@@ -35,7 +35,7 @@ export interface CachedRead {
 export type FramePlan =
   | { kind: 'full' }
   | { kind: 'reuse'; read: FrameRead }
-  | { kind: 'patch'; ax: AxDocument; roots: number[]; preread?: EarlyReads; prefix?: FrameRead['prefix'] };
+  | { kind: 'patch'; ax: AxDocument; roots: number[]; axReadsAhead?: AxReadsAhead; prefix?: FrameRead['prefix'] };
 
 export interface ReadPlan {
   frames: Map<string, FramePlan>;
@@ -56,11 +56,11 @@ export interface PlanInput {
   /** Each frame's changes since its cached read (undefined: its monitor could not be asked). */
   changes: ReadonlyArray<FrameChanges | undefined>;
   /** Each frame's accessibility reads already under way. */
-  early?: ReadonlyArray<EarlyReads | undefined>;
+  axReadsAhead?: ReadonlyArray<AxReadsAhead | undefined>;
 }
 
-/** At most this many of a read's changed elements are read early on the next observation. */
-export const MAX_READ_EARLY = 4;
+/** At most this many of a read's changed elements are read ahead on the next observation. */
+export const MAX_READ_AHEAD = 4;
 
 /** The last read of `frame` in `cached`, while the frame still shows that document. */
 export function cachedFrameOf(cached: CachedRead | undefined, frame: Pick<PlannedFrame, 'id' | 'loaderId'>): CachedFrame | undefined {
@@ -82,7 +82,7 @@ export function planReads(input: PlanInput): PagePlan {
   const plan: ReadPlan = { frames: new Map(), snapshots: new Map(), light: new Map() };
   frames.forEach((frame, i) => {
     const change = changes[i];
-    plan.frames.set(frame.id, change ? planFrame(cachedFrame(frame), frame, change, input.early?.[i]) : { kind: 'full' });
+    plan.frames.set(frame.id, change ? planFrame(cachedFrame(frame), frame, change, input.axReadsAhead?.[i]) : { kind: 'full' });
   });
   if (cached && sameFrameSet) {
     for (const snapshot of cached.read.sessionSnapshots) {
@@ -108,12 +108,12 @@ export function planReads(input: PlanInput): PagePlan {
   return { kind: 'read', plan };
 }
 
-function planFrame(cached: CachedFrame | undefined, frame: PlannedFrame, changes: FrameChanges, preread?: EarlyReads): FramePlan {
+function planFrame(cached: CachedFrame | undefined, frame: PlannedFrame, changes: FrameChanges, axReadsAhead?: AxReadsAhead): FramePlan {
   if (!cached || cached.loaderId !== frame.loaderId || changes.full || !cached.read.tree) return { kind: 'full' };
   if (changes.roots.length === 0) return { kind: 'reuse', read: cached.read };
   const prefix = cached.read.prefix;
   return cached.read.ax
-    ? { kind: 'patch', ax: cached.read.ax, roots: changes.roots, ...(preread ? { preread } : {}), ...(prefix ? { prefix } : {}) }
+    ? { kind: 'patch', ax: cached.read.ax, roots: changes.roots, ...(axReadsAhead ? { axReadsAhead } : {}), ...(prefix ? { prefix } : {}) }
     : { kind: 'full' };
 }
 
@@ -130,7 +130,7 @@ export function readToKeep(read: PageRead, changes: ReadonlyArray<FrameChanges |
       loaderId: frameRead.loaderId,
       mark: { monitor: change.monitor, generation: change.generation },
       read: frameRead,
-      lastChanged: change.roots.length <= MAX_READ_EARLY ? change.roots : [],
+      readAheadIds: change.roots.length <= MAX_READ_AHEAD ? change.roots : [],
     });
   });
   return { frames, read };

@@ -9,7 +9,7 @@ import type { AxViewNode } from './ax-tree.ts';
 import type { PageRead } from './frame-reads.ts';
 import { ELEMENTS_PER_PROBE, observe, type ObserveBudget, type ObserveOptions, PREFIX_MIN_ELEMENTS, type Snapshot } from './observer.ts';
 import { type CachedRead, keptFurther } from './read-plan.ts';
-import { type Prefetch, settleAndTakeChanges, type SettleOptions } from './settle.ts';
+import { type ReadAhead, settleAndTakeChanges, type SettleOptions } from './settle.ts';
 import type { RefRegistry } from './refs.ts';
 import type { StitchedNode } from './render.ts';
 import { BoundedMap } from '../util/bounded-map.ts';
@@ -22,9 +22,9 @@ export interface FrameReadCounts {
   snapshotsFull: number;
   snapshotsLight: number;
   snapshotsKept: number;
-  changesPrefetched: number;
-  /** Accessibility reads made while an act's input settled (PrefetchedFrame.preread) and used. */
-  axPartsPrefetched: number;
+  changesReadAhead: number;
+  /** Accessibility reads made while an act's input settled (FrameReadAhead.axReadsAhead) and used. */
+  axPartsReadAhead: number;
   /** Accessibility nodes the renderer answered with to full and prefix reads (what they cost it). */
   axNodesRead: number;
   /** Accessibility calls of full and prefix reads (each a visit to the renderer). */
@@ -42,8 +42,8 @@ export class ReadCounts {
     snapshotsFull: 0,
     snapshotsLight: 0,
     snapshotsKept: 0,
-    changesPrefetched: 0,
-    axPartsPrefetched: 0,
+    changesReadAhead: 0,
+    axPartsReadAhead: 0,
     axNodesRead: 0,
     axReadCalls: 0,
     factsFromPage: 0,
@@ -124,10 +124,10 @@ export class TabReader {
   }
 
   /**
-   * Lets an acted frame settle and takes the frames' changes meanwhile (settle.ts); hand the result
-   * to the next `observe` as `prefetched`.
+   * Lets an acted frame settle and reads ahead meanwhile (settle.ts); hand the result to the next
+   * `observe` as `readAhead`.
    */
-  settle(options: Omit<SettleOptions, 'reader'>): Promise<Prefetch> {
+  settle(options: Omit<SettleOptions, 'reader'>): Promise<ReadAhead> {
     return settleAndTakeChanges({ ...options, reader: this });
   }
 

@@ -9,7 +9,7 @@ import type { AxViewNode } from '../../src/observe/ax-tree.ts';
 import type { FrameChanges } from '../../src/observe/change-monitor.ts';
 import type { FrameRead, PageRead, SessionRead } from '../../src/observe/frame-reads.ts';
 import type { DocumentFacts } from '../../src/observe/page-facts.ts';
-import { type CachedRead, MAX_READ_EARLY, type PagePlan, type PlannedFrame, planReads, readToKeep } from '../../src/observe/read-plan.ts';
+import { type CachedRead, MAX_READ_AHEAD, type PagePlan, type PlannedFrame, planReads, readToKeep } from '../../src/observe/read-plan.ts';
 
 const s = suite('read-plan');
 
@@ -60,7 +60,7 @@ function lastRead(frames: PlannedFrame[], options: { ax?: boolean } = {}): Cache
     frames: new Map(
       frameReads.map((
         r,
-      ) => [r.frame.id, { loaderId: r.loaderId, mark: { monitor: `m-${r.frame.id}`, generation: 1 }, read: r, lastChanged: [] }]),
+      ) => [r.frame.id, { loaderId: r.loaderId, mark: { monitor: `m-${r.frame.id}`, generation: 1 }, read: r, readAheadIds: [] }]),
     ),
   };
 }
@@ -211,19 +211,19 @@ s('a patch carries the accessibility reads already under way', () => {
     cached: lastRead([main]),
     frames: [main],
     changes: [changes('MAIN', { generation: 2, roots: [7] })],
-    early: [early],
+    axReadsAhead: [early],
   });
   const framePlan = plan.kind === 'read' ? plan.plan.frames.get('MAIN') : undefined;
-  assert.is(framePlan?.kind === 'patch' ? framePlan.preread : undefined, early);
+  assert.is(framePlan?.kind === 'patch' ? framePlan.axReadsAhead : undefined, early);
 });
 
 s('readToKeep: the marks come from the changes; a frame not asked keeps nothing', () => {
   const read = lastRead([main, child]).read;
-  const manyRoots = Array.from({ length: MAX_READ_EARLY + 1 }, (_, i) => i + 10);
+  const manyRoots = Array.from({ length: MAX_READ_AHEAD + 1 }, (_, i) => i + 10);
   const kept = readToKeep(read, [changes('MAIN', { generation: 5, roots: [3] }), changes('CHILD', { generation: 2, roots: manyRoots })]);
   assert.equal(kept?.frames.get('MAIN')?.mark, { monitor: 'm-MAIN', generation: 5 });
-  assert.equal(kept?.frames.get('MAIN')?.lastChanged, [3]);
-  assert.equal(kept?.frames.get('CHILD')?.lastChanged, [], 'too many to read early');
+  assert.equal(kept?.frames.get('MAIN')?.readAheadIds, [3]);
+  assert.equal(kept?.frames.get('CHILD')?.readAheadIds, [], 'too many to read early');
   assert.is(readToKeep(read, [changes('MAIN'), undefined]), undefined);
 });
 

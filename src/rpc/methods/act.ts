@@ -7,17 +7,16 @@ import type { PathPolicy } from '../../actions/paths.ts';
 import { canonicalJson, RequestLog } from '../request-log.ts';
 import type { Tab } from '../../browser/tab.ts';
 import type { Screenshot } from '../../capture/screenshot.ts';
-import { SETTLE_CAP_MS, SETTLE_QUIET_MS } from '../../browser/page-settle.ts';
 import { isServerError } from '../../errors.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
 import { type AnyMethodDef, defineMethod } from '../define.ts';
 import { act, actSchemas, cancel, DEFAULT_TIMEOUT_MS, keyCombo, secretName } from '../../wire/act.ts';
 import type { SecretStore } from '../../util/secrets.ts';
-import type { ActEvent, ActParams, ActResult, Observation } from '../../wire/index.ts';
+import type { ActEvent, ActParams, ActResult } from '../../wire/index.ts';
 import { unobservedState } from '../../actions/unobserved-state.ts';
 import { onSession, sessionMethod } from './common.ts';
-import { captureObservation } from './observe.ts';
+import { wireObservation } from './observation.ts';
 
 // The protocol's schemas, with the key names of `press` and the secret names of `type` and `fill`
 // checked here, before the state is consumed: a key name or an unknown secret is a params matter.
@@ -50,8 +49,11 @@ function wireEvent(event: ActSessionEvent): ActEvent {
   return Object.assign({ kind: event.kind, seq: event.seq }, rest);
 }
 
-/** The one place an act's outcome becomes the wire result (PROTOCOL.md §7). */
-export function actResultOf(outcome: ActOutcome<Observation>): ActResult {
+/**
+ * The one place an act's outcome becomes the wire result (PROTOCOL.md §7); its fresh state is
+ * worded as observe words an observation, with what act's `observe` param asked to see.
+ */
+export function actResultOf(outcome: ActOutcome, sessionId: string, observe: ActParams['observe']): ActResult {
   return {
     status: outcome.status,
     execution: outcome.execution,
@@ -59,7 +61,15 @@ export function actResultOf(outcome: ActOutcome<Observation>): ActResult {
     postcondition: outcome.postcondition,
     completed: outcome.completed,
     events: outcome.events.map(wireEvent),
-    ...(outcome.freshState ? { fresh_state: outcome.freshState } : {}),
+    ...(outcome.freshState
+      ? {
+        fresh_state: wireObservation(
+          sessionId,
+          outcome.freshState,
+          observe?.include_text !== undefined ? { includeText: observe.include_text } : {},
+        ),
+      }
+      : {}),
     ...(outcome.errorType !== undefined ? { error_type: outcome.errorType } : {}),
     ...(outcome.errorText !== undefined ? { error_text: outcome.errorText } : {}),
     ...(outcome.hit ? { hit: outcome.hit } : {}),
@@ -162,9 +172,9 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
               );
             }
           }
-          return runAct<Observation>(
+          return runAct(
             {
-              states: s.states,
+              session: s,
               browser: s.browser,
               worlds: s.browser.worlds,
               secrets: s.secrets,
@@ -174,36 +184,6 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
               blockedNavigationRule: (tab) => s.traffic.log.lastBlockedDocument(tab.targetId),
               signal,
               events: s.events,
-              capture: async ({ tab, frameId, signal: captureSignal, prefetched, named }) => {
-                const frame = tab.frames.get(frameId);
-                if (!frame) throw new Error('the frame is gone');
-                const shape = params.observe;
-                const options = {
-                  signal: captureSignal,
-                  ...(prefetched ? { prefetched } : {}),
-                  ...(named ? { named } : {}),
-                  ...(shape?.max_elements !== undefined ? { maxElements: shape.max_elements } : {}),
-                  ...(shape?.include_text !== undefined ? { includeText: shape.include_text } : {}),
-                };
-                if (shape?.root_ref !== undefined) {
-                  try {
-                    return await captureObservation(s, tab, frame, { ...options, rootRef: shape.root_ref, rootState: params.state_id });
-                  } catch {
-                    // Not a ref of the act's state, or its node is gone: the whole frame, as without it.
-                  }
-                }
-                return captureObservation(s, tab, frame, options);
-              },
-              settleAndTake: ({ tab, root, frame, acknowledged, likelyChanged }) =>
-                s.readerFor(tab).settle({
-                  worlds: s.browser.worlds,
-                  tab,
-                  root,
-                  frame,
-                  settle: { quietMs: SETTLE_QUIET_MS, capMs: SETTLE_CAP_MS, afterInput: acknowledged !== undefined },
-                  ...(acknowledged ? { acknowledged } : {}),
-                  ...(likelyChanged ? { likelyChanged } : {}),
-                }),
               ...(deps.screenshot ? { screenshot: (tab) => deps.screenshot!(s, tab) } : {}),
               ...(call.progress ? { progress: call.progress } : {}),
             },
@@ -215,8 +195,14 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
               ...(params.wait_for ? { waitFor: params.wait_for } : {}),
               timeoutMs: params.timeout_ms ? params.timeout_ms : DEFAULT_TIMEOUT_MS,
               screenshot: params.screenshot ?? 'never',
+              observe: {
+                ...(params.observe?.max_elements !== undefined ? { maxElements: params.observe.max_elements } : {}),
+                ...(params.observe?.root_ref !== undefined ? { rootRef: params.observe.root_ref } : {}),
+                // The act's own state, consumed by then; without one, the tab's current state.
+                ...(params.state_id !== undefined ? { rootState: params.state_id } : {}),
+              },
             },
-          ).then(actResultOf);
+          ).then((outcome) => actResultOf(outcome, s.id, params.observe));
         }).catch((error: unknown): ActResult => {
           // Cancelled while still queued, or the session closed under it.
           if (!isServerError(error, 'operation_cancelled')) throw error;

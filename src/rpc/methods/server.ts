@@ -65,8 +65,9 @@ function frameReadWireCounts(counts: FrameReadCounts) {
     snapshots_full: counts.snapshotsFull,
     snapshots_light: counts.snapshotsLight,
     snapshots_kept: counts.snapshotsKept,
-    changes_prefetched: counts.changesPrefetched,
-    ax_parts_prefetched: counts.axPartsPrefetched,
+    // The wire keeps its published names for what the server now calls reading ahead.
+    changes_prefetched: counts.changesReadAhead,
+    ax_parts_prefetched: counts.axPartsReadAhead,
   };
 }
 

@@ -12,7 +12,7 @@ import type { CallContext } from '../context.ts';
 import type { AnyMethodDef } from '../define.ts';
 import { framesList, framesSelect, tabsClose, tabsList, tabsNew, tabsSelect } from '../../wire/tabs.ts';
 import { sessionMethod } from './common.ts';
-import { captureObservation } from './observe.ts';
+import { observeForWire } from './observation.ts';
 
 const NAVIGATION_BUDGET_MS = 30_000;
 const FRAME_REFRESH_BUDGET_MS = 1_000;
@@ -81,7 +81,7 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
         // The page as loaded, whatever came of it: an error page or about:blank is a page too.
         call.progress?.('observing the new tab');
         const main = session.resolveFrame(tab, tab.mainFrameId);
-        return { ...opened, observation: await captureObservation(session, tab, main, { signal }) };
+        return { ...opened, observation: await observeForWire(session, tab, main, { signal }) };
       },
     }),
     sessionMethod(registry, {

@@ -12,7 +12,7 @@ import type { AnyMethodDef } from '../define.ts';
 import { DEFAULT_TIMEOUT_MS } from '../../wire/act.ts';
 import { wait, waitConditionOf } from '../../wire/wait.ts';
 import { sessionMethod } from './common.ts';
-import { captureObservation } from './observe.ts';
+import { observeForWire } from './observation.ts';
 
 /** A dialog came open: the page cannot be read until it is answered, so the wait ends unmet. */
 class DialogOpened extends Error {}
@@ -65,7 +65,7 @@ export function waitMethods(registry: SessionRegistry): AnyMethodDef[] {
         }
         const now = tab.frames.get(frame.id);
         if (!now) throw frameGone(frame.id);
-        const observation = await captureObservation(session, tab, now, { signal });
+        const observation = await observeForWire(session, tab, now, { signal });
         return { status: verdict === 'met' ? ('met' as const) : ('condition_not_met' as const), observation };
       },
     }),

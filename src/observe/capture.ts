@@ -1,0 +1,142 @@
+// One observation of a tab, in the observe layer's terms: read the frame (TabReader), give its
+// elements refs, issue the new current state (StateStore) and diff it against a base. observe,
+// wait, tabs.new and act's fresh state all come through here; the RPC layer only words the result
+// for the wire (rpc/methods/observation.ts).
+import type { FrameRecord } from '../browser/frame-tree.ts';
+import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
+import type { ReadyState } from '../browser/document-loads.ts';
+import type { Tab } from '../browser/tab.ts';
+import { ServerError } from '../errors.ts';
+import { type KnownSecret, redactSecrets } from '../util/redact.ts';
+import { DEFAULT_MAX_ELEMENTS } from '../wire/observation.ts';
+import { diffElements, type ObservationDiff } from './diff.ts';
+import type { Snapshot } from './observer.ts';
+import type { RefRegistry } from './refs.ts';
+import type { RefTarget } from './render.ts';
+import type { ReadAhead } from './settle.ts';
+import { hashText, type StateRecord, type StateStore } from './state-store.ts';
+import type { TabReader } from './tab-reader.ts';
+
+/** What owns a session's observations: its states, and per tab its refs and its reader (sessions/session.ts). */
+export interface ObservingSession {
+  readonly states: StateStore;
+  refsFor(tab: Tab): RefRegistry;
+  readerFor(tab: Tab): TabReader;
+  /** What redaction hides now (typed passwords and secrets, configured secret values). */
+  knownSecrets(): KnownSecret[];
+}
+
+/** A node to give a ref of the new state even when its tree has none (an act's blocker). */
+export interface NamedNode {
+  frameId: string;
+  loaderId: string;
+  backendNodeId: number;
+  role: string;
+  name: string;
+}
+
+export interface CaptureOptions {
+  maxElements?: number;
+  since?: string;
+  rootRef?: string;
+  /** The state whose ref `rootRef` is (an act's own, consumed by then); the tab's current one by default. */
+  rootState?: string;
+  signal?: AbortSignal;
+  /** What was read ahead as an act's input settled (TabReader.settle): not asked for again. */
+  readAhead?: ReadAhead;
+  /**
+   * Nodes to give refs of the new state even when its tree has none (an act's blocker): acted on
+   * and observed with root_ref like any ref, while the frame they are in keeps its document.
+   */
+  named?: readonly NamedNode[];
+}
+
+/**
+ * An observation as it was when read: the frame's URL, title and ready state are taken at once, so
+ * that wording it later (after an act's postcondition) shows the page as it was observed. Page text
+ * (title, dialog message) is already redacted with the secrets known when it was read.
+ */
+export interface CapturedObservation {
+  state: StateRecord;
+  frameId: string;
+  loaderId: string;
+  url: string;
+  readyState: ReadyState;
+  title: string;
+  snapshot: Snapshot;
+  /** Against `since`, when that state is of the same tab and still kept. */
+  diff?: ObservationDiff;
+}
+
+/** Observes `frame` of `tab` and issues the new current state of the tab. */
+export async function captureObservation(
+  session: ObservingSession,
+  worlds: IsolatedWorlds,
+  tab: Tab,
+  frame: FrameRecord,
+  options: CaptureOptions = {},
+): Promise<CapturedObservation> {
+  const refs = session.refsFor(tab);
+  refs.prune((frameId, loaderId) => tab.frames.get(frameId)?.loaderId === loaderId);
+  let subtree: { frameId: string; backendNodeId: number } | undefined;
+  if (options.rootRef) {
+    const named = options.rootState ? session.states.get(options.rootState) : session.states.current(tab.targetId);
+    const target = named?.targetId === tab.targetId ? named.targets.get(options.rootRef) : undefined;
+    if (!target) {
+      throw new ServerError('invalid_params', `root_ref ${options.rootRef} is not in the tab's current state`, {
+        details: { issues: [{ path: 'root_ref', message: 'not a ref of the current state' }] },
+      });
+    }
+    subtree = { frameId: target.frameId, backendNodeId: target.backendNodeId };
+  }
+  const secrets = session.knownSecrets();
+  const snapshot = await session.readerFor(tab).observe({
+    tab,
+    root: frame,
+    refs,
+    maxElements: options.maxElements ?? DEFAULT_MAX_ELEMENTS,
+    secrets,
+    worlds,
+    ...(subtree ? { subtree } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.readAhead ? { readAhead: options.readAhead } : {}),
+  });
+  // Read the base before issuing: the new state may push it out of the kept window.
+  const base = options.since ? session.states.get(options.since) : undefined;
+  const state = session.states.issue({
+    targetId: tab.targetId,
+    frameId: frame.id,
+    frames: new Map(snapshot.frames.map((f) => [f.frameId, f])),
+    targets: new Map([...snapshot.targets, ...namedTargets(refs, snapshot.targets, options.named ?? [])].map((t) => [t.ref, t])),
+    elements: snapshot.elements,
+    textHash: hashText(snapshot.text),
+    dialogPending: snapshot.dialog !== undefined,
+  });
+  const observedRoot = snapshot.frames.find((f) => f.frameId === frame.id);
+  const loaderId = observedRoot?.loaderId ?? frame.loaderId;
+  return {
+    state,
+    frameId: frame.id,
+    loaderId,
+    url: frame.url,
+    readyState: tab.loads.readyState(frame.id, loaderId),
+    title: redactSecrets(snapshot.title || tab.title, secrets),
+    snapshot: snapshot.dialog
+      ? { ...snapshot, dialog: { ...snapshot.dialog, message: redactSecrets(snapshot.dialog.message, secrets) } }
+      : snapshot,
+    ...(base && base.targetId === tab.targetId ? { diff: diffElements(base, state) } : {}),
+  };
+}
+
+/** Targets for `named` nodes the snapshot gave no ref, with refs of the tab's registry. */
+function namedTargets(refs: RefRegistry, taken: readonly RefTarget[], named: readonly NamedNode[]): RefTarget[] {
+  return named
+    .filter((node) => !taken.some((t) => t.frameId === node.frameId && t.backendNodeId === node.backendNodeId))
+    .map((node) => ({
+      ref: refs.refFor(node.frameId, node.loaderId, node.backendNodeId),
+      frameId: node.frameId,
+      backendNodeId: node.backendNodeId,
+      role: node.role,
+      name: node.name,
+    }));
+}
