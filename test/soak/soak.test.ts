@@ -1,4 +1,4 @@
-// The soak (bench/soak.ts, `npm run soak`) inside the test run: a 60-second soak when
+// The soak (test/soak/soak.ts, `npm run soak`) inside the test run: a 60-second soak when
 // PAGEWIRE_SOAK=1 or CI=true (PAGEWIRE_SOAK_MINUTES changes the length), on both passes: the Node
 // pass soaks `node dist/src/main.js`, the Deno pass the server on Deno. Otherwise the script must
 // at least load and answer --help, so that it cannot rot unnoticed. Four clients: renderers crashed under that load
@@ -19,11 +19,11 @@ interface Outcome {
   output: string;
 }
 
-/** Runs `node --import tsx bench/soak.ts ARGS`, echoing its lines as they come, within `budgetMs`. */
+/** Runs `node --import tsx test/soak/soak.ts ARGS`, echoing its lines as they come, within `budgetMs`. */
 function runSoak(args: string[], budgetMs: number, echo: boolean): Promise<Outcome> {
   // Under Deno, execPath is deno itself: the soak is a Node script.
   const node = IS_DENO ? 'node' : process.execPath;
-  const child = spawn(node, ['--import', 'tsx', 'bench/soak.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node, ['--import', 'tsx', 'test/soak/soak.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let partial = '';
   const onData = (chunk: Buffer) => {
@@ -52,7 +52,7 @@ function runSoak(args: string[], budgetMs: number, echo: boolean): Promise<Outco
 
 const s = suite('soak');
 
-s('bench/soak.ts answers --help and refuses bad arguments', async () => {
+s('test/soak/soak.ts answers --help and refuses bad arguments', async () => {
   const help = await runSoak(['--help'], 60_000, false);
   assert.is(help.code, 0, help.output);
   for (const flag of ['--minutes N', '--clients N', '--subscribers N', '--sample-s N', '--json FILE']) {
@@ -78,7 +78,7 @@ if (enabled) {
   );
 } else {
   s('the full soak runs only when PAGEWIRE_SOAK=1 or CI=true', () => {
-    assert.ok(existsSync(`${ROOT}bench/soak.ts`));
+    assert.ok(existsSync(`${ROOT}test/soak/soak.ts`));
     assert.ok(!enabled);
   });
 }
