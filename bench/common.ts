@@ -3,6 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import type { Tab } from '../src/browser/tab.ts';
+import { ascending, median, percentile, round2 } from '../test/helpers/stats.ts';
 
 /** Untimed calls before the timed ones. */
 export const WARMUPS = 3;
@@ -29,14 +30,16 @@ export function parseRuns(argv: string[]): number {
   return runs;
 }
 
-export const round = (ms: number) => Math.round(ms * 100) / 100;
+export const round = round2;
 
 export function stats(samples: number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return { median_ms: round(median), p90_ms: round(at(0.9)), min_ms: round(sorted[0]!), samples_ms: samples.map(round) };
+  const sorted = ascending(samples);
+  return {
+    median_ms: round(median(sorted)),
+    p90_ms: round(percentile(sorted, 0.9)),
+    min_ms: round(sorted[0]!),
+    samples_ms: samples.map(round),
+  };
 }
 
 export const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');

@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import WebSocket, { WebSocketServer } from 'ws';
 import { TestClient } from '../test/helpers/client.ts';
+import { median } from '../test/helpers/stats.ts';
 import { FORM_PAGE, ROOT, startServerProcess } from './server-process.ts';
 
 if (process.argv.includes('--floor')) await serveFloor();
@@ -144,7 +145,6 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 /** What each row is compared with: the MCP rows with observe over the socket, the HTTP floor with the socket floor. */
 const against: Record<string, string> = {
   'browser_observe, plain HTTP POST': 'observe over the WebSocket',

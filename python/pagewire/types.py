@@ -1037,6 +1037,7 @@ class _ServerInfoResultRequired(TypedDict):
     runtime: str
     limits: ServerLimits
     counts: ServerCounts
+    diagnostics: ServerDiagnostics
     #: The secrets act may type by name (never their values)
     secrets: list[ServerInfoResultSecretsItem]
     domain_policy: DomainPolicy
@@ -1082,16 +1083,6 @@ class _ServerCountsRequired(TypedDict):
     sessions: int
     browser_launches: int
     states: int
-    frame_reads_full: int
-    frame_reads_patched: int
-    frame_reads_reused: int
-    snapshots_full: int
-    snapshots_light: int
-    snapshots_kept: int
-    changes_prefetched: int
-    ax_parts_prefetched: int
-    #: How each open tab of the caller's own sessions was read (the fields above, per tab)
-    tab_reads: list[TabReadCounts]
 
 
 class ServerCounts(_ServerCountsRequired, total=False):
@@ -1111,6 +1102,20 @@ class ServerCounts(_ServerCountsRequired, total=False):
     dropped_events: int
     rss_bytes: int
     heap_used_bytes: int
+
+
+class ServerDiagnostics(TypedDict):
+    """Diagnostic and unstable: how the engine read frames; not part of the contract"""
+    frame_reads_full: int
+    frame_reads_patched: int
+    frame_reads_reused: int
+    snapshots_full: int
+    snapshots_light: int
+    snapshots_kept: int
+    changes_prefetched: int
+    ax_parts_prefetched: int
+    #: How each open tab of the caller's own sessions was read (the fields above, per tab)
+    tab_reads: list[TabReadCounts]
 
 
 class TabReadCounts(TypedDict):

@@ -245,7 +245,7 @@ export class Session {
     return this.#stateOf(tab).reader;
   }
 
-  /** How each open tab of the session was read since it opened (server.info `counts.tab_reads`). */
+  /** How each open tab of the session was read since it opened (server.info `diagnostics.tab_reads`). */
   tabReadCounts(): Array<{ targetId: string; counts: FrameReadCounts }> {
     return [...this.#perTab].map(([targetId, { reader }]) => ({ targetId, counts: reader.counts.snapshot() }));
   }

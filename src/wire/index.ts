@@ -7,7 +7,15 @@ import type { downloadData, EVENT_DATA, EventKind, eventNotification } from './e
 import type { ParamsOf, ResultOf } from './methods.ts';
 import type { screencastEventData } from './screencast.ts';
 import type { element, observation, observationDiff, observedFrame, pendingDialog } from './observation.ts';
-import type { openRpcContentDescriptor, openRpcDocument, openRpcMethod, serverCounts, serverLimits, tabReadCounts } from './server.ts';
+import type {
+  openRpcContentDescriptor,
+  openRpcDocument,
+  openRpcMethod,
+  serverCounts,
+  serverDiagnostics,
+  serverLimits,
+  tabReadCounts,
+} from './server.ts';
 import type { networkEntry } from './events.ts';
 import type { sessionSummary, storageCookie, storageOrigin, storageState } from './sessions.ts';
 import type { domainPolicySummary } from './server.ts';
@@ -73,6 +81,7 @@ export type TabSummary = z.infer<typeof tabSummary>;
 export type FrameSummary = z.infer<typeof frameSummary>;
 export type ServerLimits = z.infer<typeof serverLimits>;
 export type ServerCounts = z.infer<typeof serverCounts>;
+export type ServerDiagnostics = z.infer<typeof serverDiagnostics>;
 export type TabReadCounts = z.infer<typeof tabReadCounts>;
 export type OpenRpcDocument = z.infer<typeof openRpcDocument>;
 export type OpenRpcMethod = z.infer<typeof openRpcMethod>;

@@ -72,12 +72,21 @@ export const serverCounts = z
     dropped_events: count.optional(),
     rss_bytes: count.optional(),
     heap_used_bytes: count.optional(),
+  })
+  .meta({ id: 'ServerCounts' });
+
+/**
+ * The engine's own read counters, for tests and benchmarks: diagnostic and unstable (PROTOCOL.md
+ * §10), so they sit apart from `counts` and may change with the engine without a protocol version.
+ */
+export const serverDiagnostics = z
+  .object({
     ...frameReadCounts,
     tab_reads: z
       .array(tabReadCounts)
       .describe("How each open tab of the caller's own sessions was read (the fields above, per tab)"),
   })
-  .meta({ id: 'ServerCounts' });
+  .meta({ id: 'ServerDiagnostics', description: 'Diagnostic and unstable: how the engine read frames; not part of the contract' });
 
 export const serverInfo = wireMethod({
   name: 'server.info',
@@ -94,6 +103,7 @@ export const serverInfo = wireMethod({
       .describe('While a browser runs: its product and CDP version'),
     limits: serverLimits,
     counts: serverCounts,
+    diagnostics: serverDiagnostics,
     secrets: z
       .array(z.object({ name: z.string(), origins: z.array(z.string()).describe('Where it may be typed; empty: any origin') }))
       .describe('The secrets act may type by name (never their values)'),

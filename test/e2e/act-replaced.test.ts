@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
-import { openAlone, withSession } from '../helpers/session-suite.ts';
+import { openAloneObserved, withSession } from '../helpers/session-suite.ts';
 import { itemsLeft, todoToggle } from '../helpers/todomvc.ts';
 import { type ActResult, type Observation, ref } from '../helpers/wire.ts';
 
@@ -24,10 +24,7 @@ const context = withSession(s, 'act-replaced', (ready) => ({ server, client, ses
 const RUNS = 4;
 
 /** Opens `path` alone in the session and observes it. */
-async function open(path: string): Promise<Observation> {
-  await openAlone(context, path);
-  return client.call('observe', { session_id: sessionId });
-}
+const open = (path: string) => openAloneObserved(context, path);
 
 /** Tick "Buy a unicorn", then `then` (by default a click on the footer's "Active" link), waiting for the count. */
 function toggleThen(

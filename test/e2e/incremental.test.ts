@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evaluate, readerOf, tabOf } from '../helpers/page.ts';
 import { openAlone, withSession } from '../helpers/session-suite.ts';
-import { freshState, type Observation, type ServerCounts as Counts } from '../helpers/wire.ts';
+import { freshState, type Observation, type ServerDiagnostics as Counts } from '../helpers/wire.ts';
 
 const s = suite('incremental observation');
 const ctx = withSession(s, 'incremental');
@@ -18,7 +18,7 @@ async function open(path: string): Promise<void> {
 const observe = () => ctx.client.call('observe', { session_id: ctx.sessionId, target_id: targetId, include_text: true, max_elements: 500 });
 
 async function counts(): Promise<Counts> {
-  return (await ctx.client.call('server.info')).counts;
+  return (await ctx.client.call('server.info')).diagnostics;
 }
 
 /** Opens the incremental fixture, runs `script` in it, and observes once the page is quiet. */
@@ -29,7 +29,7 @@ async function openWithScript(script: string): Promise<Observation & { state_id:
   return (await observe()) as Observation & { state_id: string };
 }
 
-/** Acts on the tab and says how its fresh observation was read (server.info counts, before and after). */
+/** Acts on the tab and says how its fresh observation was read (server.info diagnostics, before and after). */
 async function actCounted(stateId: string, params: Record<string, unknown>) {
   const before = await counts();
   const answer = await ctx.client.call('act', { session_id: ctx.sessionId, target_id: targetId, state_id: stateId, ...params });

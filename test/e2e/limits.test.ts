@@ -10,6 +10,7 @@ import { type NewState, StateStore } from '../../src/observe/state-store.ts';
 import type { RpcErrorShape, TestClient } from '../helpers/client.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, startTestServer, type TestServer } from '../helpers/pagewire.ts';
+import { waitUntil } from '../helpers/wait.ts';
 import { ref, type ServerInfoResult as Info } from '../helpers/wire.ts';
 
 const MAX = { sessions: 3, tabs: 3, pending: 3, subscriptions: 2 };
@@ -50,15 +51,7 @@ function assertLimitError(error: RpcErrorShape, limit: string, max: number, todo
   assert.match(error.message, todo, 'the message says what to do');
 }
 
-async function until<T>(what: string, fn: () => Promise<T>, ok: (value: T) => boolean, budgetMs = 10_000): Promise<T> {
-  const end = Date.now() + budgetMs;
-  for (;;) {
-    const value = await fn();
-    if (ok(value)) return value;
-    if (Date.now() > end) throw new Error(`${what}: not within ${budgetMs} ms (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const until = <T>(what: string, fn: () => Promise<T>, ok: (value: T) => boolean) => waitUntil(fn, ok, { what, intervalMs: 50 });
 
 s('defaults: flags, environment, --help, and server.info limits', async () => {
   const c = parseConfig([], {});

@@ -11,7 +11,9 @@ import type { TestClient } from '../helpers/client.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
+import { openAloneObserved } from '../helpers/session-suite.ts';
 import { onTeardown } from '../helpers/teardown.ts';
+import { waitUntil } from '../helpers/wait.ts';
 import { type ActResult, type Observation, ref } from '../helpers/wire.ts';
 
 const s = suite('modal recovery');
@@ -34,12 +36,7 @@ s.after(async () => {
   await server.server.close();
 });
 
-async function open(path: string): Promise<Observation> {
-  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
-  const { target_id } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
-  for (const tab of tabs) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
-  return observe(target_id);
-}
+const open = (path: string) => openAloneObserved({ server, fixtures, client, sessionId }, path);
 function observe(targetId: string): Promise<Observation> {
   return client.call('observe', { session_id: sessionId, target_id: targetId });
 }
@@ -118,17 +115,22 @@ s('dialog.handle on a dialog a navigation closed a moment before: no_modal, and 
 
 s('an alert in an out-of-process iframe that its parent removes: the pending dialog goes with the frame', async () => {
   const o = await open('/drafts.html');
-  let seen = o;
-  for (let i = 0; i < 100 && !seen.elements.some((e) => e.name === 'Claim your reward'); i++) seen = await observe(o.target_id);
+  const seen = o.elements.some((e) => e.name === 'Claim your reward')
+    ? o
+    : await waitUntil(() => observe(o.target_id), (x) => x.elements.some((e) => e.name === 'Claim your reward'), {
+      what: 'the ad frame',
+      intervalMs: 0,
+    });
   const frameOf = seen.elements.find((e) => e.name === 'Claim your reward')!.frame_id;
   const claimed = await act(seen, { action: 'click', ref: ref(seen, 'Claim your reward') });
   assert.is(claimed.status, 'interrupted', JSON.stringify(claimed));
   // The host collapses the ad once engaged; Chromium reports the frame removed, and no close.
   // Bounded by time, not by a count of calls: on a loaded machine the host's removal comes later.
-  for (const until = Date.now() + 20_000; Date.now() < until;) {
-    const { frames } = await client.call('frames.list', { session_id: sessionId, target_id: o.target_id });
-    if (!frames.some((frame) => frame.frame_id === frameOf)) break;
-  }
+  await waitUntil(
+    async () => (await client.call('frames.list', { session_id: sessionId, target_id: o.target_id })).frames,
+    (frames) => !frames.some((frame) => frame.frame_id === frameOf),
+    { what: 'the ad frame removed', timeoutMs: 20_000, intervalMs: 0 },
+  );
   const after = await observe(o.target_id);
   assert.is(after.dialog, undefined, 'no dialog is held for a frame that is gone');
   assert.ok(after.elements.some((e) => e.name === 'Delete Hiring plan'), 'the page is read again');

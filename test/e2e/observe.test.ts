@@ -5,7 +5,8 @@ import type { TestClient } from '../helpers/client.ts';
 import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
-import { withSession } from '../helpers/session-suite.ts';
+import { openAlone, withSession } from '../helpers/session-suite.ts';
+import { waitUntil } from '../helpers/wait.ts';
 import type { Observation } from '../helpers/wire.ts';
 
 const s = suite('observe');
@@ -14,31 +15,18 @@ let fixtures: FixtureServer;
 let client: TestClient;
 let sessionId: string;
 
-withSession(s, 'observe', (context) => ({ server, fixtures, client, sessionId } = context));
-
-async function open(path: string): Promise<string> {
-  const { target_id } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
-  await closeOtherTabs(target_id);
-  return target_id;
-}
+const ctx = withSession(s, 'observe', (context) => ({ server, fixtures, client, sessionId } = context));
 
 /** One tab per test: the session stays far below its tab limit. */
-async function closeOtherTabs(keep: string): Promise<void> {
-  const { tabs } = await client.call('tabs.list', { session_id: sessionId });
-  for (const tab of tabs) if (tab.target_id !== keep) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
-}
+const open = (path: string) => openAlone(ctx, path);
 
 function observe(params: Record<string, unknown> = {}): Promise<Observation> {
   return client.call('observe', { session_id: sessionId, ...params });
 }
 
 /** Observes until `predicate` holds (frames load after DOMContentLoaded), within 10 s. */
-async function observeUntil(predicate: (o: Observation) => boolean, params: Record<string, unknown> = {}): Promise<Observation> {
-  const end = Date.now() + 10_000;
-  for (;;) {
-    const observation = await observe(params);
-    if (predicate(observation) || Date.now() > end) return observation;
-  }
+function observeUntil(predicate: (o: Observation) => boolean, params: Record<string, unknown> = {}): Promise<Observation> {
+  return waitUntil(() => observe(params), predicate, { what: 'the frames', intervalMs: 0 });
 }
 
 const byName = (o: Observation, name: string) => o.elements.find((e) => e.name === name);

@@ -303,9 +303,9 @@ s('a read further whose facts come from a snapshot with a closed shadow root kee
   // handed to the monitor: the same observation again reads nothing.
   const further = await observe(30);
   assert.match(further.tree, /button "Rate 5 stars" @\d+/);
-  const before = (await ctx.client.call('server.info')).counts;
+  const before = (await ctx.client.call('server.info')).diagnostics;
   const again = await observe(30);
-  const after = (await ctx.client.call('server.info')).counts;
+  const after = (await ctx.client.call('server.info')).diagnostics;
   assert.is(after.frame_reads_reused - before.frame_reads_reused, 1, `the kept read is reused: ${JSON.stringify(after)}`);
   assert.is(after.frame_reads_full, before.frame_reads_full, 'nothing is read in full');
   assert.is(again.tree, further.tree);

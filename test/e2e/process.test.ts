@@ -24,8 +24,8 @@ s('the built server reads incrementally: its in-page monitor runs, so an unchang
     const { session_id } = await client.call('session.create');
     const { target_id } = await client.call('tabs.new', { session_id, url: fixtures.url('/form.html') });
     for (let i = 0; i < 4; i++) await client.call('observe', { session_id, target_id });
-    const { counts } = await client.call('server.info');
-    assert.ok(counts.frame_reads_reused >= 2, `reads reused: ${JSON.stringify(counts)}`);
+    const { diagnostics } = await client.call('server.info');
+    assert.ok(diagnostics.frame_reads_reused >= 2, `reads reused: ${JSON.stringify(diagnostics)}`);
   } finally {
     client.close();
     started.kill('SIGTERM');

@@ -1,8 +1,9 @@
-// The README's client example runs as it is: its code, pasted into Node with the `ws` package of
-// this repository, against a real server and real Chromium, prints what the README says it prints;
-// and so does it with the events example put before its `session.close`, as the README says.
+// The README's client examples run as they are: the SDK example (through `pagewire/client`, the
+// built package) and the raw JSON-RPC client (with the `ws` package of this repository), pasted
+// into Node against a real server and real Chromium, print what the README says they print; and so
+// does the raw client with the events example put before its `session.close`, as the README says.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -35,21 +36,29 @@ function runInNode(code: string, url: string): Promise<{ code: number | null; ou
 
 const s = suite('readme example');
 
+const FIRST_LOOK = [
+  'heading "Welcome" [level=1]',
+  'button "Sign in" @1',
+  'completed completed captured',
+  'heading "Welcome" [level=1]',
+  'button "Signed in" [focused] @1',
+  '',
+].join('\n');
+
+s("the SDK example (the README's first client) opens a data: page, clicks the button it saw, and prints the outcome", async () => {
+  // It imports `pagewire/client`, which resolves to the built dist/ from the repository's root.
+  assert.ok(existsSync(`${ROOT}dist/src/client/index.js`), 'dist/src/client/index.js is missing: run `npm run build`');
+  const { url } = await sharedServer();
+  const { code, output } = await runInNode(example('sdk'), url);
+  assert.is(code, 0, output);
+  assert.is(output, FIRST_LOOK);
+});
+
 s('the client example observes a data: page, clicks the button it saw, and prints the outcome', async () => {
   const { url } = await sharedServer();
   const { code, output } = await runInNode(example('client'), url);
   assert.is(code, 0, output);
-  assert.is(
-    output,
-    [
-      'heading "Welcome" [level=1]',
-      'button "Sign in" @1',
-      'completed completed captured',
-      'heading "Welcome" [level=1]',
-      'button "Signed in" [focused] @1',
-      '',
-    ].join('\n'),
-  );
+  assert.is(output, FIRST_LOOK, 'the raw client prints what the SDK example prints');
 });
 
 s('the events example, put before session.close, prints the navigation and console events', async () => {

@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tabOf } from '../helpers/page.ts';
-import { withSession } from '../helpers/session-suite.ts';
+import { openTab, withSession } from '../helpers/session-suite.ts';
 import type { ActResult, Observation } from '../helpers/wire.ts';
 
 interface EventParams {
@@ -26,11 +26,9 @@ const refOf = (o: Observation, name: string) => {
   return element.ref;
 };
 
-async function openTab(path: string): Promise<{ targetId: string; o: Observation }> {
-  const { client, sessionId, fixtures } = ctx;
-  const { target_id } = await client.call<{ target_id: string }>('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
-  const o = await client.call<Observation>('observe', { session_id: sessionId, target_id });
-  return { targetId: target_id, o };
+async function openObserved(path: string): Promise<{ targetId: string; o: Observation }> {
+  const targetId = await openTab(ctx, path);
+  return { targetId, o: await ctx.client.call<Observation>('observe', { session_id: ctx.sessionId, target_id: targetId }) };
 }
 
 function act(targetId: string, o: Observation, action: Record<string, unknown>): Promise<ActResult> {
@@ -70,7 +68,7 @@ async function observeCrashed(targetId: string): Promise<Observation> {
 
 s('after a renderer crash, act navigate loads the new document; its controls are observed and clicked', async () => {
   const { client, sessionId, fixtures } = ctx;
-  const { targetId, o } = await openTab('/counter.html');
+  const { targetId, o } = await openObserved('/counter.html');
   // A click before the crash: the server keeps what it resolved in the renderer that will die.
   assert.is((await clickIncrement(targetId, o, 1)).status, 'verified');
   assert.is((await crash(targetId)).data['scope'], 'renderer');
@@ -94,7 +92,7 @@ s('after a renderer crash, act navigate loads the new document; its controls are
 
 s('after a renderer crash, act reload loads the page again; its controls are observed and clicked', async () => {
   const { client, sessionId } = ctx;
-  const { targetId, o } = await openTab('/counter.html');
+  const { targetId, o } = await openObserved('/counter.html');
   assert.is((await clickIncrement(targetId, o, 1)).status, 'verified');
   await crash(targetId);
   const dead = await observeCrashed(targetId);
@@ -115,7 +113,7 @@ s('after a renderer crash, act reload loads the page again; its controls are obs
  */
 async function crashWhileLoading(start: (targetId: string, o: Observation, url: string) => Promise<ActResult>): Promise<void> {
   const { client, sessionId, fixtures, server } = ctx;
-  const { targetId, o } = await openTab('/counter.html');
+  const { targetId, o } = await openObserved('/counter.html');
   const tab = tabOf(server, targetId);
   const committed = new Promise<void>((resolve) => {
     const subscription = tab.session.on('Page.frameNavigated', (e) => {

@@ -7,24 +7,19 @@ import * as assert from 'uvu/assert';
 import { connect } from '../../src/client/index.ts';
 import type { TestClient } from '../helpers/client.ts';
 import { until } from '../helpers/fake-cdp.ts';
-import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
-import { withSession } from '../helpers/session-suite.ts';
+import { openTab, withSession } from '../helpers/session-suite.ts';
 import type { ScreencastNotification } from '../helpers/wire.ts';
 
 const s = suite('screencast');
 let server: TestServer;
-let fixtures: FixtureServer;
 let client: TestClient;
 let sessionId: string;
 
-withSession(s, 'screencast', (context) => ({ server, fixtures, client, sessionId } = context));
+const ctx = withSession(s, 'screencast', (context) => ({ server, client, sessionId } = context));
 
-async function open(path: string): Promise<string> {
-  const { target_id } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
-  return target_id;
-}
+const open = (path: string) => openTab(ctx, path);
 
 function framesOf(source: TestClient, subscriptionId: string): ScreencastNotification[] {
   return source.notifications.flatMap((n) => {

@@ -4,10 +4,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
-import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
-import { withSession } from '../helpers/session-suite.ts';
+import { openTab, withSession } from '../helpers/session-suite.ts';
+import { waitUntil } from '../helpers/wait.ts';
 import { coloursIn, decodeBase64, type DecodedImage, decodePng } from '../helpers/png.ts';
 import type { Observation, ScreenshotResult as Shot } from '../helpers/wire.ts';
 
@@ -23,16 +23,12 @@ const CLOSED_STYLE = 'width: 200px; font: 18px monospace; color: rgb(1, 2, 3)';
 
 const s = suite('screenshot');
 let server: TestServer;
-let fixtures: FixtureServer;
 let client: TestClient;
 let sessionId: string;
 
-withSession(s, 'screenshot', (context) => ({ server, fixtures, client, sessionId } = context));
+const ctx = withSession(s, 'screenshot', (context) => ({ server, client, sessionId } = context));
 
-async function open(path: string): Promise<string> {
-  const { target_id } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
-  return target_id;
-}
+const open = (path: string) => openTab(ctx, path);
 
 function shoot(params: Record<string, unknown> = {}): Promise<Shot> {
   return client.call('screenshot', { session_id: sessionId, ...params });
@@ -92,13 +88,11 @@ function loginBoxes(targetId: string): Promise<Record<'username' | 'password' | 
 
 /** Waits until the same-origin frame of login.html has its input (it loads after the page). */
 async function loginReady(targetId: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (
-    !(await evaluate<boolean>(server, targetId, `!!document.getElementById('frame').contentDocument?.getElementById('frame-password')`))
-  ) {
-    if (Date.now() > end) throw new Error('login-frame.html did not load');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntil(
+    () => evaluate<boolean>(server, targetId, `!!document.getElementById('frame').contentDocument?.getElementById('frame-password')`),
+    Boolean,
+    { what: 'login-frame.html loaded', intervalMs: 50 },
+  );
 }
 
 /** What the page can see of its own state: inline styles, style sheets, light-DOM mutations. */
@@ -168,23 +162,23 @@ s('a password input in a cross-site (out-of-process) iframe is masked through it
   const targetId = await open('/login.html?cross=1');
   await loginReady(targetId);
   const tab = tabOf(server, targetId);
-  const end = Date.now() + 10_000;
-  let cross = tab.frames.list().find((f) => f.crossProcess);
-  for (;;) {
-    cross = tab.frames.list().find((f) => f.crossProcess);
-    const ready = cross
-      ? await cross.session
-        // Laid out, not only parsed: its box is what the mask must cover.
-        .send('Runtime.evaluate', {
-          expression: `(document.getElementById('frame-password')?.getBoundingClientRect().width ?? 0) > 0`,
-          returnByValue: true,
-        })
-        .then((r) => r.result.value === true, () => false)
-      : false;
-    if (ready) break;
-    if (Date.now() > end) throw new Error('the cross-site frame did not load');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const cross = await waitUntil(
+    async () => {
+      const frame = tab.frames.list().find((f) => f.crossProcess);
+      const ready = frame
+        ? await frame.session
+          // Laid out, not only parsed: its box is what the mask must cover.
+          .send('Runtime.evaluate', {
+            expression: `(document.getElementById('frame-password')?.getBoundingClientRect().width ?? 0) > 0`,
+            returnByValue: true,
+          })
+          .then((r) => r.result.value === true, () => false)
+        : false;
+      return ready ? frame : undefined;
+    },
+    Boolean,
+    { what: 'the cross-site frame loaded', intervalMs: 50 },
+  );
   const inside = (
     await cross!.session.send('Runtime.evaluate', {
       expression: `JSON.stringify(document.getElementById('frame-password').getBoundingClientRect())`,

@@ -20,6 +20,7 @@ import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { coloursIn, decodeBase64, decodePng } from '../helpers/png.ts';
 import { onTeardown } from '../helpers/teardown.ts';
+import { waitUntil } from '../helpers/wait.ts';
 import { type ActResult, nextEvent, type Observation, ref } from '../helpers/wire.ts';
 
 // Characters that change under URL, JSON and HTML encoding, so a leak in any form shows.
@@ -111,8 +112,7 @@ s('a secret typed into a page that echoes it everywhere: the page got it, nothin
   await nextEvent(client, 'console', (event) => event.data.text === 'token changed to [redacted]');
   // The echo request is the page's fetch, still in flight when the console line comes.
   const reachedServer = () => fixtures.seen.some((r) => r.path.startsWith(`/api/echo/${encodeURIComponent(TOKEN)}`));
-  for (const until = Date.now() + 10_000; !reachedServer() && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.ok(reachedServer(), 'the echo request left with the token in its path');
+  await waitUntil(reachedServer, Boolean, { what: 'the echo request with the token in its path', intervalMs: 20 });
   const seen = await client.call<Observation>('observe', { session_id: sessionId, include_text: true });
   assert.match(seen.tree, /token: \[redacted\]/);
   assert.match(seen.title, /\[redacted\]/);

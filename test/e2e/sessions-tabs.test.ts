@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { fixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, startTestServer } from '../helpers/pagewire.ts';
 import type { TestClient } from '../helpers/client.ts';
+import { waitUntil } from '../helpers/wait.ts';
 import type { FrameSummary as Frame } from '../helpers/wire.ts';
 
 const s = suite('sessions, tabs and frames');
@@ -22,13 +23,10 @@ async function newSession(name = 'e2e'): Promise<{ session_id: string; target_id
  * frames.list until `predicate` holds: child frames load after DOMContentLoaded of their parent,
  * and no client-visible event marks that yet, so this polls within a 10 s bound.
  */
-async function framesUntil(sessionId: string, predicate: (frames: Frame[]) => boolean): Promise<Frame[]> {
-  const end = Date.now() + 10_000;
-  for (;;) {
-    const { frames } = await client.call('frames.list', { session_id: sessionId });
-    if (predicate(frames) || Date.now() > end) return frames;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+function framesUntil(sessionId: string, predicate: (frames: Frame[]) => boolean): Promise<Frame[]> {
+  return waitUntil(async () => (await client.call('frames.list', { session_id: sessionId })).frames, predicate, {
+    what: 'the child frames',
+  });
 }
 
 s('session.create opens one selected about:blank tab', async () => {

@@ -5,28 +5,21 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
-import type { FixtureServer } from '../helpers/fixture-server.ts';
 import { evaluate } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
-import { withSession } from '../helpers/session-suite.ts';
+import { openAloneObserved, withSession } from '../helpers/session-suite.ts';
 import { itemsLeft, todoToggle } from '../helpers/todomvc.ts';
 import { type ActResult, type Observation, ref } from '../helpers/wire.ts';
 
 const s = suite('styled controls');
 let server: TestServer;
-let fixtures: FixtureServer;
 let client: TestClient;
 let sessionId: string;
 
-withSession(s, 'styled-controls', (context) => ({ server, fixtures, client, sessionId } = context));
+const ctx = withSession(s, 'styled-controls', (context) => ({ server, client, sessionId } = context));
 
 /** Opens `path` in a new tab (closing the previous one) and observes it. */
-async function open(path: string): Promise<Observation> {
-  const { tabs } = await client.call<{ tabs: Array<{ target_id: string }> }>('tabs.list', { session_id: sessionId });
-  await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) });
-  for (const tab of tabs) await client.call('tabs.close', { session_id: sessionId, target_id: tab.target_id });
-  return client.call<Observation>('observe', { session_id: sessionId });
-}
+const open = (path: string) => openAloneObserved(ctx, path);
 function act(params: Record<string, unknown>): Promise<ActResult> {
   return client.call<ActResult>('act', { session_id: sessionId, ...params });
 }

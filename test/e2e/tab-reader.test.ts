@@ -7,12 +7,12 @@ import { TestClient } from '../helpers/client.ts';
 import { fixtureServer } from '../helpers/fixture-server.ts';
 import { readerOf } from '../helpers/page.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
-import type { ServerCounts } from '../helpers/wire.ts';
+import type { ServerDiagnostics } from '../helpers/wire.ts';
 
 const s = suite('tab reader');
 
 /** Reads of any kind: each observed frame counts once as full, patched or reused. */
-const frameReads = (counts: Pick<ServerCounts, 'frame_reads_full' | 'frame_reads_patched' | 'frame_reads_reused'>) =>
+const frameReads = (counts: Pick<ServerDiagnostics, 'frame_reads_full' | 'frame_reads_patched' | 'frame_reads_reused'>) =>
   counts.frame_reads_full + counts.frame_reads_patched + counts.frame_reads_reused;
 
 async function openAndObserve(server: TestServer, path: string, times: number) {
@@ -27,13 +27,13 @@ async function openAndObserve(server: TestServer, path: string, times: number) {
 s('two servers in one process each count their own frame reads in server.info', async () => {
   const [a, b] = await Promise.all([startTestServer(), startTestServer()]);
   const onA = await openAndObserve(a, '/login.html', 1);
-  const countsA = (await onA.client.call('server.info')).counts;
+  const countsA = (await onA.client.call('server.info')).diagnostics;
   assert.ok(countsA.frame_reads_full >= 1, 'server A read its page');
 
   const onB = await openAndObserve(b, '/login.html', 3);
-  const countsB = (await onB.client.call('server.info')).counts;
+  const countsB = (await onB.client.call('server.info')).diagnostics;
   assert.ok(frameReads(countsB) >= 3, 'server B counts its three observations');
-  const againA = (await onA.client.call('server.info')).counts;
+  const againA = (await onA.client.call('server.info')).diagnostics;
   assert.is(frameReads(againA), frameReads(countsA), "server B's reads are not in server A's counts");
   assert.is(againA.snapshots_full, countsA.snapshots_full, "server B's snapshots are not in server A's counts");
 
@@ -44,14 +44,14 @@ s('two servers in one process each count their own frame reads in server.info', 
   onB.client.close();
 });
 
-s('server.info counts each open tab of the caller apart (counts.tab_reads), as its reads were', async () => {
+s('server.info counts each open tab of the caller apart (diagnostics.tab_reads), as its reads were', async () => {
   const server = await startTestServer(['--token', 'reader-alice-token', '--token', 'reader-bob-token']);
   const first = await openAndObserve(server, '/login.html', 1);
   const { client, sessionId } = first;
   const fixtures = await fixtureServer();
   const { target_id: second } = await client.call('tabs.new', { session_id: sessionId, url: fixtures.url('/incremental.html') });
   for (let i = 0; i < 4; i++) await client.call('observe', { session_id: sessionId, target_id: second });
-  const { counts } = await client.call('server.info');
+  const { diagnostics: counts } = await client.call('server.info');
   const byTab = new Map(counts.tab_reads.map((entry) => [entry.target_id, entry]));
   assert.equal([...byTab.keys()].sort(), [first.targetId, second].sort(), 'one entry per open tab');
   for (const targetId of [first.targetId, second]) {
@@ -69,10 +69,10 @@ s('server.info counts each open tab of the caller apart (counts.tab_reads), as i
   assert.ok(secondReads > firstReads, 'the tab observed more often counts more reads');
   assert.is(firstReads + secondReads, frameReads(counts), "the server's reads are its tabs' reads");
   const other = await TestClient.connect(`${server.server.url}?token=reader-bob-token`);
-  assert.equal((await other.call('server.info')).counts.tab_reads, [], "another principal's tabs are not listed");
+  assert.equal((await other.call('server.info')).diagnostics.tab_reads, [], "another principal's tabs are not listed");
   other.close();
   await client.call('tabs.close', { session_id: sessionId, target_id: second });
-  const after = (await client.call('server.info')).counts;
+  const after = (await client.call('server.info')).diagnostics;
   assert.equal(after.tab_reads.map((entry) => entry.target_id), [first.targetId], 'a closed tab is no longer listed');
   client.close();
 });

@@ -20,11 +20,11 @@ import { parseConfig } from '../../src/config.ts';
 import { MAX_NESTING_DEPTH } from '../../src/rpc/server.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { createLogger } from '../../src/util/log.ts';
+import { IS_DENO } from '../helpers/server-process.ts';
 import { onTeardown } from '../helpers/teardown.ts';
 
 // ---- configuration ----------------------------------------------------------------------------
 
-const IS_DENO = 'Deno' in globalThis;
 const DEFAULT_RUNS = 300;
 const RUNS = positiveInt(process.env['PAGEWIRE_FUZZ_RUNS']) ?? DEFAULT_RUNS;
 const SEED = integerOr(process.env['PAGEWIRE_FUZZ_SEED']) ?? Math.floor(Math.random() * 0x7fffffff);

@@ -5,6 +5,7 @@ import type { TestClient } from './client.ts';
 import { type FixtureServer, fixtureServer } from './fixture-server.ts';
 import { evaluate, readerOf } from './page.ts';
 import { sharedServer, type TestServer } from './pagewire.ts';
+import type { Observation } from './wire.ts';
 
 export interface SessionSuite {
   server: TestServer;
@@ -33,6 +34,12 @@ export function withSession(s: Test, name: string, ready?: (context: SessionSuit
   return context;
 }
 
+/** Opens `path` in a new tab of the suite's session, the others left open: the target id. */
+export async function openTab(context: SessionSuite, path: string): Promise<string> {
+  const { client, sessionId, fixtures } = context;
+  return (await client.call('tabs.new', { session_id: sessionId, url: fixtures.url(path) })).target_id;
+}
+
 /** Opens `path` in a new tab of the suite's session and closes every other tab: the target id. */
 export async function openAlone(context: SessionSuite, path: string): Promise<string> {
   const { client, sessionId, fixtures } = context;
@@ -42,8 +49,14 @@ export async function openAlone(context: SessionSuite, path: string): Promise<st
   return targetId;
 }
 
+/** `openAlone`, then the new tab's observation. */
+export async function openAloneObserved(context: SessionSuite, path: string): Promise<Observation> {
+  const targetId = await openAlone(context, path);
+  return context.client.call('observe', { session_id: context.sessionId, target_id: targetId });
+}
+
 /**
- * The same, for tests of the first look: once the page has loaded, and with its first looks read
+ * The same as `openAlone`, for tests of the first look: once the page has loaded, and with its first looks read
  * by prefix whatever its size and probes (a small document would be read whole otherwise).
  */
 export async function openForFirstLook(context: SessionSuite, path: string): Promise<string> {

@@ -1,5 +1,7 @@
-// The soak (bench/soak.ts, `npm run soak`) inside the test run: a 60-second soak when
-// PAGEWIRE_SOAK=1 or CI=true (PAGEWIRE_SOAK_MINUTES changes the length), on both passes: the Node
+// The soak (test/soak/soak.ts, `npm run soak`) inside the test run: a short profile (30 s of load,
+// sampled every 2 s, so that with start and wind-down it adds about a minute) when
+// PAGEWIRE_SOAK=1 or CI=true (PAGEWIRE_SOAK_MINUTES changes the length; the long soak is
+// `npm run soak -- --minutes N`), on both passes: the Node
 // pass soaks `node dist/src/main.js`, the Deno pass the server on Deno. Otherwise the script must
 // at least load and answer --help, so that it cannot rot unnoticed. Four clients: renderers crashed under that load
 // (issue 16 point 3), and the soak fails on any crash event and on any observation that lacks the
@@ -12,18 +14,18 @@ import * as assert from 'uvu/assert';
 import { IS_DENO, ROOT } from '../helpers/server-process.ts';
 
 const enabled = process.env['PAGEWIRE_SOAK'] === '1' || process.env['CI'] === 'true';
-const minutes = process.env['PAGEWIRE_SOAK_MINUTES'] ?? '1';
+const minutes = process.env['PAGEWIRE_SOAK_MINUTES'] ?? '0.5';
 
 interface Outcome {
   code: number | null;
   output: string;
 }
 
-/** Runs `node --import tsx bench/soak.ts ARGS`, echoing its lines as they come, within `budgetMs`. */
+/** Runs `node --import tsx test/soak/soak.ts ARGS`, echoing its lines as they come, within `budgetMs`. */
 function runSoak(args: string[], budgetMs: number, echo: boolean): Promise<Outcome> {
   // Under Deno, execPath is deno itself: the soak is a Node script.
   const node = IS_DENO ? 'node' : process.execPath;
-  const child = spawn(node, ['--import', 'tsx', 'bench/soak.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node, ['--import', 'tsx', 'test/soak/soak.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let partial = '';
   const onData = (chunk: Buffer) => {
@@ -52,7 +54,7 @@ function runSoak(args: string[], budgetMs: number, echo: boolean): Promise<Outco
 
 const s = suite('soak');
 
-s('bench/soak.ts answers --help and refuses bad arguments', async () => {
+s('test/soak/soak.ts answers --help and refuses bad arguments', async () => {
   const help = await runSoak(['--help'], 60_000, false);
   assert.is(help.code, 0, help.output);
   for (const flag of ['--minutes N', '--clients N', '--subscribers N', '--sample-s N', '--json FILE']) {
@@ -71,14 +73,18 @@ if (enabled) {
     async () => {
       if (!IS_DENO) assert.ok(existsSync(`${ROOT}dist/src/main.js`), 'dist/src/main.js is missing: run `npm run build`');
       const budgetMs = Number(minutes) * 60_000 + 10 * 60_000;
-      const run = await runSoak(['--minutes', minutes, '--clients', '4', ...(IS_DENO ? ['--deno'] : [])], budgetMs, true);
+      const run = await runSoak(
+        ['--minutes', minutes, '--clients', '4', '--sample-s', '2', ...(IS_DENO ? ['--deno'] : [])],
+        budgetMs,
+        true,
+      );
       assert.match(run.output, /soak result: PASS/, 'the soak summary above says what failed');
       assert.is(run.code, 0);
     },
   );
 } else {
   s('the full soak runs only when PAGEWIRE_SOAK=1 or CI=true', () => {
-    assert.ok(existsSync(`${ROOT}bench/soak.ts`));
+    assert.ok(existsSync(`${ROOT}test/soak/soak.ts`));
     assert.ok(!enabled);
   });
 }

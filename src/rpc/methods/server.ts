@@ -94,6 +94,8 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
             ...(deps.pendingRequests ? { pending_requests: deps.pendingRequests() } : {}),
             ...(deps.eventStats ? eventCounts(deps.eventStats()) : {}),
             ...(deps.memory ? memoryCounts(deps.memory()) : {}),
+          },
+          diagnostics: {
             ...frameReadWireCounts(deps.registry.readCounts.snapshot()),
             // Only the caller's own: another principal's tabs are not its business.
             tab_reads: own.flatMap((session) =>

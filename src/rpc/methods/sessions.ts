@@ -10,7 +10,7 @@ import { sessionMethod } from './common.ts';
 
 const STORAGE_BUDGET_MS = 30_000;
 
-/** Domain patterns the schema cannot judge (util/domain-policy.ts): invalid_params naming each. */
+/** Domain patterns the schema cannot judge (sessions/domain-policy.ts): invalid_params naming each. */
 function checkPatterns(field: 'allow_domains' | 'block_domains', patterns: readonly string[] | undefined): void {
   const issues: Array<{ path: string; message: string }> = [];
   (patterns ?? []).forEach((pattern, index) => {

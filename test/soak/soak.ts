@@ -26,19 +26,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { type FixtureServer, startFixtureServer } from '../test/helpers/fixture-server.ts';
-import { descendants, waitUntilGone } from '../test/helpers/processes.ts';
-import {
-  type ActResult,
-  elementNamed,
-  type MethodName,
-  type Observation,
-  type ResultOf,
-  type ServerInfoResult,
-} from '../test/helpers/wire.ts';
-import { EVENT_KINDS as WIRE_EVENT_KINDS } from '../src/wire/events.ts';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server.ts';
+import { descendants, waitUntilGone } from '../helpers/processes.ts';
+import { ascending, percentile } from '../helpers/stats.ts';
+import { type ActResult, elementNamed, type MethodName, type Observation, type ResultOf, type ServerInfoResult } from '../helpers/wire.ts';
+import { EVENT_KINDS as WIRE_EVENT_KINDS } from '../../src/wire/events.ts';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A call without a reply for this long is a protocol error (the server's own budgets are ≤ 60 s). */
 const CALL_TIMEOUT_MS = 120_000;
@@ -153,10 +147,6 @@ function recordLatency(method: string, ms: number): void {
   let list = latencies.get(method);
   if (!list) latencies.set(method, list = []);
   list.push(ms);
-}
-
-function percentile(sorted: number[], q: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
 const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
@@ -851,7 +841,7 @@ async function soak(options: Options): Promise<boolean> {
     const sample = async (): Promise<void> => {
       const retained = closedTabStates();
       const { counts } = await monitor.call('server.info');
-      const n = (key: Exclude<keyof typeof counts, 'tab_reads'>) => counts[key] ?? 0;
+      const n = (key: keyof typeof counts) => counts[key] ?? 0;
       const s: Sample = {
         t_s: Math.round((Date.now() - loadStart) / 1000),
         rss_bytes: n('rss_bytes'),
@@ -1034,10 +1024,10 @@ async function soak(options: Options): Promise<boolean> {
 
     const ok = checks.every((c) => c.ok);
     const lat = (method: string) => {
-      const sorted = [...(latencies.get(method) ?? [])].sort((a, b) => a - b);
-      return `${method} ${Math.round(percentile(sorted, 0.5))}/${Math.round(percentile(sorted, 0.95))}/${
-        Math.round(sorted.at(-1) ?? 0)
-      } (${sorted.length})`;
+      const sorted = ascending(latencies.get(method) ?? []);
+      // A method never called prints 0/0/0 (0), not NaN.
+      const at = (q: number) => (sorted.length === 0 ? 0 : Math.round(percentile(sorted, q)));
+      return `${method} ${at(0.5)}/${at(0.95)}/${Math.round(sorted.at(-1) ?? 0)} (${sorted.length})`;
     };
     console.log('');
     const calls = [...latencies.values()].reduce((total, list) => total + list.length, 0);
