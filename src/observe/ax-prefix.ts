@@ -5,7 +5,8 @@
 // getPartialAXTree answers with one element, its children and its ancestors, so a read of the
 // first N refs costs what those N need. The nodes keep Chromium's ids and links, so the tree built
 // from them (buildAxTreeFrom with `partial`) is the full tree's, cut short: what was not read is an
-// UNREAD_ROLE placeholder, and rendering one (render.ts, IncompleteRead) means reading further.
+// unread placeholder (ax-tree.ts, UnreadNode), and rendering one (render.ts answers `{ needs }`)
+// means reading further.
 // Read level by level, that costs a call per node with children, and each call is a visit to the
 // renderer: so the read first asks, all at once, about the elements at the ends of the paths the
 // DOM says lie before the N-th ref (page/ax-probes.ts), which answer with every node on their

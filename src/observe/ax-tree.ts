@@ -34,7 +34,9 @@ export interface AxViewNode {
   name: string;
   backendNodeId: number | undefined;
   states: AxStates;
-  children: AxViewNode[];
+  children: AxChild[];
+  /** Never set: what tells a node from an UnreadNode among a node's children. */
+  unread?: never;
   /**
    * The name was computed from the node's contents (its text and its descendants' names), so the
    * rendered children already say it. From Chromium's name sources; when a payload carries none
@@ -46,15 +48,16 @@ export interface AxViewNode {
 const DROPPED_ROLES = new Set(['InlineTextBox']);
 
 /**
- * The role of a placeholder for children not read yet (a prefix read, ax-prefix.ts): rendering
- * one means the read must go further (render.ts, IncompleteRead). Never a role Chromium uses.
+ * Where a prefix read (ax-prefix.ts) left a node's children unread: one placeholder stands for
+ * them, where they would be. Rendering one means the read must go further (render.ts answers
+ * `{ needs }`).
  */
-export const UNREAD_ROLE = '\u0000unread';
-
-/** A node whose children were not read: they are one placeholder, where they would be. */
-function unread(): AxViewNode {
-  return { role: UNREAD_ROLE, name: '', backendNodeId: undefined, states: {}, children: [] };
+export interface UnreadNode {
+  unread: true;
 }
+
+/** A node's child in the tree: a node, or (a prefix read) the placeholder of children not read yet. */
+export type AxChild = AxViewNode | UnreadNode;
 
 /**
  * Controls whose content is a value (typed, chosen or set by the user): the accessible-name
@@ -350,7 +353,7 @@ export function statesOf(node: Cdp.Accessibility.AXNode): AxStates {
  */
 export function buildAxTree(
   nodes: readonly Cdp.Accessibility.AXNode[],
-  reuse?: WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>,
+  reuse?: WeakMap<Cdp.Accessibility.AXNode, AxChild[]>,
 ): AxViewNode | undefined {
   const byId = new Map<string, Cdp.Accessibility.AXNode>();
   for (const node of nodes) byId.set(node.nodeId, node);
@@ -360,14 +363,14 @@ export function buildAxTree(
 
 /**
  * The same, from nodes already keyed by id (a kept document: no copy of tens of thousands). With
- * `partial` (a prefix read, ax-prefix.ts), each child missing from `byId` becomes an UNREAD_ROLE
+ * `partial` (a prefix read, ax-prefix.ts), each child missing from `byId` becomes an UnreadNode
  * placeholder (a text node's InlineTextBoxes excepted: they are dropped anyway), and `reuse` is not
  * used, since a node's view changes as its children are read.
  */
 export function buildAxTreeFrom(
   byId: ReadonlyMap<string, Cdp.Accessibility.AXNode>,
   root: Cdp.Accessibility.AXNode,
-  reuse?: WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>,
+  reuse?: WeakMap<Cdp.Accessibility.AXNode, AxChild[]>,
   partial = false,
 ): AxViewNode | undefined {
   if (partial) reuse = undefined;
@@ -375,7 +378,7 @@ export function buildAxTreeFrom(
   const names = new SafeNames(byId);
 
   // Returns the visible nodes this AX node contributes: itself, or (when ignored) its children.
-  const convert = (node: Cdp.Accessibility.AXNode): AxViewNode[] => {
+  const convert = (node: Cdp.Accessibility.AXNode): AxChild[] => {
     const known = reuse?.get(node);
     if (known) return known;
     if (visited.has(node.nodeId)) return []; // a malformed payload must not loop forever
@@ -384,13 +387,13 @@ export function buildAxTreeFrom(
     reuse?.set(node, views);
     return views;
   };
-  const convertOnce = (node: Cdp.Accessibility.AXNode): AxViewNode[] => {
-    const children: AxViewNode[] = [];
+  const convertOnce = (node: Cdp.Accessibility.AXNode): AxChild[] => {
+    const children: AxChild[] = [];
     const role = String(node.role?.value ?? '');
     for (const childId of node.childIds ?? []) {
       const child = byId.get(childId);
       if (child) children.push(...convert(child));
-      else if (partial && role !== 'StaticText') children.push(unread());
+      else if (partial && role !== 'StaticText') children.push({ unread: true });
     }
     if (DROPPED_ROLES.has(role)) return [];
     if (node.ignored) return children;
@@ -405,6 +408,7 @@ export function buildAxTreeFrom(
     if (view.name !== '' && fromContents) view.nameFromContents = true;
     return [view];
   };
+  // A document's root is never ignored, so its first view is itself, never a placeholder.
   const [tree] = convert(root);
-  return tree;
+  return tree?.unread ? undefined : tree;
 }

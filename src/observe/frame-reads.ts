@@ -9,6 +9,7 @@ import type { Tab } from '../browser/tab.ts';
 import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
+import { Deadline } from '../util/deadline.ts';
 import { type AxDocument, axDocument, type AxPatch, patchAxDocument } from './ax-document.ts';
 import { type AxPart, readAxPart } from './ax-part.ts';
 import { type AxViewNode, buildAxTree, buildAxTreeFrom } from './ax-tree.ts';
@@ -17,7 +18,7 @@ import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callPageRaw } from '../browser/page-module.ts';
 import { type PrefixCost, readPrefix } from './ax-prefix.ts';
 import { readPrefixFacts } from './prefix-facts.ts';
-import type { ReadPlan } from './read-plan.ts';
+import type { FramePlan, ReadPlan } from './read-plan.ts';
 import type { TabReader } from './tab-reader.ts';
 
 export interface ObserveBudget {
@@ -110,111 +111,47 @@ function failure(error: unknown, budgetMs: number): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** What the frame reads of one readPage share: the page, the plan, and the one deadline of the read. */
+interface FrameReadScope {
+  tab: Tab;
+  reader: TabReader;
+  root: FrameRecord;
+  budget: ObserveBudget;
+  plan: ReadPlan | undefined;
+  prefix: ReadPageOptions['prefix'];
+  /** How a frame's calls are sent: within the read's deadline, the observed frame's or another's. */
+  sendFor(frame: FrameRecord): Send;
+}
+
+/** A call's options within `deadline`: what is left of it (at least 1 ms) and its signal. */
+function within(deadline: Deadline): SendOptions {
+  return { timeoutMs: Math.max(1, deadline.remaining()), signal: deadline.signal };
+}
+
 /** The raw reads of every frame and renderer an observation needs (or the dialog that stopped them). */
 export async function readPage(options: ReadPageOptions): Promise<PageRead | { dialog: PendingDialog }> {
   const { tab, root, reader, frames, budget, plan } = options;
-  const started = performance.now();
+  const deadline = new Deadline(budget.totalMs, options.signal ? { signal: options.signal } : {});
   const sessions = new Map<CdpSession, FrameRecord>();
   for (const frame of frames) if (!sessions.has(frame.session)) sessions.set(frame.session, frame);
   // The observed frame itself (and its renderer's snapshot) may use the whole budget: a large page
   // can take more than a second to read, and without it there is no observation at all. Every
   // other frame gets its own, shorter budget, so one stalled iframe cannot hold the rest.
-  const timeoutFor = (isRoot: boolean) => {
-    const left = budget.totalMs - (performance.now() - started);
-    return Math.max(1, isRoot ? left : Math.min(budget.perFrameMs, left));
+  const send = <T>(isRoot: boolean, call: (options: SendOptions) => Promise<T>) =>
+    call(within(isRoot ? deadline : deadline.sub(budget.perFrameMs)));
+  const scope: FrameReadScope = {
+    tab,
+    reader,
+    root,
+    budget,
+    plan,
+    prefix: options.prefix,
+    sendFor: (frame) => (call) => send(frame === root, call),
   };
-  const send = <T>(isRoot: boolean, call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) =>
-    call({ timeoutMs: timeoutFor(isRoot), ...(options.signal ? { signal: options.signal } : {}) });
 
-  const readFrame = async (frame: FrameRecord): Promise<Omit<FrameRead, 'loaderId'>> => {
-    // Its first document has not committed: what is there is a placeholder, not the page.
-    if (frame !== root && frame.loaderId === '' && frame.loading) {
-      return { frame, reason: 'its document is still loading (no navigation has committed)' };
-    }
-    const framePlan = plan?.frames.get(frame.id);
-    if (framePlan?.kind === 'reuse') {
-      reader.count('frameReadsReused');
-      return { ...framePlan.read, frame };
-    }
-    try {
-      if (framePlan?.kind === 'patch') {
-        const patched = await readPatched({
-          reader,
-          frame,
-          ax: framePlan.ax,
-          roots: framePlan.roots,
-          send: (call) => send(frame === root, call),
-          ...(framePlan.axReadsAhead ? { axReadsAhead: framePlan.axReadsAhead } : {}),
-        });
-        if (patched) {
-          reader.count('frameReadsPatched');
-          const tree = treeOf(patched, reader);
-          return patched.partial && framePlan.prefix
-            ? { frame, tree, ax: patched, prefix: framePlan.prefix }
-            : { frame, tree, ax: patched };
-        }
-      }
-      reader.count('frameReadsFull');
-      // The observed frame, and large documents below it, are read from the top only as far as
-      // the answer needs: a large document's full read costs the renderer seconds (ax-prefix.ts).
-      if (options.prefix?.frames.has(frame.id)) {
-        const { worlds, maxElements } = options.prefix;
-        const from = frame === root ? options.prefix.from : undefined;
-        const wanted = maxElements + 1;
-        const prefixed = await send(frame === root, async (o) => {
-          // For a subtree the probes of the document's first paths would read past it: none.
-          const asked = options.prefix?.frames.get(frame.id) ??
-            (from === undefined
-              ? await probesOf({ worlds, frame, wanted, skip: 0, send: o })
-              : await probesOf({ worlds, frame, wanted: 0, skip: NO_PROBES, send: o }));
-          if (!asked) return undefined;
-          const { documentBackendNodeId, probes } = asked;
-          const ax = await countedPrefix(reader, {
-            read: partReader(frame, o),
-            documentBackendNodeId,
-            wanted,
-            probes,
-            ...(from === undefined ? {} : { from }),
-          });
-          return ax ? { ax, documentBackendNodeId, probed: probes.length } : undefined;
-        }).catch((error: unknown) => {
-          // A part it cannot read (a node without an element whose children did not come): the
-          // document is read whole instead. A frame that does not answer does not answer that either.
-          if (isUnanswered(error)) throw error;
-          return undefined;
-        });
-        const tree = prefixed ? treeOf(prefixed.ax, reader) : undefined;
-        if (prefixed && tree) {
-          const { ax, documentBackendNodeId, probed } = prefixed;
-          return ax.partial
-            ? { frame, tree, ax, prefix: { wanted, documentBackendNodeId, probed }, readFromTop: documentBackendNodeId }
-            : { frame, tree, ax, readFromTop: documentBackendNodeId };
-        }
-      }
-      const nodes = await send(frame === root, (o) => readWhole(reader, frame, o));
-      // Built from the kept nodes, so that a later patch of them reuses this build's work.
-      const ax = axDocument(nodes);
-      const tree = ax ? treeOf(ax, reader) : buildAxTree(nodes);
-      if (!tree) return { frame, reason: 'the frame has no document' };
-      return ax ? { frame, tree, ax } : { frame, tree };
-    } catch (error) {
-      if (isCdpError(error) && error.kind === 'protocol' && /Accessibility/i.test(error.message) && frame === root) {
-        throw new ServerError('internal_error', `the CDP Accessibility domain is unavailable: ${error.message}`, { cause: error });
-      }
-      // Chromium has no such frame: a stale record (an old document's out-of-process iframe that
-      // attached after its parent navigated away). It leaves the tab's frames, and the caller's
-      // check that the frames stayed the same reads the page once more without it.
-      if (
-        frame !== root && isCdpError(error) && error.kind === 'protocol' && /frame with the given frameId is not found/i.test(error.message)
-      ) {
-        tab.frames.onFrameDetached(frame.id, 'not found');
-      }
-      return { frame, reason: failure(error, frame === root ? budget.totalMs : budget.perFrameMs) };
-    }
-  };
   const readings = frames.map(async (frame): Promise<FrameRead> => {
     const loaderId = frame.loaderId;
-    return { ...(await readFrame(frame)), loaderId };
+    return { ...(await readFrame(scope, frame)), loaderId };
   });
   const reads = Promise.all(readings);
   // A first look read by prefix takes the facts of what it read from the page rather than a
@@ -268,6 +205,134 @@ export async function readPage(options: ReadPageOptions): Promise<PageRead | { d
 }
 
 type Send = <T>(call: (options: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>) => Promise<T>;
+
+/**
+ * One frame's read, as the plan says: its last read reused, its last read patched where it
+ * changed, or read afresh. A frame that cannot be read is reported unavailable, with why.
+ */
+async function readFrame(scope: FrameReadScope, frame: FrameRecord): Promise<Omit<FrameRead, 'loaderId'>> {
+  // Its first document has not committed: what is there is a placeholder, not the page.
+  if (frame !== scope.root && frame.loaderId === '' && frame.loading) {
+    return { frame, reason: 'its document is still loading (no navigation has committed)' };
+  }
+  const framePlan = scope.plan?.frames.get(frame.id) ?? { kind: 'full' };
+  try {
+    switch (framePlan.kind) {
+      case 'reuse':
+        scope.reader.count('frameReadsReused');
+        return { ...framePlan.read, frame };
+      case 'patch':
+        return (await readFramePatched(scope, frame, framePlan)) ?? (await readFrameAfresh(scope, frame));
+      case 'full':
+        return await readFrameAfresh(scope, frame);
+    }
+  } catch (error) {
+    return failedRead(scope, frame, error);
+  }
+}
+
+/** The frame's last read patched where it changed (ax-document.ts), or undefined when it cannot be. */
+async function readFramePatched(
+  scope: FrameReadScope,
+  frame: FrameRecord,
+  framePlan: Extract<FramePlan, { kind: 'patch' }>,
+): Promise<Omit<FrameRead, 'loaderId'> | undefined> {
+  const { reader } = scope;
+  const patched = await readPatched({
+    reader,
+    frame,
+    ax: framePlan.ax,
+    roots: framePlan.roots,
+    send: scope.sendFor(frame),
+    ...(framePlan.axReadsAhead ? { axReadsAhead: framePlan.axReadsAhead } : {}),
+  });
+  if (!patched) return undefined;
+  reader.count('frameReadsPatched');
+  const tree = treeOf(patched, reader);
+  return patched.partial && framePlan.prefix ? { frame, tree, ax: patched, prefix: framePlan.prefix } : { frame, tree, ax: patched };
+}
+
+/**
+ * The frame read afresh: the observed frame, and large documents below it, from the top only as
+ * far as the answer needs (a large document's full read costs the renderer seconds, ax-prefix.ts);
+ * every other frame, and one whose prefix read fails, whole.
+ */
+async function readFrameAfresh(scope: FrameReadScope, frame: FrameRecord): Promise<Omit<FrameRead, 'loaderId'>> {
+  scope.reader.count('frameReadsFull');
+  const prefixed = scope.prefix?.frames.has(frame.id) ? await readFrameByPrefix(scope, frame, scope.prefix) : undefined;
+  return prefixed ?? (await readFrameWhole(scope, frame));
+}
+
+/** The frame read from the top by prefix, or undefined when it must be read whole instead. */
+async function readFrameByPrefix(
+  scope: FrameReadScope,
+  frame: FrameRecord,
+  prefix: NonNullable<ReadPageOptions['prefix']>,
+): Promise<Omit<FrameRead, 'loaderId'> | undefined> {
+  const { reader } = scope;
+  const { worlds, maxElements } = prefix;
+  const from = frame === scope.root ? prefix.from : undefined;
+  const wanted = maxElements + 1;
+  const prefixed = await scope.sendFor(frame)(async (o) => {
+    // For a subtree the probes of the document's first paths would read past it: none.
+    const asked = prefix.frames.get(frame.id) ??
+      (from === undefined
+        ? await probesOf({ worlds, frame, wanted, skip: 0, send: o })
+        : await probesOf({ worlds, frame, wanted: 0, skip: NO_PROBES, send: o }));
+    if (!asked) return undefined;
+    const { documentBackendNodeId, probes } = asked;
+    const ax = await countedPrefix(reader, {
+      read: partReader(frame, o),
+      documentBackendNodeId,
+      wanted,
+      probes,
+      ...(from === undefined ? {} : { from }),
+    });
+    return ax ? { ax, documentBackendNodeId, probed: probes.length } : undefined;
+  }).catch((error: unknown) => {
+    // A part it cannot read (a node without an element whose children did not come): the
+    // document is read whole instead. A frame that does not answer does not answer that either.
+    if (isUnanswered(error)) throw error;
+    return undefined;
+  });
+  const tree = prefixed ? treeOf(prefixed.ax, reader) : undefined;
+  if (!prefixed || !tree) return undefined;
+  const { ax, documentBackendNodeId, probed } = prefixed;
+  return ax.partial
+    ? { frame, tree, ax, prefix: { wanted, documentBackendNodeId, probed }, readFromTop: documentBackendNodeId }
+    : { frame, tree, ax, readFromTop: documentBackendNodeId };
+}
+
+/** The frame's whole document (getFullAXTree). */
+async function readFrameWhole(scope: FrameReadScope, frame: FrameRecord): Promise<Omit<FrameRead, 'loaderId'>> {
+  const { reader } = scope;
+  const nodes = await scope.sendFor(frame)((o) => readWhole(reader, frame, o));
+  // Built from the kept nodes, so that a later patch of them reuses this build's work.
+  const ax = axDocument(nodes);
+  const tree = ax ? treeOf(ax, reader) : buildAxTree(nodes);
+  if (!tree) return { frame, reason: 'the frame has no document' };
+  return ax ? { frame, tree, ax } : { frame, tree };
+}
+
+/**
+ * A frame that could not be read, and why; the observed frame without the Accessibility domain
+ * fails the observation.
+ */
+function failedRead(scope: FrameReadScope, frame: FrameRecord, error: unknown): Omit<FrameRead, 'loaderId'> {
+  const { tab, root, budget } = scope;
+  if (isCdpError(error) && error.kind === 'protocol' && /Accessibility/i.test(error.message) && frame === root) {
+    throw new ServerError('internal_error', `the CDP Accessibility domain is unavailable: ${error.message}`, { cause: error });
+  }
+  // Chromium has no such frame: a stale record (an old document's out-of-process iframe that
+  // attached after its parent navigated away). It leaves the tab's frames, and the caller's
+  // check that the frames stayed the same reads the page once more without it.
+  if (
+    frame !== root && isCdpError(error) && error.kind === 'protocol' && /frame with the given frameId is not found/i.test(error.message)
+  ) {
+    tab.frames.onFrameDetached(frame.id, 'not found');
+  }
+  return { frame, reason: failure(error, frame === root ? budget.totalMs : budget.perFrameMs) };
+}
 
 /**
  * The page facts of a frame read by prefix (prefix-facts.ts), counted into the reader's

@@ -24,7 +24,6 @@ import {
   readFurther,
   readPage,
 } from './frame-reads.ts';
-import { IncompleteRead } from './render.ts';
 import { type AxReadsAhead, cachedFrameOf, planReads, readToKeep } from './read-plan.ts';
 import type { RefRegistry } from './refs.ts';
 import { type ReadAhead, readAheadFor } from './settle.ts';
@@ -94,38 +93,36 @@ async function observeLive(input: ObserveInput): Promise<Snapshot> {
   const memo = input.reader.renderMemo.get(read);
   if (memo && memo.refs === input.refs && memo.key === key) return memo.snapshot;
   for (let round = 0;; round++) {
-    try {
-      const snapshot = renderPage({
-        tab,
-        root,
-        frames,
-        read,
-        refs: input.refs,
-        maxElements: input.maxElements,
-        secrets: input.secrets,
-        stitchedViews: input.reader.stitchedViews,
-        ...(input.subtree ? { subtree: input.subtree } : {}),
-      });
-      input.reader.renderMemo.set(read, { refs: input.refs, key, snapshot });
-      return snapshot;
-    } catch (error) {
-      // The answer needs more of the document than its prefix read holds: read on, and again.
-      if (!(error instanceof IncompleteRead)) throw error;
-      const further = {
-        reader: input.reader,
-        root,
-        frameId: error.frameId,
-        read,
-        maxElements: input.maxElements,
-        budget,
-        ...(input.worlds ? { worlds: input.worlds } : {}),
-        ...(input.subtree ? { subtree: { ...input.subtree, round } } : {}),
-      };
-      const more = await readFurther(input.signal ? { ...further, signal: input.signal } : further);
-      if (!more) throw error;
-      input.reader.replaceRead(root.id, read, (await furtherToKeep(input, read, more, budget)) ? more.read : undefined);
-      read = more.read;
+    const outcome = renderPage({
+      tab,
+      root,
+      frames,
+      read,
+      refs: input.refs,
+      maxElements: input.maxElements,
+      secrets: input.secrets,
+      stitchedViews: input.reader.stitchedViews,
+      ...(input.subtree ? { subtree: input.subtree } : {}),
+    });
+    if ('rendered' in outcome) {
+      input.reader.renderMemo.set(read, { refs: input.refs, key, snapshot: outcome.rendered });
+      return outcome.rendered;
     }
+    // The answer needs more of the document than its prefix read holds: read on, and again.
+    const further = {
+      reader: input.reader,
+      root,
+      frameId: outcome.needs.frameId,
+      read,
+      maxElements: input.maxElements,
+      budget,
+      ...(input.worlds ? { worlds: input.worlds } : {}),
+      ...(input.subtree ? { subtree: { ...input.subtree, round } } : {}),
+    };
+    const more = await readFurther(input.signal ? { ...further, signal: input.signal } : further);
+    if (!more) throw new Error('the tree was read only in part, and the answer needs more of it');
+    input.reader.replaceRead(root.id, read, (await furtherToKeep(input, read, more, budget)) ? more.read : undefined);
+    read = more.read;
   }
 }
 

@@ -11,7 +11,7 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callPage, callPageRaw, factBits, type FactsAnswer, PageObject, type PseudoFact } from '../browser/page-module.ts';
-import { type AxViewNode, UNREAD_ROLE } from './ax-tree.ts';
+import type { AxViewNode } from './ax-tree.ts';
 import { isEditableContainer, isSelect } from './render.ts';
 import type { Box, DocumentFacts, NodeFacts } from './page-facts.ts';
 
@@ -32,7 +32,7 @@ const FACT = factBits();
  * later), which a walk through it meets without going down into them (src/page/facts.ts). Of those,
  * one whose children were not read needs no facts: the read stopped before it, after the refs its
  * answer needs, and a render that reaches it meets its unread children and reads further first
- * (render.ts: IncompleteRead), which takes the facts again. Not needed either: what lies inside a
+ * (render.ts answers what it needs), which takes the facts again. Not needed either: what lies inside a
  * field (its content is its value) or a <select> (whose options the walk meets, and whose picker a
  * snapshot has no node for).
  */
@@ -42,10 +42,10 @@ function readNodes(tree: AxViewNode): { ids: Set<number>; last: number | undefin
   const stack = [...tree.children].reverse();
   while (stack.length > 0) {
     const node = stack.pop()!;
-    if (node.backendNodeId === undefined) continue;
+    if (node.unread || node.backendNodeId === undefined) continue;
     const field = isEditableContainer(node);
-    const unread = !field && node.children.length > 0 && node.children.every((child) => child.role === UNREAD_ROLE);
-    if (node.children.some((child) => child.role !== UNREAD_ROLE)) last = order.length;
+    const unread = !field && node.children.length > 0 && node.children.every((child) => child.unread);
+    if (node.children.some((child) => !child.unread)) last = order.length;
     order.push({ id: node.backendNodeId, unread });
     if (field || isSelect(node)) continue;
     for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);

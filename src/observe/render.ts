@@ -3,15 +3,36 @@
 // names which DOM node. Refs go on interactive nodes in document order; values are never shown.
 // The tree's format is described in docs/tree-format.md; each rule below says why.
 import { type KnownSecret, redactSecrets, redactUrl } from '../util/redact.ts';
-import { type AxViewNode, UNREAD_ROLE } from './ax-tree.ts';
+import type { AxViewNode, UnreadNode } from './ax-tree.ts';
 import type { Box, NodeFacts } from './page-facts.ts';
+import {
+  clip,
+  closeBlock,
+  flatten,
+  isLineNumberGutter,
+  joinRuns,
+  type Line,
+  MAX_NAME,
+  quote,
+  serialize,
+  shownLines,
+  type TextLine,
+  withoutEchoedLabels,
+} from './tree-lines.ts';
 
 export interface StitchedNode extends AxViewNode {
   frameId: string;
-  children: StitchedNode[];
+  children: StitchedChild[];
   /** Set on iframe nodes: the frame whose document hangs here. */
   childFrame?: { frameId: string; status: 'observed' | 'unavailable'; reason?: string };
 }
+
+/** Children of a prefix read not read yet, in the document of `frameId`. */
+export interface StitchedUnread extends UnreadNode {
+  frameId: string;
+}
+
+export type StitchedChild = StitchedNode | StitchedUnread;
 
 export interface ElementView {
   ref: string;
@@ -64,19 +85,14 @@ export interface Rendered {
   boxes: Map<string, Box>;
 }
 
-/**
- * Thrown when rendering reached a part of a prefix read that was not read (an UNREAD_ROLE
- * placeholder) before the element budget was spent: what it says would depend on that part, so
- * the read must go further first (observer.ts). A tree without placeholders never throws it.
- */
-export class IncompleteRead extends Error {
+/** A part of a prefix read that an answer depends on and that was not read yet. */
+export interface MissingPart {
   /** The frame whose document must be read further. */
-  readonly frameId: string;
-  constructor(frameId: string) {
-    super('the tree was read only in part, and the answer needs more of it');
-    this.frameId = frameId;
-  }
+  frameId: string;
 }
+
+/** The rendered tree, or (a prefix read) the part that must be read before it can be rendered. */
+export type RenderOutcome = { rendered: Rendered } | { needs: MissingPart };
 
 /** Roles that are interactive by themselves (links, buttons, form controls, ARIA widgets). */
 const INTERACTIVE_ROLES = new Set([
@@ -169,18 +185,6 @@ const NEVER_CLICKABLE_TAGS = new Set(['HTML', 'BODY', '#document', 'LABEL']);
  */
 const VALUE_ROLES = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'Date', 'DateTime', 'InputTime']);
 
-const MAX_NAME = 150;
-/**
- * Text lines are context for the refs around them, not the page's text (that is `text`, with
- * include_text): a long one keeps its start and its end, which leads into the link or control
- * after it.
- */
-const MAX_TREE_TEXT = 80;
-/**
- * A line of a code block is read, not skimmed: it keeps more (a call with its arguments, a command
- * with its flags), still clipped in the middle so that one minified line cannot fill the tree.
- */
-const MAX_CODE_LINE = 120;
 /**
  * Folded wrappers that sit inside a line of text (a <b> in a sentence, a token of highlighted
  * code): their text joins the text around them. Every other folded wrapper is a block, which
@@ -243,51 +247,6 @@ const INLINE_TAGS = new Set([
   'RP',
   'WBR',
 ]);
-/** One space a level: the structure reads the same, and the bytes and tokens are fewer. */
-const INDENT = ' ';
-
-function flatten(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-/** `text` cut at UTF-16 index `at` without splitting a surrogate pair. */
-function cutAt(text: string, at: number): number {
-  const code = text.charCodeAt(at);
-  return code >= 0xdc00 && code <= 0xdfff ? at - 1 : at;
-}
-
-function clip(text: string, max: number): string {
-  const flat = flatten(text);
-  return flat.length > max ? `${flat.slice(0, cutAt(flat, max - 1))}…` : flat;
-}
-
-/** Clips in the middle, at word boundaries where there are some: "start of it … end of it". */
-function clipMiddle(text: string, max: number): string {
-  return clipMiddleOf(flatten(text), max);
-}
-
-/** The same on a line of code: its indentation and spacing are kept. */
-function clipCode(line: string, max: number): string {
-  const indent = /^\s*/.exec(line)![0];
-  return indent + clipMiddleOf(line.slice(indent.length), max - indent.length);
-}
-
-function clipMiddleOf(flat: string, max: number): string {
-  if (flat.length <= max) return flat;
-  const headLength = Math.ceil((max - 3) / 2);
-  const tailLength = max - 3 - headLength;
-  let head = flat.slice(0, cutAt(flat, headLength));
-  const lastSpace = head.lastIndexOf(' ');
-  if (lastSpace > headLength / 2) head = head.slice(0, lastSpace);
-  let tail = flat.slice(cutAt(flat, flat.length - tailLength));
-  const firstSpace = tail.indexOf(' ');
-  if (firstSpace >= 0 && firstSpace < tailLength / 2) tail = tail.slice(firstSpace + 1);
-  return `${head.trimEnd()} … ${tail.trimStart()}`;
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text);
-}
 
 /** A <select> (a combobox that takes no typing): its options are listed, its value is not. */
 export function isSelect(node: Pick<AxViewNode, 'role' | 'states'>): boolean {
@@ -318,173 +277,6 @@ function stateWords(node: StitchedNode, element: ElementView | undefined, inside
   return words;
 }
 
-/** One line of the tree to be: a text line, or a node line with the lines below it. */
-type NodeLine = { kind: 'node'; role: string; name: string; words: string[]; ref?: string; children: Line[] };
-/**
- * A run of text: consecutive text nodes (and line breaks) of one block, joined as the page writes
- * them. `source` is the text as Chromium gives it (a <pre> keeps its line breaks and spaces), `raw`
- * the same with whitespace collapsed (to compare with names), `text` what is shown, redacted: one
- * line per line of the run. A run is open at an end while what comes next to it there may join it
- * (it is not at the edge of a block).
- */
-interface TextLine {
-  kind: 'text';
-  source: string;
-  raw: string;
-  text: string;
-  pre: boolean;
-  openStart: boolean;
-  openEnd: boolean;
-  /** The layout boxes of its first and last text nodes, where known. */
-  firstBox?: Box;
-  lastBox?: Box;
-  /** Joined into the run before it, or a line-number gutter: not a line of `text` of its own. */
-  absorbed?: boolean;
-}
-type Line = TextLine | NodeLine;
-
-/** At most this many nodes share a line (a run), so that a long toolbar stays readable. */
-const MAX_RUN = 10;
-
-/**
- * Drops a text line that only repeats the name of the control right after it (a <label>'s text
- * before the field it names): the control's own line already says it, and models pay per byte.
- */
-function withoutEchoedLabels(lines: Line[]): Line[] {
-  return lines.filter((line, i) => {
-    const next = lines[i + 1];
-    return !(line.kind === 'text' && next?.kind === 'node' && next.name !== '' && next.name === line.text);
-  });
-}
-
-/**
- * Whether a node line can share its line with siblings of its role: it is only a role, a name and
- * perhaps a ref (no state words, nothing below it). Nameless ones keep their line: a bare ref
- * among names would read as belonging to its neighbour.
- */
-function joinable(line: NodeLine): boolean {
-  return line.name !== '' && line.words.length === 0 && line.children.length === 0;
-}
-
-/** `"name" @ref`: one node of a line, after its role. */
-function nameAndRef(line: NodeLine): string {
-  const name = quote(clip(line.name, MAX_NAME));
-  return line.ref ? `${name} ${line.ref}` : name;
-}
-
-/**
- * The tree text: one line a node, `role "name" [state, …] @ref` (each part only when there is
- * one), a level deeper for each level below; a line that is only a quoted string is text.
- * Consecutive siblings of one role that are each only a name and a ref (no states, nothing below)
- * share a line, the role said once and each name followed by its ref: `button "Back" @4 "Next" @5`.
- * Names are JSON strings, so the next node starts at the next unescaped quote; refs are `@N`.
- */
-function serialize(lines: readonly Line[], depth: number, out: string[]): void {
-  const pad = INDENT.repeat(depth);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.kind === 'text') {
-      for (const part of line.text.split('\n')) {
-        if (part) out.push(`${pad}${quote(line.pre ? clipCode(part, MAX_CODE_LINE) : clipMiddle(part, MAX_TREE_TEXT))}`);
-      }
-      continue;
-    }
-    if (joinable(line)) {
-      const run = [nameAndRef(line)];
-      for (
-        let next = lines[i + 1];
-        run.length < MAX_RUN && next?.kind === 'node' && next.role === line.role && joinable(next);
-        next = lines[i + 1]
-      ) {
-        run.push(nameAndRef(next));
-        i++;
-      }
-      out.push(`${pad}${line.role} ${run.join(' ')}`);
-      continue;
-    }
-    let text = `${pad}${line.role}`;
-    if (line.name) text += ` ${quote(clip(line.name, MAX_NAME))}`;
-    if (line.words.length) text += ` [${line.words.join(', ')}]`;
-    if (line.ref) text += ` ${line.ref}`;
-    out.push(text);
-    serialize(line.children, depth + 1, out);
-  }
-}
-
-/**
- * What a run shows: each of its lines (a <br>, a line break of a <pre>) on a line of its own,
- * empty ones left out; a <pre>'s lines keep their indentation, other text is collapsed.
- */
-function shownLines(source: string, pre: boolean): string {
-  const lines = source.split('\n').map((line) => (pre ? line.trimEnd() : flatten(line)));
-  return lines.filter((line) => line.trim() !== '').join('\n');
-}
-
-/**
- * Joins each text line into the one before it when both are open towards each other: nothing but
- * inline wrappers between them. Lines are joined in place (the first one takes the second's text)
- * because `text` holds the same objects.
- */
-function joinRuns(lines: Line[], scrub: (text: string) => string): Line[] {
-  const out: Line[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const first = lines[i]!;
-    out.push(first);
-    if (first.kind !== 'text') continue;
-    // A whole run at once: a highlighted block is thousands of tokens, its text is made once.
-    const parts = [first.source];
-    let last = first;
-    for (let next = lines[i + 1]; next?.kind === 'text' && last.openEnd && next.openStart; next = lines[i + 1]) {
-      parts.push(apart(last, next) ? ` ${next.source}` : next.source);
-      first.pre ||= next.pre;
-      next.absorbed = true;
-      last = next;
-      i++;
-    }
-    if (last === first) continue;
-    first.source = parts.join('');
-    first.lastBox = last.lastBox;
-    first.openEnd = last.openEnd;
-    first.raw = flatten(first.source);
-    first.text = scrub(shownLines(first.source, first.pre));
-  }
-  return out;
-}
-
-/**
- * Whether two pieces of a run that touch in the page's text (no space between) stand apart on
- * screen: spans that CSS lays out as blocks, flex items or with a margin (a title and its date).
- * The second starts right of a gap after the first, or below it. Code is never spaced out: its
- * tokens touch.
- */
-function apart(first: TextLine, second: TextLine): boolean {
-  if (first.pre || second.pre || /\s$/.test(first.source) || /^\s/.test(second.source)) return false;
-  const a = first.lastBox;
-  const b = second.firstBox;
-  if (!a || !b) return false;
-  const below = b[1] >= a[1] + a[3] - 1;
-  const rightOfGap = b[0] > a[0] + a[2] + 1 && b[1] < a[1] + a[3];
-  return below || rightOfGap;
-}
-
-/** A block's edges end its runs; text left empty by then (spaces, a lone <br>) says nothing. */
-function closeBlock(lines: Line[]): Line[] {
-  const first = lines[0];
-  const last = lines[lines.length - 1];
-  if (first?.kind === 'text') first.openStart = false;
-  if (last?.kind === 'text') last.openEnd = false;
-  return lines.filter((line) => line.kind !== 'text' || line.text !== '');
-}
-
-/** A column of line numbers beside code (a gutter): 1, 2, 3… on lines of their own. */
-function isLineNumberGutter(lines: readonly Line[]): boolean {
-  const only = lines[0];
-  if (lines.length !== 1 || only?.kind !== 'text') return false;
-  const numbers = only.text.split('\n').map((line) => line.trim());
-  if (numbers.length < 2 || !numbers.every((n) => /^\d+$/.test(n))) return false;
-  return numbers.every((n, i) => i === 0 || Number(n) === Number(numbers[i - 1]) + 1);
-}
-
 /**
  * Whether a node gets a ref by its role alone, wherever it stands (outside a <select>): what a
  * prefix read (ax-prefix.ts) counts to know it has read far enough. Refs from the page's facts (a
@@ -501,54 +293,293 @@ export function isEditableContainer(node: Pick<AxViewNode, 'role' | 'states'>): 
   return VALUE_ROLES.has(node.role) || (node.states.editable === true && node.states.focusable === true);
 }
 
-export function render(root: StitchedNode, context: RenderContext): Rendered {
-  const textLines: TextLine[] = [];
-  const elements: ElementView[] = [];
-  const targets: RefTarget[] = [];
-  const boxes = new Map<string, Box>();
-  let truncated = false;
-  const scrub = (text: string) => redactSecrets(text, context.secrets);
+/**
+ * Renders a stitched tree: the rendered page, or, when the answer reached a part of a prefix read
+ * that was not read (an unread placeholder) before the element budget was spent, that part: what
+ * the answer says would depend on it, so the read must go further first (observer.ts). A tree
+ * without placeholders is always rendered.
+ */
+export function render(root: StitchedNode, context: RenderContext): RenderOutcome {
+  return new TreeRenderer(context).render(root);
+}
+
+/** What encloses a node: it changes how the node is rendered. */
+interface Enclosing {
+  /** A node with a ref (a span inside a button is the button). */
+  control: boolean;
+  /** A <select> (its options get no ref, and which one is chosen is its value). */
+  select: boolean;
+  /** A <pre> (its text keeps its line breaks and spaces). */
+  pre: boolean;
+}
+
+/** What a node line is made from, once the node's ref and children are known. */
+interface NodeParts {
+  ref: string | undefined;
+  element: ElementView | undefined;
+  /** The node's name, trimmed. */
+  name: string;
+  enclosing: Enclosing;
+  /** Line-number gutters left out before the node's children were rendered. */
+  guttersBefore: number;
+}
+
+/**
+ * One render of one tree: it walks the tree once in document order, collecting refs, elements and
+ * text as it goes, and stops at the element budget or at the first unread part.
+ */
+class TreeRenderer {
+  readonly #context: RenderContext;
+  readonly #textLines: TextLine[] = [];
+  readonly #elements: ElementView[] = [];
+  readonly #targets: RefTarget[] = [];
+  readonly #boxes = new Map<string, Box>();
+  /** Option lists already written out in this tree → the ref of the select that has them. */
+  readonly #optionsListedAt = new Map<string, string>();
+  /** Whether an element below each node has a basis for a ref (holdsRefs), once known. */
+  readonly #refsBelow = new Map<StitchedNode, boolean>();
+  /** Line-number gutters left out so far: a cell that held only one goes with it. */
+  #gutters = 0;
+  #truncated = false;
+  /** Set once the element budget is spent: the rest of the document is not rendered. */
+  #budgetSpent = false;
+  /** Set at the first unread part the answer depends on: nothing more is rendered. */
+  #missing: MissingPart | undefined;
+
+  constructor(context: RenderContext) {
+    this.#context = context;
+  }
+
+  render(root: StitchedNode): RenderOutcome {
+    const top = this.#lines(root, { control: false, select: false, pre: false });
+    if (this.#missing) return { needs: this.#missing };
+    const lines: string[] = [];
+    serialize(withoutEchoedLabels(top), 0, lines);
+    const text = this.#textLines.filter((line) => !line.absorbed && line.text !== '').map((line) => line.text);
+    return {
+      rendered: {
+        tree: lines.join('\n'),
+        elements: this.#elements,
+        text: text.join('\n'),
+        truncated: this.#truncated,
+        targets: this.#targets,
+        boxes: this.#boxes,
+      },
+    };
+  }
+
+  /** Whether rendering stopped: the budget is spent, or a part that was not read was reached. */
+  get #stopped(): boolean {
+    return this.#budgetSpent || this.#missing !== undefined;
+  }
+
+  #scrub(text: string): string {
+    return redactSecrets(text, this.#context.secrets);
+  }
+
+  /** Stops the render at an unread part of `frameId`'s document: it says what to read. */
+  #reachedUnread(frameId: string): Line[] {
+    this.#missing ??= { frameId };
+    return [];
+  }
+
+  /**
+   * The lines a node contributes: its own (with its children below), or, for a node that is
+   * folded away, its children's. Refs, elements and text are collected in document order.
+   */
+  #lines(node: StitchedChild, enclosing: Enclosing): Line[] {
+    if (node.unread) return this.#reachedUnread(node.frameId);
+    if (node.role === 'StaticText') {
+      // Spaces between two spans are text nodes of their own: kept, the run needs them. Chromium
+      // keeps a line break in a name only where the page keeps it (a <pre>, `white-space: pre`).
+      if (node.name === '') return [];
+      return [this.#textLine(node.name, enclosing.pre || node.name.includes('\n'), node)];
+    }
+    if (node.role === 'LineBreak') return [this.#textLine('\n', enclosing.pre)];
+    let ref: string | undefined;
+    if (!enclosing.select && this.#wantsRef(node, enclosing.control)) {
+      if (this.#missing) return [];
+      if (this.#elements.length >= this.#context.maxElements) {
+        this.#truncated = true;
+        this.#budgetSpent = true;
+        return [];
+      }
+      ref = this.#context.refFor(node.frameId, node.backendNodeId!);
+      this.#targets.push({ ref, frameId: node.frameId, backendNodeId: node.backendNodeId!, role: node.role, name: node.name });
+    }
+    const element = ref ? this.#elementFor(node, ref) : undefined;
+    if (element) this.#elements.push(element);
+    const name = node.name.trim();
+    // A list bullet says nothing a list does not (numbered markers are kept).
+    if (node.role === 'ListMarker' && !ref && !/[\p{L}\p{N}]/u.test(name)) return [];
+    const folded = node.role === 'RootWebArea' ||
+      (!ref && (!name || node.nameFromContents === true) && FOLDED_ROLES.has(node.role) && !node.childFrame);
+
+    const tag = this.#tagOf(node);
+    const pre = node.role === 'Pre' || tag === 'PRE';
+    const guttersBefore = this.#gutters;
+    const children = this.#childLines(node, {
+      control: enclosing.control || ref !== undefined,
+      select: enclosing.select || isSelect(node),
+      pre: enclosing.pre || pre,
+    });
+    if (folded) return this.#foldedLines(node, tag, pre, children);
+    return this.#nodeLines(node, { ref, element, name, enclosing, guttersBefore }, closeBlock(children));
+  }
+
+  /** The lines of a node's children, runs joined; none for an editable field (its content is its value). */
+  #childLines(node: StitchedNode, enclosing: Enclosing): Line[] {
+    if (isEditableContainer(node)) return [];
+    const children: Line[] = [];
+    for (const child of node.children) {
+      children.push(...this.#lines(child, enclosing));
+      if (this.#stopped) break;
+    }
+    return joinRuns(children, (text) => this.#scrub(text));
+  }
+
+  /** The lines of a wrapper folded away: its children's, as a block unless it sits inside a line. */
+  #foldedLines(node: StitchedNode, tag: string | undefined, pre: boolean, lines: Line[]): Line[] {
+    const inline = INLINE_ROLES.has(node.role) ||
+      ((node.role === 'generic' || node.role === 'none' || node.role === 'presentation') && tag !== undefined && INLINE_TAGS.has(tag));
+    if (inline) return lines;
+    const children = closeBlock(lines);
+    if (!pre || children.length === 0) return children;
+    // A <pre> is a block of lines whose breaks and spaces are its content: it keeps a line of
+    // its own (`code` when it holds code), its lines below it. Line numbers in a column of
+    // their own say nothing the order of the lines does not.
+    if (isLineNumberGutter(children)) {
+      for (const line of children) if (line.kind === 'text') line.absorbed = true;
+      this.#gutters++;
+      return [];
+    }
+    const holdsCode = node.children.some((child) => !child.unread && child.role === 'code');
+    if (!holdsCode && node.children.some((child) => child.unread)) return this.#reachedUnread(node.frameId);
+    return [{ kind: 'node', role: holdsCode ? 'code' : 'pre', name: '', words: [], children }];
+  }
+
+  /** A node's own line, with its children below it (or, for a cell or item, what takes its place). */
+  #nodeLines(node: StitchedNode, parts: NodeParts, closed: Line[]): Line[] {
+    const { ref, element, name, enclosing } = parts;
+    const words = stateWords(node, element, enclosing.select);
+    if (node.childFrame?.status === 'unavailable') words.push(`unavailable: ${node.childFrame.reason ?? 'not readable'}`);
+    // A name computed from the contents repeats what the lines below say: a container without a
+    // ref (a cell around a button) shows it only when nothing but its own text is below it, and
+    // not when the element budget cut its contents short (they were not all seen).
+    const fromContents = ref === undefined && node.nameFromContents === true;
+    const showName = name !== '' && !(fromContents && (this.#stopped || closed.some((c) => c.kind === 'node')));
+    let children = closed;
+    // Text that the name already says (a button's label, a heading's words) is not repeated.
+    // Compared without spaces: a run joins its spans as the page writes them, where the name has a
+    // space between two spans that CSS lays out as blocks.
+    if (showName) {
+      const bare = name.replace(/\s+/g, '');
+      children = children.filter((c) => c.kind !== 'text' || !bare.includes(c.raw.replace(/ /g, '')));
+    }
+    children = withoutEchoedLabels(children);
+    if (isSelect(node) && this.#optionsOnItsLine(children, ref, words)) children = [];
+    if (!ref && words.length === 0 && FOLDED_WHEN_SINGLE.has(node.role)) {
+      // A cell or item holding only its text is that text (one line either way; the role adds
+      // nothing the row or list does not say).
+      // The cell of a line-number gutter goes with the gutter.
+      if (children.length === 0 && this.#gutters > parts.guttersBefore) return [];
+      if (showName && fromContents && children.length === 0 && TEXT_WHEN_ONLY_TEXT.has(node.role)) {
+        const text = this.#scrub(flatten(name));
+        return [{ kind: 'text', source: name, raw: flatten(name), text, pre: false, openStart: false, openEnd: false }];
+      }
+      // One that shows nothing itself and holds one line gives way to that line. An empty cell
+      // keeps its line (it holds a column's place), unless the element budget emptied it.
+      if (!showName && (children.length === 1 || (this.#stopped && children.length === 0))) return children;
+    }
+    const role = node.role === 'Iframe' ? 'iframe' : node.role;
+    return [{ kind: 'node', role, name: showName ? this.#scrub(flatten(name)) : '', words, ref, children }];
+  }
+
+  /**
+   * A <select>'s options on its line (added to `words`; true when they are): what a model needs
+   * to pick one, without a line each, and a select with the same options as one above names that
+   * select (`[options @5]`) instead of listing them again. Options with a state (disabled) or in
+   * groups keep lines of their own.
+   */
+  #optionsOnItsLine(children: readonly Line[], ref: string | undefined, words: string[]): boolean {
+    if (
+      children.length === 0 ||
+      !children.every((c) => c.kind === 'node' && c.role === 'option' && c.words.length === 0 && c.children.length === 0)
+    ) {
+      return false;
+    }
+    const options = children.map((c) => quote(clip(c.kind === 'node' ? c.name : '', MAX_NAME))).join(', ');
+    const same = this.#optionsListedAt.get(options);
+    words.push(same ? `options ${same}` : `options: ${options}`);
+    if (!same && ref) this.#optionsListedAt.set(options, ref);
+    return true;
+  }
+
+  #tagOf(node: StitchedNode): string | undefined {
+    return node.backendNodeId === undefined ? undefined : this.#context.facts(node.frameId, node.backendNodeId)?.nodeName;
+  }
+
+  #textLine(source: string, pre: boolean, node?: StitchedNode): TextLine {
+    const line: TextLine = {
+      kind: 'text',
+      source,
+      raw: flatten(source),
+      text: this.#scrub(shownLines(source, pre)),
+      pre,
+      openStart: true,
+      openEnd: true,
+    };
+    const box = node?.backendNodeId === undefined ? undefined : this.#context.textBox(node.frameId, node.backendNodeId);
+    if (box) line.firstBox = line.lastBox = box;
+    this.#textLines.push(line);
+    return line;
+  }
 
   /**
    * Why a node would carry a ref wherever it stood (whatever the element budget, with no control
    * around it): its role (or an editable field), the page's facts about it (a click listener, its
    * own `cursor: pointer`, drag and drop), or nothing.
    */
-  const refBasis = (node: StitchedNode): { role: true } | { facts: NodeFacts } | undefined => {
+  #refBasis(node: StitchedNode): { role: true } | { facts: NodeFacts } | undefined {
     if (node.backendNodeId === undefined || node.role === 'StaticText' || node.role === 'RootWebArea') return undefined;
     if (INTERACTIVE_ROLES.has(node.role) && (!INTERACTIVE_WHEN_FOCUSABLE.has(node.role) || node.states.focusable === true)) {
       return { role: true };
     }
     if (isEditableContainer(node)) return { role: true };
-    const facts = context.facts(node.frameId, node.backendNodeId);
+    const facts = this.#context.facts(node.frameId, node.backendNodeId);
     if (!facts || NEVER_CLICKABLE_TAGS.has(facts.nodeName)) return undefined;
     return facts.ownPointer || facts.clickable || facts.dragAndDrop ? { facts } : undefined;
-  };
+  }
 
-  // Whether an element below the node, in the node's own document, has a basis for a ref: the
-  // same as whether one below it gets a ref (the innermost such always does), but decided on the
-  // whole tree, not on what the element budget lets through, so that a truncated observation
-  // gives the refs of a full one, cut short. Iframes' documents are left out: their clicks never
-  // reach a listener of this one. Computed once a node, for this render only.
-  const refsBelow = new Map<StitchedNode, boolean>();
-  const holdsRefs = (node: StitchedNode): boolean => {
-    const known = refsBelow.get(node);
+  /**
+   * Whether an element below the node, in the node's own document, has a basis for a ref: the
+   * same as whether one below it gets a ref (the innermost such always does), but decided on the
+   * whole tree, not on what the element budget lets through, so that a truncated observation
+   * gives the refs of a full one, cut short. Iframes' documents are left out: their clicks never
+   * reach a listener of this one. Computed once a node. An unread part met first stops the render.
+   */
+  #holdsRefs(node: StitchedNode): boolean {
+    const known = this.#refsBelow.get(node);
     if (known !== undefined) return known;
     let found = false;
     for (const child of node.children) {
-      if (child.role === UNREAD_ROLE) throw new IncompleteRead(child.frameId);
+      if (child.unread) {
+        this.#reachedUnread(child.frameId);
+        return false;
+      }
       if (child.frameId !== node.frameId) continue;
-      if (refBasis(child) !== undefined || holdsRefs(child)) {
+      if (this.#refBasis(child) !== undefined || this.#holdsRefs(child)) {
         found = true;
         break;
       }
+      if (this.#missing) return false;
     }
-    refsBelow.set(node, found);
+    this.#refsBelow.set(node, found);
     return found;
-  };
+  }
 
-  const wantsRef = (node: StitchedNode, insideControl: boolean): boolean => {
-    const basis = refBasis(node);
+  #wantsRef(node: StitchedNode, insideControl: boolean): boolean {
+    const basis = this.#refBasis(node);
     if (!basis) return false;
     if ('role' in basis) return true;
     const { facts } = basis;
@@ -557,10 +588,11 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     // A pointer cursor set on the element itself shows it clickable as a whole. A listener alone
     // on an element that holds controls is delegation for them (a framework's root, a list
     // dispatching its items' clicks): the controls are what to click, not the space around them.
-    return facts.ownPointer || !holdsRefs(node);
-  };
+    return facts.ownPointer || !this.#holdsRefs(node);
+  }
 
-  const elementFor = (node: StitchedNode, ref: string): ElementView => {
+  #elementFor(node: StitchedNode, ref: string): ElementView {
+    const context = this.#context;
     const facts = node.backendNodeId === undefined ? undefined : context.facts(node.frameId, node.backendNodeId);
     const box = facts?.box;
     const visible = box !== undefined && box[2] > 0 && box[3] > 0;
@@ -568,13 +600,13 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     const element: ElementView = {
       ref,
       role: node.role,
-      name: clip(scrub(node.name), MAX_NAME),
+      name: clip(this.#scrub(node.name), MAX_NAME),
       frame_id: node.frameId,
       visible,
       in_viewport: visible && context.inViewport(node.frameId, box),
     };
     const onScreen = visible ? context.viewportBox?.(node.frameId, box) : undefined;
-    if (onScreen) boxes.set(ref, onScreen);
+    if (onScreen) this.#boxes.set(ref, onScreen);
     if (s.checked !== undefined) element.checked = s.checked;
     if (s.selected !== undefined) element.selected = s.selected;
     if (s.expanded !== undefined) element.expanded = s.expanded;
@@ -585,145 +617,5 @@ export function render(root: StitchedNode, context: RenderContext): Rendered {
     if (s.level !== undefined) element.level = s.level;
     if (node.role === 'link' && s.url) element.href = redactUrl(s.url);
     return element;
-  };
-
-  // Set once the element budget is spent: the rest of the document is not rendered.
-  let stopped = false;
-  /** Option lists already written out in this tree → the ref of the select that has them. */
-  const optionsListedAt = new Map<string, string>();
-
-  // Line-number gutters left out so far: a cell that held only one goes with it.
-  let gutters = 0;
-  const tagOf = (
-    node: StitchedNode,
-  ) => (node.backendNodeId === undefined ? undefined : context.facts(node.frameId, node.backendNodeId)?.nodeName);
-  const textLine = (source: string, pre: boolean, node?: StitchedNode): TextLine => {
-    const line: TextLine = {
-      kind: 'text',
-      source,
-      raw: flatten(source),
-      text: scrub(shownLines(source, pre)),
-      pre,
-      openStart: true,
-      openEnd: true,
-    };
-    const box = node?.backendNodeId === undefined ? undefined : context.textBox(node.frameId, node.backendNodeId);
-    if (box) line.firstBox = line.lastBox = box;
-    textLines.push(line);
-    return line;
-  };
-
-  // The lines a node contributes: its own (with its children below), or, for a node that is
-  // folded away, its children's. Refs, elements and text are collected in document order.
-  // `insidePre`: below a <pre>, whose text keeps its line breaks and spaces.
-  const visit = (node: StitchedNode, insideControl: boolean, insideSelect: boolean, insidePre: boolean): Line[] => {
-    if (node.role === UNREAD_ROLE) throw new IncompleteRead(node.frameId);
-    if (node.role === 'StaticText') {
-      // Spaces between two spans are text nodes of their own: kept, the run needs them. Chromium
-      // keeps a line break in a name only where the page keeps it (a <pre>, `white-space: pre`).
-      if (node.name === '') return [];
-      return [textLine(node.name, insidePre || node.name.includes('\n'), node)];
-    }
-    if (node.role === 'LineBreak') return [textLine('\n', insidePre)];
-    let ref: string | undefined;
-    if (!insideSelect && wantsRef(node, insideControl)) {
-      if (elements.length >= context.maxElements) {
-        truncated = true;
-        stopped = true;
-        return [];
-      }
-      ref = context.refFor(node.frameId, node.backendNodeId!);
-      targets.push({ ref, frameId: node.frameId, backendNodeId: node.backendNodeId!, role: node.role, name: node.name });
-    }
-    const element = ref ? elementFor(node, ref) : undefined;
-    if (element) elements.push(element);
-    const name = node.name.trim();
-    // A list bullet says nothing a list does not (numbered markers are kept).
-    if (node.role === 'ListMarker' && !ref && !/[\p{L}\p{N}]/u.test(name)) return [];
-    const folded = node.role === 'RootWebArea' ||
-      (!ref && (!name || node.nameFromContents === true) && FOLDED_ROLES.has(node.role) && !node.childFrame);
-
-    const tag = tagOf(node);
-    const pre = node.role === 'Pre' || tag === 'PRE';
-    const guttersBefore = gutters;
-    let children: Line[] = [];
-    // The content of an editable field is its value: never read it out.
-    if (!isEditableContainer(node)) {
-      const control = insideControl || ref !== undefined;
-      const select = insideSelect || isSelect(node);
-      for (const child of node.children) {
-        children.push(...visit(child, control, select, insidePre || pre));
-        if (stopped) break;
-      }
-    }
-    children = joinRuns(children, scrub);
-    if (folded) {
-      const inline = INLINE_ROLES.has(node.role) ||
-        ((node.role === 'generic' || node.role === 'none' || node.role === 'presentation') && tag !== undefined && INLINE_TAGS.has(tag));
-      if (inline) return children;
-      children = closeBlock(children);
-      if (!pre || children.length === 0) return children;
-      // A <pre> is a block of lines whose breaks and spaces are its content: it keeps a line of
-      // its own (`code` when it holds code), its lines below it. Line numbers in a column of
-      // their own say nothing the order of the lines does not.
-      if (isLineNumberGutter(children)) {
-        for (const line of children) if (line.kind === 'text') line.absorbed = true;
-        gutters++;
-        return [];
-      }
-      const holdsCode = node.children.some((child) => child.role === 'code');
-      if (!holdsCode && node.children.some((child) => child.role === UNREAD_ROLE)) throw new IncompleteRead(node.frameId);
-      return [{ kind: 'node', role: holdsCode ? 'code' : 'pre', name: '', words: [], children }];
-    }
-    children = closeBlock(children);
-
-    const words = stateWords(node, element, insideSelect);
-    if (node.childFrame?.status === 'unavailable') words.push(`unavailable: ${node.childFrame.reason ?? 'not readable'}`);
-    // A name computed from the contents repeats what the lines below say: a container without a
-    // ref (a cell around a button) shows it only when nothing but its own text is below it, and
-    // not when the element budget cut its contents short (they were not all seen).
-    const fromContents = ref === undefined && node.nameFromContents === true;
-    const showName = name !== '' && !(fromContents && (stopped || children.some((c) => c.kind === 'node')));
-    // Text that the name already says (a button's label, a heading's words) is not repeated.
-    // Compared without spaces: a run joins its spans as the page writes them, where the name has a
-    // space between two spans that CSS lays out as blocks.
-    if (showName) {
-      const bare = name.replace(/\s+/g, '');
-      children = children.filter((c) => c.kind !== 'text' || !bare.includes(c.raw.replace(/ /g, '')));
-    }
-    children = withoutEchoedLabels(children);
-    // A <select>'s options on its line: what a model needs to pick one, without a line each, and
-    // a select with the same options as one above names that select (`[options @5]`) instead of
-    // listing them again. Options with a state (disabled) or in groups keep lines of their own.
-    if (
-      isSelect(node) && children.length > 0 &&
-      children.every((c) => c.kind === 'node' && c.role === 'option' && c.words.length === 0 && c.children.length === 0)
-    ) {
-      const options = children.map((c) => quote(clip(c.kind === 'node' ? c.name : '', MAX_NAME))).join(', ');
-      const same = optionsListedAt.get(options);
-      words.push(same ? `options ${same}` : `options: ${options}`);
-      if (!same && ref) optionsListedAt.set(options, ref);
-      children = [];
-    }
-    if (!ref && words.length === 0 && FOLDED_WHEN_SINGLE.has(node.role)) {
-      // A cell or item holding only its text is that text (one line either way; the role adds
-      // nothing the row or list does not say).
-      // The cell of a line-number gutter goes with the gutter.
-      if (children.length === 0 && gutters > guttersBefore) return [];
-      if (showName && fromContents && children.length === 0 && TEXT_WHEN_ONLY_TEXT.has(node.role)) {
-        const text = scrub(flatten(name));
-        return [{ kind: 'text', source: name, raw: flatten(name), text, pre: false, openStart: false, openEnd: false }];
-      }
-      // One that shows nothing itself and holds one line gives way to that line. An empty cell
-      // keeps its line (it holds a column's place), unless the element budget emptied it.
-      if (!showName && (children.length === 1 || (stopped && children.length === 0))) return children;
-    }
-    const role = node.role === 'Iframe' ? 'iframe' : node.role;
-    return [{ kind: 'node', role, name: showName ? scrub(flatten(name)) : '', words, ref, children }];
-  };
-
-  const lines: string[] = [];
-  serialize(withoutEchoedLabels(visit(root, false, false, false)), 0, lines);
-  const text = textLines.filter((line) => !line.absorbed && line.text !== '').map((line) => line.text);
-  return { tree: lines.join('\n'), elements, text: text.join('\n'), truncated, targets, boxes };
+  }
 }

@@ -7,11 +7,11 @@ import type { Tab } from '../browser/tab.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import { ServerError } from '../errors.ts';
 import type { KnownSecret } from '../util/redact.ts';
-import type { AxViewNode } from './ax-tree.ts';
+import type { AxChild, AxViewNode } from './ax-tree.ts';
 import type { PageRead } from './frame-reads.ts';
 import type { Box, DocumentFacts } from './page-facts.ts';
 import type { RefRegistry } from './refs.ts';
-import { IncompleteRead, render, type Rendered, type StitchedNode } from './render.ts';
+import { type MissingPart, render, type Rendered, type StitchedChild, type StitchedNode } from './render.ts';
 import type { ObservedFrame } from './state-store.ts';
 
 export interface RenderPageOptions {
@@ -33,7 +33,10 @@ export interface RenderedPage extends Rendered {
   title: string;
 }
 
-export function renderPage(input: RenderPageOptions): RenderedPage {
+/** The rendered page, or (a prefix read) the part that must be read before it can be rendered. */
+export type RenderPageOutcome = { rendered: RenderedPage } | { needs: MissingPart };
+
+export function renderPage(input: RenderPageOptions): RenderPageOutcome {
   const { tab, root, frames, read, stitchedViews } = input;
   const { frameReads, sessionSnapshots, ownerPairs } = read;
 
@@ -74,18 +77,21 @@ export function renderPage(input: RenderPageOptions): RenderedPage {
       const read = readByFrame.get(childFrameId);
       if (read?.tree) {
         stitched.childFrame = { frameId: childFrameId, status: 'observed' };
-        stitched.children = read.tree.children.map((child) => stitch(child, childFrameId));
+        stitched.children = read.tree.children.map((child) => stitchChild(child, childFrameId));
       } else {
         stitched.childFrame = { frameId: childFrameId, status: 'unavailable', reason: read?.reason ?? 'not read' };
       }
       return stitched;
     }
-    stitched.children = node.children.map((child) => stitch(child, frameId));
+    stitched.children = node.children.map((child) => stitchChild(child, frameId));
     // Without an iframe below, the result depends on nothing but the node: keep it for the next
     // observation (a patched tree shares the views of its unchanged parts).
-    if (node.role !== 'Iframe' && node.children.every((child) => stitchedViews.has(child))) stitchedViews.set(node, stitched);
+    if (node.role !== 'Iframe' && node.children.every((child) => child.unread || stitchedViews.has(child))) {
+      stitchedViews.set(node, stitched);
+    }
     return stitched;
   };
+  const stitchChild = (child: AxChild, frameId: string): StitchedChild => child.unread ? { unread: true, frameId } : stitch(child, frameId);
 
   const rootRead = readByFrame.get(root.id);
   let tree: StitchedNode = rootRead?.tree
@@ -93,14 +99,14 @@ export function renderPage(input: RenderPageOptions): RenderedPage {
     : { role: 'RootWebArea', name: '', backendNodeId: undefined, states: {}, frameId: root.id, children: [] };
   if (input.subtree) {
     const found = findNode(tree, input.subtree.frameId, input.subtree.backendNodeId);
-    // A prefix read may not have reached it yet: the caller reads on (IncompleteRead).
-    if (!found && readByFrame.get(input.subtree.frameId)?.ax?.partial) throw new IncompleteRead(input.subtree.frameId);
+    // A prefix read may not have reached it yet: the caller reads on.
+    if (!found && readByFrame.get(input.subtree.frameId)?.ax?.partial) return { needs: { frameId: input.subtree.frameId } };
     if (!found) throw new ServerError('invalid_params', 'root_ref is no longer in the page', { details: { field: 'root_ref' } });
     tree = found;
   }
 
   const viewport = viewportIndex(tab, frames, factsByFrame, layoutSize);
-  const rendered = render(tree, {
+  const outcome = render(tree, {
     maxElements: input.maxElements,
     secrets: input.secrets,
     facts: (frameId, backendNodeId) => factsByFrame.get(frameId)?.nodes.get(backendNodeId),
@@ -109,12 +115,14 @@ export function renderPage(input: RenderPageOptions): RenderedPage {
     viewportBox: viewport.viewportBox,
     refFor: (frameId, backendNodeId) => input.refs.refFor(frameId, tab.frames.get(frameId)?.loaderId ?? '', backendNodeId),
   });
-  return { ...rendered, frames: observedFrames, title: rootRead?.tree?.name ?? '' };
+  if ('needs' in outcome) return outcome;
+  return { rendered: { ...outcome.rendered, frames: observedFrames, title: rootRead?.tree?.name ?? '' } };
 }
 
 function findNode(node: StitchedNode, frameId: string, backendNodeId: number): StitchedNode | undefined {
   if (node.frameId === frameId && node.backendNodeId === backendNodeId) return node;
   for (const child of node.children) {
+    if (child.unread) continue;
     const found = findNode(child, frameId, backendNodeId);
     if (found) return found;
   }

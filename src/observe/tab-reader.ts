@@ -5,7 +5,7 @@
 // a tab outlives it and two servers in one process never share a read or a count.
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
-import type { AxViewNode } from './ax-tree.ts';
+import type { AxChild, AxViewNode } from './ax-tree.ts';
 import type { PageRead } from './frame-reads.ts';
 import { ELEMENTS_PER_PROBE, observe, type ObserveBudget, type ObserveOptions, PREFIX_MIN_ELEMENTS, type Snapshot } from './observer.ts';
 import { type CachedRead, keptFurther } from './read-plan.ts';
@@ -81,7 +81,7 @@ export class TabReader {
    * Each kept accessibility node's view (ax-tree.ts), reused by the builds of later patched
    * documents that share the node object; dropped with the nodes.
    */
-  readonly views = new WeakMap<Cdp.Accessibility.AXNode, AxViewNode[]>();
+  readonly views = new WeakMap<Cdp.Accessibility.AXNode, AxChild[]>();
   /** The same read asked the same way renders the same. */
   readonly renderMemo = new WeakMap<PageRead, { refs: RefRegistry; key: string; snapshot: Snapshot }>();
 

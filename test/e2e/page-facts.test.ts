@@ -6,7 +6,7 @@
 // look and after reading further.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type AxViewNode, UNREAD_ROLE } from '../../src/observe/ax-tree.ts';
+import type { AxViewNode } from '../../src/observe/ax-tree.ts';
 import type { Box, DocumentFacts } from '../../src/observe/page-facts.ts';
 import { readSnapshot, SNAPSHOT_STYLES } from '../../src/observe/page-facts.ts';
 import { isEditableContainer, isSelect } from '../../src/observe/render.ts';
@@ -75,14 +75,13 @@ function consulted(tree: AxViewNode): Array<{ node: AxViewNode; inSelect: boolea
   const order: Array<{ node: AxViewNode; inSelect: boolean }> = [];
   const stack = [...tree.children].reverse().map((node) => ({ node, inSelect: false }));
   while (stack.length > 0) {
-    const entry = stack.pop()!;
-    const { node, inSelect } = entry;
-    if (node.backendNodeId === undefined) continue;
-    order.push(entry);
+    const { node, inSelect } = stack.pop()!;
+    if (node.unread || node.backendNodeId === undefined) continue;
+    order.push({ node, inSelect });
     if (isEditableContainer(node)) continue;
     for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i]!, inSelect: inSelect || isSelect(node) });
   }
-  const read = (node: AxViewNode) => node.children.some((child) => child.role !== UNREAD_ROLE);
+  const read = (node: AxViewNode) => node.children.some((child) => !child.unread);
   const last = order.findLastIndex(({ node }) => read(node));
   return order.filter(({ node }, i) => i <= last || isEditableContainer(node) || node.children.length === 0 || read(node));
 }

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import { readPrefix } from '../../src/observe/ax-prefix.ts';
 import { buildAxTree, buildAxTreeFrom } from '../../src/observe/ax-tree.ts';
-import { IncompleteRead, render, type StitchedNode } from '../../src/observe/render.ts';
+import { render, type StitchedNode } from '../../src/observe/render.ts';
 import type { AxViewNode } from '../../src/observe/ax-tree.ts';
 
 type AXNode = Cdp.Accessibility.AXNode;
@@ -62,7 +62,11 @@ function partial(nodes: Map<string, AXNode>, asked: number[]) {
 }
 
 function stitched(node: AxViewNode): StitchedNode {
-  return { ...node, frameId: 'F', children: node.children.map(stitched) };
+  return {
+    ...node,
+    frameId: 'F',
+    children: node.children.map((child) => (child.unread ? { unread: true, frameId: 'F' } : stitched(child))),
+  };
 }
 
 function rendered(tree: AxViewNode, maxElements: number) {
@@ -95,8 +99,8 @@ s('reads from the top as far as the wanted ref, then further from where it stopp
   // The first 5 refs (and the 6th, which says it is cut short) render as in the whole document.
   const tree = buildAxTreeFrom(first!.nodes, first!.nodes.get(first!.rootId)!, undefined, true)!;
   assert.equal(rendered(tree, 5), rendered(whole, 5));
-  // More refs than were read: rendering says the read must go further.
-  assert.throws(() => rendered(tree, 40), (error: unknown) => error instanceof IncompleteRead);
+  // More refs than were read: rendering says the read must go further, and where.
+  assert.equal(rendered(tree, 40), { needs: { frameId: 'F' } });
 
   asked.length = 0;
   const more = await readPrefix({ read: partial(nodes, asked), documentBackendNodeId: 1, wanted: 41, document: first!, cost });

@@ -83,12 +83,20 @@ const select = (name: string, chosen: string): Spec => ({
   children: [{ role: 'MenuListPopup', children: [{ role: 'option', name: chosen, source: contents(chosen) }] }],
 });
 
+/** A node's children in a whole tree, where none is an unread placeholder (those come of prefix reads). */
+function childViews(node: AxViewNode): AxViewNode[] {
+  return node.children.map((child) => {
+    if (child.unread) throw new Error('a whole tree has no unread part');
+    return child;
+  });
+}
+
 function find(tree: AxViewNode | undefined, role: string): AxViewNode {
   const stack = tree ? [tree] : [];
   while (stack.length) {
     const node = stack.shift()!;
     if (node.role === role) return node;
-    stack.push(...node.children);
+    stack.push(...childViews(node));
   }
   throw new Error(`no ${role}`);
 }
@@ -113,7 +121,7 @@ s('ignored nodes are spliced out, inline text boxes dropped; a name from content
   const button = find(tree, 'button');
   assert.is(tree!.children[0], button);
   assert.is(button.nameFromContents, true);
-  assert.equal(button.children.map((c) => c.role), ['StaticText']);
+  assert.equal(childViews(button).map((c) => c.role), ['StaticText']);
   assert.is(find(tree, 'RootWebArea').nameFromContents, undefined);
 });
 
@@ -154,7 +162,7 @@ s("descendants named otherwise count with their name; names without a value insi
       { role: 'group', name: 'Address', source: ariaLabel('Address'), children: [field('Street', 'Main St 1')] },
     )),
   );
-  const [first, second] = tree!.children;
+  const [first, second] = childViews(tree!);
   assert.is(first!.name, 'Edit row 1');
   assert.is(second!.name, 'Exactly  as   Chromium');
   assert.is(find(tree, 'group').name, 'Address');
@@ -230,7 +238,7 @@ s('a cycle of aria-labelledby does not loop', () => {
       { role: 'button', name: 'b a', backend: 801, source: labelledBy('b a', 800), children: [field('y', 'w')] },
     )),
   );
-  assert.equal(tree!.children.map((c) => [c.role, c.name]), [['button', ''], ['button', '']]);
+  assert.equal(childViews(tree!).map((c) => [c.role, c.name]), [['button', ''], ['button', '']]);
 });
 
 s.run();
