@@ -28,6 +28,9 @@ function agents(workDir: string): Agent[] {
   const node = process.execPath;
   return [
     new PagewireAgent({ command: node, args: [join(ROOT, 'dist/src/main.js'), 'mcp'], cwd: workDir }),
+    // Not part of the verdicts: what an agent that shapes its acts' observations (a screenful of
+    // refs) would read, for the choice of a default budget (issue 33).
+    new PagewireAgent({ command: node, args: [join(ROOT, 'dist/src/main.js'), 'mcp'], cwd: workDir }, { max_elements: 40 }),
     new PlaywrightAgent({
       command: node,
       args: [
@@ -129,7 +132,7 @@ function report(
   const ids = [...runs.keys()];
   const total = (id: string, key: 'calls' | 'text_bytes') => [...runs.get(id)!.values()].reduce((sum, run) => sum + run[key], 0);
   const allDone = (id: string) => [...runs.get(id)!.values()].every((run) => run.done);
-  const peers = ids.filter((id) => id !== 'pagewire' && allDone(id));
+  const peers = ids.filter((id) => !id.startsWith('pagewire') && allDone(id));
   const best = (key: 'calls' | 'text_bytes') => peers.length === 0 ? undefined : Math.min(...peers.map((id) => total(id, key)));
   const lines: string[] = [];
   lines.push(`# Agent-loop tasks through MCP (${new Date().toISOString().slice(0, 10)})`, '');

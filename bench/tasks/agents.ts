@@ -176,9 +176,22 @@ abstract class McpAgent implements Agent {
 
 /** pagewire over MCP: a navigate opens and observes; consecutive steps whose refs are known go in one act. */
 export class PagewireAgent extends McpAgent {
-  readonly id = 'pagewire';
-  readonly label = 'pagewire';
+  readonly id: string;
+  readonly label: string;
   protected readonly format = 'pagewire' as const;
+  /** The shaping every act (navigate included) asks of its fresh observation, if any (PROTOCOL.md §7 `observe`). */
+  readonly #shape: { max_elements: number } | undefined;
+
+  constructor(spawn: SpawnSpec, shape?: { max_elements: number }) {
+    super(spawn);
+    this.#shape = shape;
+    this.id = shape ? `pagewire-${shape.max_elements}` : 'pagewire';
+    this.label = shape ? `pagewire, acts observing ${shape.max_elements} refs` : 'pagewire';
+  }
+
+  #shaped(params: Record<string, unknown>): Record<string, unknown> {
+    return this.#shape ? { ...params, observe: this.#shape } : params;
+  }
 
   /** The observation part of a text (an act's answer has a status part before it). */
   #keep(text: string): void {
@@ -200,7 +213,7 @@ export class PagewireAgent extends McpAgent {
     for (let i = 0; i < steps.length;) {
       const step = steps[i]!;
       if (step.do === 'open') {
-        ({ text: lastText } = await t.call('browser_act', { action: 'navigate', url: origin + step.path }));
+        ({ text: lastText } = await t.call('browser_act', this.#shaped({ action: 'navigate', url: origin + step.path })));
         this.#keep(lastText);
         i++;
         continue;
@@ -230,10 +243,13 @@ export class PagewireAgent extends McpAgent {
         );
       }
       const wait = steps[j]?.do === 'wait' ? (steps[j] as { text: string }).text : undefined;
-      const { text } = await t.call('browser_act', {
-        ...(batch.length === 1 ? batch[0] : { actions: batch }),
-        ...(wait !== undefined ? { wait_for: { text: wait }, timeout_ms: WAIT_MS } : {}),
-      });
+      const { text } = await t.call(
+        'browser_act',
+        this.#shaped({
+          ...(batch.length === 1 ? batch[0] : { actions: batch }),
+          ...(wait !== undefined ? { wait_for: { text: wait }, timeout_ms: WAIT_MS } : {}),
+        }),
+      );
       lastText = text;
       this.#keep(text);
       const status = /^act (\S+):/.exec(text)?.[1];
@@ -268,7 +284,7 @@ export class PagewireAgent extends McpAgent {
   }
 
   protected async clickRef(t: Transcript, ref: string) {
-    const answer = await t.call('browser_act', { action: 'click', ref });
+    const answer = await t.call('browser_act', this.#shaped({ action: 'click', ref }));
     this.#keep(answer.text);
     return answer;
   }
