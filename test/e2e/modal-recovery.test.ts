@@ -102,7 +102,10 @@ s('dialog.handle on a dialog a navigation closed a moment before: no_modal, and 
   }
   assert.ok(raced, 'the answer went out after the dialog was gone');
   assert.is((answer.error as { data?: { error_type?: string } } | undefined)?.data?.error_type, 'no_modal', JSON.stringify(answer));
-  const after = await observe(o.target_id);
+  // The raced navigation may still be parsing the new document: read it once it shows the drafts.
+  const waited = await client.call('wait', { session_id: sessionId, target_id: o.target_id, text: 'Hiring plan', timeout_ms: 10_000 });
+  assert.is(waited.status, 'met');
+  const after = waited.observation;
   assert.is(after.dialog, undefined);
   assert.match(after.url, /moved=1$|drafts\.html$/);
   const none = await client.callError('dialog.handle', { session_id: sessionId, accept: false });
