@@ -28,9 +28,6 @@ function agents(workDir: string): Agent[] {
   const node = process.execPath;
   return [
     new PagewireAgent({ command: node, args: [join(ROOT, 'dist/src/main.js'), 'mcp'], cwd: workDir }),
-    // Not part of the verdicts: what an agent that shapes its acts' observations (a screenful of
-    // refs) would read, for the choice of a default budget (issue 33).
-    new PagewireAgent({ command: node, args: [join(ROOT, 'dist/src/main.js'), 'mcp'], cwd: workDir }, { max_elements: 40 }),
     new PlaywrightAgent({
       command: node,
       args: [

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { parseDomainPattern, PatternError } from './sessions/domain-policy.ts';
 import { hostForUrl, isLoopbackHost } from './util/host.ts';
 import { LOG_LEVELS, type LogLevel } from './util/log.ts';
+import { MCP_MAX_BYTES } from './util/result-budget.ts';
 import { isSecretName, parseSecretsFile, SECRET_NAME_RULE, type SecretSpec } from './util/secrets.ts';
 
 export { hostForUrl, isLoopbackHost };
@@ -16,6 +17,7 @@ export const DEFAULT_MAX_TABS_PER_SESSION = 20;
 export const DEFAULT_MAX_PENDING_PER_CONNECTION = 32;
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 32;
 export const DEFAULT_IDLE_TIMEOUT_S = 600;
+
 /**
  * A desktop's, as Playwright and its MCP server default to: in the browser's own headless window
  * documentation sites and web apps show their mobile layout, a "Menu" button for their navigation
@@ -57,6 +59,8 @@ export interface Config {
   readonly maxSubscriptionsPerConnection: number;
   readonly allowRawCdp: boolean;
   readonly idleTimeoutMs: number;
+  /** What an MCP tool result may weigh at most, text and structuredContent together. */
+  readonly mcpMaxBytes: number;
   readonly logLevel: LogLevel;
   /** Values act may type by name (`secret: "NAME"`), each bound to origins or to none (any). */
   readonly secrets: readonly SecretSpec[];
@@ -121,6 +125,12 @@ export const FLAGS = {
   },
   'allow-raw-cdp': { kind: 'boolean', help: 'enable the cdp.send method' },
   'idle-timeout-s': { kind: 'string', arg: 'N', help: `close a session no client used for N seconds (default ${DEFAULT_IDLE_TIMEOUT_S})` },
+  'mcp-max-bytes': {
+    kind: 'string',
+    arg: 'N',
+    help: `most bytes of an MCP tool result, text and JSON together (default ${MCP_MAX_BYTES.default}, ` +
+      `${MCP_MAX_BYTES.min}–${MCP_MAX_BYTES.max}); a cut observation reads on by cursor`,
+  },
   'log-level': { kind: 'string', arg: 'LEVEL', help: 'error | warn | info | debug (default warn)' },
   secret: {
     kind: 'list',
@@ -382,6 +392,7 @@ const rawSchema = z.object({
   'max-subscriptions-per-connection': intIn(1, 10_000).optional(),
   'allow-raw-cdp': z.boolean().default(false),
   'idle-timeout-s': intIn(1, 30 * 24 * 3600).optional(),
+  'mcp-max-bytes': intIn(MCP_MAX_BYTES.min, MCP_MAX_BYTES.max).optional(),
   'log-level': z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('warn'),
   secret: z.array(secretFlagSchema).default([]),
   'secrets-file': pathSchema.optional(),
@@ -439,6 +450,7 @@ function validate(raw: Map<FlagName, RawEntry>, env: Record<string, string | und
     maxSubscriptionsPerConnection: v['max-subscriptions-per-connection'] ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     allowRawCdp: v['allow-raw-cdp'],
     idleTimeoutMs: (v['idle-timeout-s'] ?? DEFAULT_IDLE_TIMEOUT_S) * 1000,
+    mcpMaxBytes: v['mcp-max-bytes'] ?? MCP_MAX_BYTES.default,
     logLevel: v['log-level'],
     secrets: resolveSecrets(v.secret, v['secrets-file'], env, sources, raw),
     allowDomains: [...new Set(v['allow-domain'])],

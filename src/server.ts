@@ -201,6 +201,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     rpc,
     methods,
     version: VERSION,
+    maxBytes: config.mcpMaxBytes,
     log: log.child('mcp'),
     ...(options.stdioPrincipal ? { stdioPrincipal: options.stdioPrincipal } : {}),
   });

@@ -5,7 +5,8 @@
 // - a target is looked up in the last text that carried a snapshot; only when it is not there does
 //   the agent ask for a snapshot (optimistic: a peer's old refs are used as long as they resolve);
 // - a failed step is retried once from the snapshot the failure came with, or from a new one; a
-//   click something covers first clicks what dismisses the cover (pagewire names it in `hit`; on
+//   click something covers first clicks what dismisses the cover (pagewire names it in its
+//   observation's `blockers` and in a refusal's `hit`; on
 //   the peers the agent looks for a consent or close button in a snapshot, by the usual names);
 // - the task is done when the text read after the last step shows the task's `done` text; an
 //   agent whose last answer does not show it takes one more snapshot to check.
@@ -176,28 +177,24 @@ abstract class McpAgent implements Agent {
 
 /** pagewire over MCP: a navigate opens and observes; consecutive steps whose refs are known go in one act. */
 export class PagewireAgent extends McpAgent {
-  readonly id: string;
-  readonly label: string;
+  readonly id = 'pagewire';
+  readonly label = 'pagewire';
   protected readonly format = 'pagewire' as const;
-  /** The shaping every act (navigate included) asks of its fresh observation, if any (PROTOCOL.md §7 `observe`). */
-  readonly #shape: { max_elements: number } | undefined;
-
-  constructor(spawn: SpawnSpec, shape?: { max_elements: number }) {
-    super(spawn);
-    this.#shape = shape;
-    this.id = shape ? `pagewire-${shape.max_elements}` : 'pagewire';
-    this.label = shape ? `pagewire, acts observing ${shape.max_elements} refs` : 'pagewire';
-  }
-
-  #shaped(params: Record<string, unknown>): Record<string, unknown> {
-    return this.#shape ? { ...params, observe: this.#shape } : params;
-  }
 
   /** The observation part of a text (an act's answer has a status part before it). */
   #keep(text: string): void {
     const marker = text.indexOf('fresh observation (act on this state_id next):');
     const observation = marker >= 0 ? text.slice(marker) : /^(wait met|wait condition_not_met|state_id )/m.test(text) ? text : '';
     if (observation) this.snapshot = observation;
+  }
+
+  /** The ref dismissing what the last observation says covers `ref` (`covered by …: @3 @4; @9 dismisses it`). */
+  #dismissOfCover(ref: string): string | undefined {
+    for (const line of this.snapshot.split('\n')) {
+      const match = /^covered by .*?: ([@\d ]+?)(?: and \d+ more)?; (@\d+) dismisses it$/.exec(line);
+      if (match && match[1]!.split(' ').includes(ref)) return match[2];
+    }
+    return undefined;
   }
 
   protected async look(t: Transcript): Promise<string> {
@@ -213,7 +210,7 @@ export class PagewireAgent extends McpAgent {
     for (let i = 0; i < steps.length;) {
       const step = steps[i]!;
       if (step.do === 'open') {
-        ({ text: lastText } = await t.call('browser_act', this.#shaped({ action: 'navigate', url: origin + step.path })));
+        ({ text: lastText } = await t.call('browser_act', { action: 'navigate', url: origin + step.path }));
         this.#keep(lastText);
         i++;
         continue;
@@ -226,7 +223,6 @@ export class PagewireAgent extends McpAgent {
       // A batch: what clears the way, if a refusal named it, then every following input step
       // whose target this observation has, and a wait after them as the act's wait_for.
       const batch: Array<Record<string, unknown>> = lead;
-      const leading = lead.length;
       lead = [];
       let j = i;
       for (; j < steps.length; j++) {
@@ -234,6 +230,9 @@ export class PagewireAgent extends McpAgent {
         if (next.do === 'open' || next.do === 'wait') break;
         const ref = batch.length === 0 ? await this.refOf(t, next.target) : this.ref(next.target);
         if (!ref) break;
+        // The observation says what covers the target and what dismisses it: that click leads.
+        const dismiss = batch.length === 0 ? this.#dismissOfCover(ref) : undefined;
+        if (dismiss) batch.push({ action: 'click', ref: dismiss });
         batch.push(
           next.do === 'click'
             ? { action: 'click', ref }
@@ -242,13 +241,14 @@ export class PagewireAgent extends McpAgent {
             : { action: 'type', ref, text: next.text, submit: true },
         );
       }
+      const leading = batch.length - (j - i);
       const wait = steps[j]?.do === 'wait' ? (steps[j] as { text: string }).text : undefined;
       const { text } = await t.call(
         'browser_act',
-        this.#shaped({
+        {
           ...(batch.length === 1 ? batch[0] : { actions: batch }),
           ...(wait !== undefined ? { wait_for: { text: wait }, timeout_ms: WAIT_MS } : {}),
-        }),
+        },
       );
       lastText = text;
       this.#keep(text);
@@ -284,7 +284,7 @@ export class PagewireAgent extends McpAgent {
   }
 
   protected async clickRef(t: Transcript, ref: string) {
-    const answer = await t.call('browser_act', this.#shaped({ action: 'click', ref }));
+    const answer = await t.call('browser_act', { action: 'click', ref });
     this.#keep(answer.text);
     return answer;
   }

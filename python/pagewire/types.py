@@ -186,6 +186,8 @@ class TabsNewParams(TypedDict, total=False):
     select: bool
     #: Also answer with the observation of the new page
     observe: bool
+    #: The answer's JSON at most this many bytes; the rest by next_cursor
+    max_bytes: int
 
 
 class _TabsNewResultRequired(TypedDict):
@@ -222,8 +224,12 @@ class Observation(_ObservationRequired, total=False):
     #: With include_boxes: ref → [x, y, width, height] in CSS px of the tab's viewport, for visible elements
     boxes: dict[str, list[Any]]
     dialog: PendingDialog
+    #: What covers elements in view (a cookie banner, a dialog), when anything does
+    blockers: list[Blocker]
     #: With since, when that state is still known
     diff: ObservationDiff
+    #: Cut at max_bytes: observe {cursor} answers the next part
+    next_cursor: str
 
 
 class ObservationDocument(TypedDict):
@@ -275,6 +281,20 @@ class _PendingDialogRequired(TypedDict):
 
 class PendingDialog(_PendingDialogRequired, total=False):
     default_prompt: str
+
+
+class _BlockerRequired(TypedDict):
+    role: str
+    name: str
+    #: The refs it covers where a click on them would land
+    covers: list[str]
+
+
+class Blocker(_BlockerRequired, total=False):
+    #: The blocker's ref, when the observation gave it one
+    ref: str
+    #: The control inside the blocker that dismisses it
+    dismiss_ref: str
 
 
 class ObservationDiff(TypedDict):
@@ -369,10 +389,14 @@ class ObserveParams(TypedDict, total=False):
     max_elements: int
     #: Also return the visible page text
     include_text: bool
-    #: Also return each visible element's box (`boxes`), in CSS px of the tab's viewport
+    #: Also return visible elements' boxes (CSS px)
     include_boxes: bool
     #: Observe only the subtree of this element of the current state
     root_ref: str
+    #: The answer's JSON at most this many bytes; the rest by next_cursor
+    max_bytes: int
+    #: An observation's next_cursor: its next part, nothing else asked
+    cursor: str
 
 
 class ScreenshotParams(TypedDict, total=False):
@@ -681,13 +705,13 @@ class ActParams(TypedDict, total=False):
     """The params of act: Act on what an observation saw: validated, hit-tested input, a three-part result, and a fresh observation, refusals included."""
     #: Session id; omitted: the caller's "default" session
     session_id: str
-    #: The observation the refs come from; not needed by a lone navigate, back, forward or reload
+    #: The observation the refs come from
     state_id: str
     #: Tab id; omitted: the selected tab
     target_id: str
     expect: Expectation
     wait_for: WaitFor
-    #: Budget in ms, 1–60000; 0 or omitted: 30000
+    #: 0 or omitted: 30000
     timeout_ms: int
     request_id: str
     screenshot: Literal["never", "on_error", "always"]
@@ -751,6 +775,7 @@ class ActParamsObserve(TypedDict, total=False):
     max_elements: int
     include_text: bool
     root_ref: str
+    max_bytes: int
 
 
 class _ActionClickRequired(TypedDict):
@@ -953,6 +978,8 @@ class WaitParams(TypedDict, total=False):
     state: Literal["visible", "hidden", "attached", "detached"]
     #: 0 or omitted: 30000
     timeout_ms: int
+    #: The answer's JSON at most this many bytes; the rest by next_cursor
+    max_bytes: int
 
 
 class WaitResult(TypedDict):

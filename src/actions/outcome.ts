@@ -2,6 +2,7 @@
 // effect had begun when it did, and the one place where how an act ended becomes the result's
 // status, execution, observation, postcondition and error_type.
 
+import type { NodeDescription } from '../browser/describe-node.ts';
 import type { NamedNode } from '../observe/capture.ts';
 import type { ActResult, ActStatus, Execution, Postcondition } from '../wire/index.ts';
 
@@ -36,10 +37,7 @@ export const STALE_OBSERVATION: ReadonlySet<ActErrorType> = new Set([
 ]);
 export const STALE_REFERENCE: ReadonlySet<ActErrorType> = new Set(['ref_not_found', 'node_detached']);
 
-export interface HitDescription {
-  role: string;
-  name: string;
-  tag: string;
+export interface HitDescription extends NodeDescription {
   /** The blocker's ref in the fresh observation (docs/tree-format.md, "Blockers"). */
   ref?: string;
   /** The ref of the control inside the blocker that dismisses it. */

@@ -5,6 +5,7 @@
 // the next notification delivered carries `dropped: N`.
 //
 // Neither ws nor RpcConnection offers a drain callback, hence the poll. Runtime-neutral: no node:*.
+import { utf8Length } from '../util/utf8.ts';
 
 /** `keep`: dialogs, file choosers, final download states, crash, session_closed. */
 export type OutboxPriority = 'droppable' | 'keep';
@@ -323,22 +324,4 @@ function withDropped(params: Record<string, unknown>, dropped: number): Record<s
     if (key === 'seq') out['dropped'] = dropped;
   }
   return out;
-}
-
-/** Bytes of `text` as UTF-8, without allocating the encoding. */
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
 }

@@ -10,7 +10,10 @@ import type { AnyMethodDef } from '../rpc/define.ts';
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
 import type { CallOutcome } from '../rpc/server.ts';
 import { IdSequence } from '../util/ids.ts';
+import { MCP_MAX_BYTES } from '../util/result-budget.ts';
+import { utf8Length } from '../util/utf8.ts';
 import { type Logger, silentLogger } from '../util/log.ts';
+import { ownBudget } from './budget.ts';
 import { passThrough } from './json-schema.ts';
 import { McpPrincipal, type WireEvent } from './principal.ts';
 import { errorText, eventLines, notable } from './render.ts';
@@ -30,6 +33,8 @@ export interface McpHostOptions {
   version: string;
   /** The principal of a stdio connection (HTTP requests name theirs). */
   stdioPrincipal?: Principal;
+  /** Every tool result's budget in bytes, text and structuredContent together (PROTOCOL.md §14). */
+  maxBytes?: number;
   log?: Logger;
 }
 
@@ -62,6 +67,7 @@ function calledTool(context: McpRequestContext): string | undefined {
 export class McpHost {
   readonly #options: McpHostOptions;
   readonly #log: Logger;
+  readonly #budget: number;
   readonly #tools: readonly Registered[];
   readonly #principals = new Map<string, McpPrincipal>();
   readonly #connectionIds = new IdSequence('mcp-');
@@ -69,6 +75,7 @@ export class McpHost {
   constructor(options: McpHostOptions) {
     this.#options = options;
     this.#log = options.log ?? silentLogger;
+    this.#budget = options.maxBytes ?? MCP_MAX_BYTES.default;
     const schemas = wireSchemas(options.methods);
     this.#tools = TOOLS.map((spec) => ({
       spec,
@@ -149,6 +156,7 @@ export class McpHost {
       sessionId,
       wire: (method, params) => this.#options.rpc.call(method, params, call),
       check: (method, params) => this.#options.rpc.check(method, params),
+      budget: this.#budget,
     };
     let outcome: ToolOutcome;
     if (spec.run) {
@@ -183,7 +191,13 @@ export class McpHost {
     if (image) content.push({ type: 'image', data: image.data, mimeType: image.mime });
     const failed = spec.failed?.(result) ?? false;
     if (failed) this.#log.debug('tool reported a failure', { tool: spec.name, status: result['status'] });
-    return { content, structuredContent: structured, isError: failed, ...meta };
+    const answer = { content, structuredContent: structured, isError: failed, ...meta };
+    // What the budget covers: the text and the JSON (an image is bounded by its own size limits).
+    const size = utf8Length(JSON.stringify({ ...answer, content: content.filter((block) => block.type === 'text') }));
+    if (size > (ownBudget(args) ?? this.#budget)) {
+      this.#log.warn('a tool result is over its byte budget', { tool: spec.name, bytes: size });
+    }
+    return answer;
   }
 }
 

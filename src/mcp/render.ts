@@ -53,8 +53,25 @@ export function observationText(o: Obj, ids: IdsSaid): string {
   }
   const tree = str(o['tree']);
   if (tree) lines.push(tree);
+  for (const blocker of (o['blockers'] as Obj[] | undefined) ?? []) lines.push(blockerLine(blocker));
   if (typeof o['text'] === 'string' && o['text']) lines.push('text:', o['text']);
+  if (typeof o['next_cursor'] === 'string') {
+    lines.push(`more: browser_observe {cursor: ${JSON.stringify(o['next_cursor'])}} reads on (this answer was cut at its byte budget)`);
+  }
   return lines.join('\n');
+}
+
+/** How many covered refs a blocker's line names before it only counts the rest. */
+const COVERED_REFS_SAID = 30;
+
+/** `covered by dialog "Cookies" @40: @3 @4; @42 dismisses it`: what an agent clicks first. */
+function blockerLine(blocker: Obj): string {
+  const covers = (blocker['covers'] as string[] | undefined) ?? [];
+  const said = covers.slice(0, COVERED_REFS_SAID).join(' ');
+  const more = covers.length > COVERED_REFS_SAID ? ` and ${covers.length - COVERED_REFS_SAID} more` : '';
+  const ref = blocker['ref'] ? ` ${str(blocker['ref'])}` : '';
+  const dismiss = blocker['dismiss_ref'] ? `; ${str(blocker['dismiss_ref'])} dismisses it` : '';
+  return `covered by ${str(blocker['role'])} ${quote(blocker['name'])}${ref}: ${said}${more}${dismiss}`;
 }
 
 const ACT_HINTS: Record<string, string> = {

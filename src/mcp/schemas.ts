@@ -37,6 +37,7 @@ export const eventsResult = z.object({
   events: z.array(retainedEvent),
   last_seq: z.number().int().min(0).describe('The seq of the newest event retained (0: none yet)'),
   downloads: downloadsList.result.shape.downloads,
+  more_after_seq: z.number().int().min(0).optional().describe('Cut at the byte budget: the events after this seq are still to read'),
 });
 
 /** The index in an MCP result's `content` of the image block (the text block is first). */
@@ -78,10 +79,13 @@ export function toolInputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchem
   return { type: 'object', properties, required: ['action'] };
 }
 
-/** The ids most tools take, whose meaning when omitted browser_observe's description says once. */
-const SHARED_IDS = ['session_id', 'target_id', 'frame_id'];
+/**
+ * The ids most tools take, whose meaning when omitted browser_observe's description says once,
+ * and the budget and cursor, which it says once too.
+ */
+const SHARED_IDS = ['session_id', 'target_id', 'frame_id', 'max_bytes', 'cursor'];
 
-/** The schema with the shared ids' descriptions left out: said once, not in every tool. */
+/** The schema with the shared fields' descriptions left out: said once, not in every tool. */
 function sharedIdsPlain(schema: JsonSchema): JsonSchema {
   const properties = schema['properties'] as Record<string, JsonSchema> | undefined;
   if (!properties) return schema;

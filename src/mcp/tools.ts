@@ -7,6 +7,8 @@ import { actFailed, type ActStatus, NAVIGATIONS } from '../wire/index.ts';
 import type { CallOutcome } from '../rpc/server.ts';
 import type { IdsSaid } from './ids-said.ts';
 import type { McpPrincipal, WireEvent } from './principal.ts';
+import { utf8Length } from '../util/utf8.ts';
+import { ACT_RESERVE, callBudget, OBSERVATION_RESERVE, observationBytes } from './budget.ts';
 import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText, waitText } from './render.ts';
 
 type Obj = Record<string, unknown>;
@@ -28,6 +30,8 @@ export interface ToolCall {
   wire(method: string, params: Obj): Promise<CallOutcome>;
   /** The invalid_params error the wire would answer these params with, if any. */
   check(method: string, params: Obj): JsonRpcErrorObject | undefined;
+  /** The host's budget of a tool result in bytes (PROTOCOL.md §14), unless the call gives its own. */
+  readonly budget: number;
 }
 
 /** A tool's outcome before it becomes a CallToolResult: the wire's answer. */
@@ -84,16 +88,42 @@ export function actionCall(spec: ToolSpec, args: Obj): { method: string; params:
   return { method, params };
 }
 
+/**
+ * `params` with the wire's `max_bytes` for an observation that must fit, with `reserve` bytes of
+ * the rest of the result, in the call's budget (its own `max_bytes`, else the host's).
+ */
+function observationBudget(call: ToolCall, params: Obj, reserve: number): Obj | ToolOutcome {
+  const budget = callBudget(params['max_bytes'], call.budget);
+  if (typeof budget !== 'number') return invalidParams('max_bytes', budget.invalid);
+  return { ...params, max_bytes: observationBytes(budget, reserve) };
+}
+
+const isOutcome = (value: Obj | ToolOutcome): value is ToolOutcome => typeof value['ok'] === 'boolean';
+
+/** act's params with its fresh observation's budget (`observe.max_bytes`) set as observationBudget does. */
+function actBudget(call: ToolCall, params: Obj): Obj | ToolOutcome {
+  const observe = params['observe'];
+  if (observe !== undefined && (typeof observe !== 'object' || observe === null || Array.isArray(observe))) return params; // the wire says why
+  const budget = callBudget((observe as Obj | undefined)?.['max_bytes'], call.budget);
+  if (typeof budget !== 'number') return invalidParams('observe.max_bytes', budget.invalid);
+  return { ...params, observe: { ...(observe as Obj | undefined), max_bytes: observationBytes(budget, ACT_RESERVE) } };
+}
+
 export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'browser_observe',
     description:
       'Read a tab: its accessibility tree, one node a line, with refs (@1, @2…) on the elements you can act on, and a state_id ' +
       'naming this observation. Act with browser_act on the refs of the newest observation: another observation of the tab ' +
-      '(by anyone) or an act makes a state stale. In every tool, omitted ids mean your default session, its selected tab and frame.',
+      '(by anyone) or an act makes a state stale. In every tool, omitted ids mean your default session, its selected tab and frame; ' +
+      'max_bytes caps a result (default 24 KB): a cut one ends with the cursor that reads on.',
     annotations: READ,
     methods: 'observe',
     onSession: true,
+    async run(call) {
+      const params = observationBudget(call, call.args, OBSERVATION_RESERVE);
+      return isOutcome(params) ? params : call.wire('observe', params);
+    },
     text: (result, _args, _news, ids) => observationText(result, ids),
   },
   {
@@ -109,11 +139,13 @@ export const TOOLS: readonly ToolSpec[] = [
     methods: 'act',
     onSession: true,
     async run(call) {
+      const args = actBudget(call, call.args);
+      if (isOutcome(args)) return args;
       // A lone navigation needs no observation: it goes to the wire without state_id (PROTOCOL.md §7).
-      if (call.args['state_id'] !== undefined || NAVIGATIONS.has(String(call.args['action']))) return call.wire('act', call.args);
+      if (args['state_id'] !== undefined || NAVIGATIONS.has(String(args['action']))) return call.wire('act', args);
       const sessionId = call.sessionId;
-      if (sessionId === undefined) return call.wire('act', call.args); // the wire says why (no such session)
-      let targetId = call.args['target_id'];
+      if (sessionId === undefined) return call.wire('act', args); // the wire says why (no such session)
+      let targetId = args['target_id'];
       if (typeof targetId !== 'string') {
         const listed = await call.wire('tabs.list', { session_id: sessionId });
         if (!listed.ok) return listed;
@@ -124,7 +156,7 @@ export const TOOLS: readonly ToolSpec[] = [
       if (stateId === undefined) {
         return invalidParams('state_id', `no observation of tab ${String(targetId)} was handed to you yet: call browser_observe first`);
       }
-      return call.wire('act', { ...call.args, state_id: stateId });
+      return call.wire('act', { ...args, state_id: stateId });
     },
     failed: (result) => actFailed(result['status'] as ActStatus),
     image: 'screenshot',
@@ -134,10 +166,14 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: 'browser_wait',
-    description: "Wait without acting for text (the page's own, not a placeholder), a url glob or a selector in a state, then observe.",
+    description: 'Wait without acting for text, a url glob or a selector in a state, then observe.',
     annotations: READ,
     methods: 'wait',
     onSession: true,
+    async run(call) {
+      const params = observationBudget(call, call.args, OBSERVATION_RESERVE);
+      return isOutcome(params) ? params : call.wire('wait', params);
+    },
     failed: (result) => result['status'] !== 'met',
     text: (result, _args, _news, ids) => waitText(result, ids),
   },
@@ -153,7 +189,9 @@ export const TOOLS: readonly ToolSpec[] = [
     async run(call) {
       const mapped = actionCall(this, call.args);
       if (!('method' in mapped)) return mapped;
-      return call.wire(mapped.method, mapped.method === 'tabs.new' ? { ...mapped.params, observe: true } : mapped.params);
+      if (mapped.method !== 'tabs.new') return call.wire(mapped.method, mapped.params);
+      const params = observationBudget(call, { ...mapped.params, observe: true }, OBSERVATION_RESERVE);
+      return isOutcome(params) ? params : call.wire('tabs.new', params);
     },
     text: (result, _args, _news, ids) => tabsText(result, ids),
   },
@@ -232,15 +270,28 @@ export const TOOLS: readonly ToolSpec[] = [
       const downloads = await call.wire('downloads.list', call.sessionId ? { session_id: call.sessionId } : {});
       if (!downloads.ok) return downloads;
       const { events, lastSeq } = call.principal.events(call.sessionId, afterSeq);
+      const listed = (downloads.result as { downloads: unknown[] }).downloads;
+      const wanted = kinds ? events.filter((event) => kinds.has(event.kind)) : events;
+      // As many events as fit (each is said twice: a line of text and its JSON), oldest first.
+      let room = call.budget - OBSERVATION_RESERVE - 2 * utf8Length(JSON.stringify(listed));
+      let fit = 0;
+      while (fit < wanted.length && (room -= 2 * utf8Length(JSON.stringify(wanted[fit]))) >= 0) fit++;
+      const fitting = wanted.slice(0, fit);
+      const cut = fit < wanted.length;
       return {
         ok: true,
         result: {
-          events: kinds ? events.filter((event) => kinds.has(event.kind)) : events,
+          events: fitting,
           last_seq: lastSeq,
-          downloads: (downloads.result as { downloads: unknown[] }).downloads,
+          downloads: listed,
+          ...(cut ? { more_after_seq: fitting.at(-1)?.seq ?? afterSeq } : {}),
         },
       };
     },
-    text: (result) => eventListText(result['events'] as WireEvent[], result['downloads'] as Obj[]),
+    text: (result) =>
+      [
+        eventListText(result['events'] as WireEvent[], result['downloads'] as Obj[]),
+        ...(typeof result['more_after_seq'] === 'number' ? [`more: browser_events {after_seq: ${result['more_after_seq']}}`] : []),
+      ].join('\n'),
   },
 ];

@@ -9,6 +9,7 @@ import type { Tab } from '../browser/tab.ts';
 import { ServerError } from '../errors.ts';
 import { type KnownSecret, redactSecrets } from '../util/redact.ts';
 import { DEFAULT_MAX_ELEMENTS } from '../wire/observation.ts';
+import { coversOf, type CoverView } from './covers.ts';
 import { diffElements, type ObservationDiff } from './diff.ts';
 import type { Snapshot } from './observer.ts';
 import type { RefRegistry } from './refs.ts';
@@ -64,6 +65,8 @@ export interface CapturedObservation {
   readyState: ReadyState;
   title: string;
   snapshot: Snapshot;
+  /** What covers the main frame's elements in view where a click would land. */
+  covers: CoverView[];
   /** Against `since`, when that state is of the same tab and still kept. */
   diff?: ObservationDiff;
 }
@@ -112,6 +115,7 @@ export async function captureObservation(
     textHash: hashText(snapshot.text),
     dialogPending: snapshot.dialog !== undefined,
   });
+  const covers = frame.parentId === undefined && !snapshot.dialog ? await coversIn(worlds, frame, snapshot, options.signal) : [];
   const observedRoot = snapshot.frames.find((f) => f.frameId === frame.id);
   const loaderId = observedRoot?.loaderId ?? frame.loaderId;
   return {
@@ -124,8 +128,31 @@ export async function captureObservation(
     snapshot: snapshot.dialog
       ? { ...snapshot, dialog: { ...snapshot.dialog, message: redactSecrets(snapshot.dialog.message, secrets) } }
       : snapshot,
+    covers,
     ...(base && base.targetId === tab.targetId ? { diff: diffElements(base, state) } : {}),
   };
+}
+
+/** How long telling what covers the elements may take: it only adds to an observation already made. */
+const COVERS_BUDGET_MS = 1_000;
+
+/**
+ * What covers the elements of the main frame, or nothing when that cannot be told (the document
+ * went away meanwhile): the observation stands without it, and an act still tests its own point.
+ */
+async function coversIn(worlds: IsolatedWorlds, frame: FrameRecord, snapshot: Snapshot, signal?: AbortSignal): Promise<CoverView[]> {
+  try {
+    return await coversOf({
+      worlds,
+      frame,
+      boxes: snapshot.boxes,
+      targets: snapshot.targets,
+      send: { timeoutMs: COVERS_BUDGET_MS, ...(signal ? { signal } : {}) },
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return [];
+  }
 }
 
 /** Targets for `named` nodes the snapshot gave no ref, with refs of the tab's registry. */

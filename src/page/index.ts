@@ -11,7 +11,17 @@ import { focusAndPrepare, focusPrepared } from './focus.ts';
 import { isSameConnectedNode } from './identity.ts';
 import { afterNextPaint, maskInPage, restoreInPage } from './masks.ts';
 import { addCssReach, ChangeMonitor, controlSignature, flatParent, settleThenTake, takeChanges, watchRoot } from './monitor.ts';
-import { blockerOf, clickReaches, dismissOf, labelsOf, originatingElement, scrollIntoCenter } from './pointer.ts';
+import {
+  blockerOf,
+  clickReaches,
+  coversAt,
+  dismissOf,
+  flatTreeParent,
+  labelsOf,
+  originatingElement,
+  pinnedAbove,
+  scrollIntoCenter,
+} from './pointer.ts';
 import { armedInputHandled, armInputWait, settle, settleInPage } from './settle.ts';
 import { worldState } from './world.ts';
 
@@ -25,6 +35,7 @@ export const PAGE_API = {
   checkedState,
   chooseOptions,
   clickReaches,
+  coversAt,
   dispatchCancel,
   dismissOf,
   expectText,
@@ -56,8 +67,10 @@ export const PAGE_HELPERS = {
   controlSignature,
   factBits,
   flatParent,
+  flatTreeParent,
   focusAndPrepare,
   onEveryChange,
+  pinnedAbove,
   settleInPage,
   worldState,
 };

@@ -36,7 +36,7 @@ export function labelsOf(this: Element): HTMLLabelElement[] | null {
  */
 export function clickReaches(this: Element, hit: Node | PseudoElement, sameDocument: Document): Reach {
   if (!isSameConnectedNode.call(this, sameDocument)) return 'detached';
-  const up = (node: Node): Node | null => (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
+  const up = flatTreeParent;
   // The HTML spec's interactive content, as Chromium's label activation tests it.
   const interactive = (element: Element): boolean => {
     if (element instanceof HTMLAnchorElement) return element.hasAttribute('href');
@@ -63,17 +63,19 @@ export function originatingElement(this: PseudoElement): Element | null {
   return this.element ?? null;
 }
 
+/** The next node up the flat tree: a slotted node's slot, a shadow root's host. */
+export function flatTreeParent(node: Node): Node | null {
+  return (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
+}
+
 /**
- * `this` = a node a click hit instead of its target. The blocker it belongs to
- * (docs/tree-format.md, "Blockers"): the nearest dialog above it (role dialog or alertdialog,
- * `<dialog>`, aria-modal), else the nearest fixed or sticky element above it (a banner, an overlay's
- * backdrop), else the hit element itself.
+ * The blocker above `start` (docs/tree-format.md, "Blockers"): the nearest dialog above it (role
+ * dialog or alertdialog, `<dialog>`, aria-modal), else the nearest fixed or sticky element above
+ * it (a banner, an overlay's backdrop), else null.
  */
-export function blockerOf(this: Node | PseudoElement): Element | null {
-  const up = (node: Node): Node | null => (node as Element).assignedSlot ?? node.parentNode ?? (node as ShadowRoot).host ?? null;
-  const start: Node | null = this instanceof Node ? this : this.element;
+export function pinnedAbove(start: Node | null): Element | null {
   let pinned: Element | null = null;
-  for (let node = start; node; node = up(node)) {
+  for (let node = start; node; node = flatTreeParent(node)) {
     if (!(node instanceof Element) || node === document.body || node === document.documentElement) continue;
     const role = node.getAttribute('role');
     if (node instanceof HTMLDialogElement || role === 'dialog' || role === 'alertdialog' || node.getAttribute('aria-modal') === 'true') {
@@ -82,7 +84,56 @@ export function blockerOf(this: Node | PseudoElement): Element | null {
     const position = getComputedStyle(node).position;
     if (!pinned && (position === 'fixed' || position === 'sticky')) pinned = node;
   }
-  return pinned ?? (start instanceof Element ? start : start?.parentElement ?? null);
+  return pinned;
+}
+
+/**
+ * `this` = a node a click hit instead of its target. The blocker it belongs to (pinnedAbove), else
+ * the hit element itself.
+ */
+export function blockerOf(this: Node | PseudoElement): Element | null {
+  const start: Node | null = this instanceof Node ? this : this.element;
+  return pinnedAbove(start) ?? (start instanceof Element ? start : start?.parentElement ?? null);
+}
+
+/**
+ * Which of `boxes` (elements' layout boxes in the viewport, CSS px) a blocker covers where a click
+ * would land: a dialog or a pinned (fixed or sticky) element on top at the box's centre, outside
+ * which the element lies (docs/tree-format.md, "Blockers"). The element is told in the stack of
+ * elements at that point by its box, the same one the read measured: the page cannot be handed
+ * every ref's node cheaply. A box whose centre is out of the viewport is left alone (an act
+ * scrolls it first, and what covers it then is not known now). Answers
+ * [{ covered: per box the index of its blocker or -1 } as JSON, blocker, its dismiss control or
+ * null, …].
+ */
+export function coversAt(boxes: ReadonlyArray<readonly [number, number, number, number]>): [string, ...Array<Element | null>] {
+  const inside = (node: Node, container: Element): boolean => {
+    for (let at: Node | null = node; at; at = flatTreeParent(at)) if (at === container) return true;
+    return false;
+  };
+  const sameBox = (element: Element, [x, y, width, height]: readonly number[]): boolean => {
+    const rect = element.getBoundingClientRect();
+    return Math.abs(rect.x - x!) < 1 && Math.abs(rect.y - y!) < 1 && Math.abs(rect.width - width!) < 1 &&
+      Math.abs(rect.height - height!) < 1;
+  };
+  const blockers: Element[] = [];
+  const covered = boxes.map((box) => {
+    const [x, y, width, height] = box;
+    const cx = x + width / 2;
+    const cy = y + height / 2;
+    if (cx < 0 || cy < 0 || cx >= innerWidth || cy >= innerHeight) return -1;
+    const stack = document.elementsFromPoint(cx, cy);
+    const hit = stack[0];
+    if (!hit) return -1;
+    const blocker = pinnedAbove(hit);
+    if (!blocker) return -1;
+    const element = stack.find((candidate) => sameBox(candidate, box));
+    // Not found at its own centre (it lets the pointer through, or moved): nothing to say.
+    if (!element || inside(element, blocker) || inside(hit, element)) return -1;
+    const known = blockers.indexOf(blocker);
+    return known >= 0 ? known : blockers.push(blocker) - 1;
+  });
+  return [JSON.stringify({ covered }), ...blockers.flatMap((blocker) => [blocker, dismissOf.call(blocker)])];
 }
 
 /**

@@ -13,6 +13,8 @@ import { randomId } from '../util/ids.ts';
 import { secretForms } from '../util/secrets.ts';
 import { type FrameReadCounts, type ReadCounts, TabReader } from '../observe/tab-reader.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
+import { BoundedMap } from '../util/bounded-map.ts';
+import type { Observation } from '../wire/index.ts';
 import { SessionTraffic } from './session-traffic.ts';
 
 export type DialogPolicy = 'hold' | 'accept' | 'dismiss';
@@ -26,6 +28,9 @@ export interface SessionOptions {
   policy?: DomainPolicyInit | undefined;
 }
 
+/** How many cut observations a session keeps the rest of (PROTOCOL.md §6). */
+const CUT_OBSERVATIONS_KEPT = 16;
+
 export class Session {
   readonly id: string;
   readonly name: string;
@@ -37,6 +42,11 @@ export class Session {
   readonly queue = new SerialQueue();
   /** Every observation this session issued (one current per tab). */
   readonly states = new StateStore();
+  /**
+   * The observations answered in parts (max_bytes), whole, by state id: what a cursor reads on
+   * (PROTOCOL.md §6, "Budgets and cursors"). The newest are kept; an older cursor is refused.
+   */
+  readonly cutObservations = new BoundedMap<string, Observation>(CUT_OBSERVATIONS_KEPT);
   /**
    * Text typed into password fields through act, and the values of secrets act typed: hidden from
    * every later observation, with every beginning of them (a page may echo a field as it is typed).

@@ -115,11 +115,11 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
 
   const commonFields = {
     session_id: sessionIdField,
-    state_id: idString.optional().describe('The observation the refs come from; not needed by a lone navigate, back, forward or reload'),
+    state_id: idString.optional().describe('The observation the refs come from'),
     target_id: targetIdField,
     expect: expectation.optional(),
     wait_for: waitFor.optional(),
-    timeout_ms: z.number().int().min(0).max(60_000).optional().describe('Budget in ms, 1–60000; 0 or omitted: 30000'),
+    timeout_ms: z.number().int().min(0).max(60_000).optional().describe('0 or omitted: 30000'),
     request_id: z.string().min(1).max(128).optional(),
     screenshot: z.enum(['never', 'on_error', 'always']).optional(),
     // As observe's params, without their descriptions: MCP's tool list is read by a model each call.
@@ -128,6 +128,7 @@ export function actSchemas(key: z.ZodType<string, string> = keyCombo, secret: z.
         max_elements: observeShaping.max_elements.unwrap().optional(),
         include_text: z.boolean().optional(),
         root_ref: refField.optional(),
+        max_bytes: observeShaping.max_bytes.unwrap().optional(),
       })
       .strict()
       .optional()

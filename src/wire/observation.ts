@@ -41,6 +41,16 @@ export const pendingDialog = z
   .object({ type: z.enum(DIALOG_TYPES), message: z.string(), default_prompt: z.string().optional() })
   .meta({ id: 'PendingDialog' });
 
+export const blocker = z
+  .object({
+    ref: z.string().optional().describe("The blocker's ref, when the observation gave it one"),
+    role: z.string(),
+    name: z.string(),
+    dismiss_ref: z.string().optional().describe('The control inside the blocker that dismisses it'),
+    covers: z.array(z.string()).describe('The refs it covers where a click on them would land'),
+  })
+  .meta({ id: 'Blocker' });
+
 export const observationDiff = z
   .object({
     base: z.string().describe('The state the diff is against (`since`)'),
@@ -79,16 +89,31 @@ export const observation = z
     frames: z.array(observedFrame),
     truncated: z.boolean(),
     dialog: pendingDialog.optional(),
+    blockers: z.array(blocker).optional().describe('What covers elements in view (a cookie banner, a dialog), when anything does'),
     diff: observationDiff.optional().describe('With since, when that state is still known'),
+    next_cursor: z.string().optional().describe('Cut at max_bytes: observe {cursor} answers the next part'),
   })
   .meta({ id: 'Observation' });
+
+/** The bounds of `max_bytes`: an observation part holds its identity and at least some content. */
+export const MAX_BYTES_RANGE = { min: 2048, max: 8_388_608 } as const;
 
 /** How an observation is shaped: observe's own params, and act's `observe` for its fresh observation. */
 export const observeShaping = {
   max_elements: z.number().int().min(1).max(500).optional().describe('Refs at most (default 150)'),
   include_text: z.boolean().optional().describe('Also return the visible page text'),
   root_ref: refField.optional().describe('Observe only the subtree of this element of the current state'),
+  max_bytes: z
+    .number()
+    .int()
+    .min(MAX_BYTES_RANGE.min)
+    .max(MAX_BYTES_RANGE.max)
+    .optional()
+    .describe("The answer's JSON at most this many bytes; the rest by next_cursor"),
 };
+
+/** What a cursor's part does not take: it continues an observation as that was asked. */
+const CURSOR_EXCLUDES = ['target_id', 'frame_id', 'since', 'max_elements', 'include_text', 'include_boxes', 'root_ref'] as const;
 
 export const observe = wireMethod({
   name: 'observe',
@@ -101,9 +126,23 @@ export const observe = wireMethod({
       since: idString.optional().describe('Also return a diff against this earlier state of the tab'),
       max_elements: observeShaping.max_elements,
       include_text: observeShaping.include_text,
-      include_boxes: z.boolean().optional().describe("Also return each visible element's box (`boxes`), in CSS px of the tab's viewport"),
+      include_boxes: z.boolean().optional().describe("Also return visible elements' boxes (CSS px)"),
       root_ref: observeShaping.root_ref,
+      max_bytes: observeShaping.max_bytes,
+      cursor: z.string().min(1).max(256).optional().describe("An observation's next_cursor: its next part, nothing else asked"),
     })
-    .strict(),
+    .strict()
+    .superRefine((params, ctx) => {
+      if (params.cursor === undefined) return;
+      for (const key of CURSOR_EXCLUDES) {
+        if (params[key] !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: 'a cursor continues an observation as it was asked: give only cursor and max_bytes',
+          });
+        }
+      }
+    }),
   result: observation,
 });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { idString, navigableUrl, sessionIdField, targetIdField } from './fields.ts';
 import { wireMethod } from './method.ts';
-import { observation } from './observation.ts';
+import { observation, observeShaping } from './observation.ts';
 
 export const tabSummary = z
   .object({
@@ -30,6 +30,7 @@ export const tabsNew = wireMethod({
       url: navigableUrl.optional(),
       select: z.boolean().optional(),
       observe: z.boolean().optional().describe('Also answer with the observation of the new page'),
+      max_bytes: observeShaping.max_bytes,
     })
     .strict(),
   result: z.object({

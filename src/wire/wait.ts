@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_TIMEOUT_MS, type waitFor } from './act.ts';
 import { frameIdField, sessionIdField, targetIdField } from './fields.ts';
 import { wireMethod } from './method.ts';
-import { observation } from './observation.ts';
+import { observation, observeShaping } from './observation.ts';
 
 export const WAIT_STATUSES = ['met', 'condition_not_met'] as const;
 
@@ -23,6 +23,7 @@ export const wait = wireMethod({
       selector: z.string().min(1).max(10_000).optional(),
       state: z.enum(['visible', 'hidden', 'attached', 'detached']).optional().describe('Default visible'),
       timeout_ms: z.number().int().min(0).max(60_000).optional().describe(`0 or omitted: ${DEFAULT_TIMEOUT_MS}`),
+      max_bytes: observeShaping.max_bytes,
     })
     .strict()
     .superRefine((params, ctx) => {

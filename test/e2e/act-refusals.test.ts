@@ -84,6 +84,10 @@ s('modal_blocked: the fresh observation shows the dialog', async () => {
 async function clearTheWay(path: string, link: string, banner: { role: string; name: string }, dismiss: string): Promise<void> {
   const targetId = await openAlone(ctx, path);
   const seen = await observe(targetId);
+  // The observation already tells what covers the link, and what dismisses it.
+  const told = seen.blockers?.find((b) => b.covers.includes(ref(seen, link, 'link')));
+  assert.equal({ role: told?.role, name: told?.name }, banner, JSON.stringify(seen.blockers));
+  assert.is(seen.elements.find((e) => e.ref === told?.dismiss_ref)?.name, dismiss);
   const r = await act({ state_id: seen.state_id, action: 'click', ref: ref(seen, link, 'link') });
   assert.is(r.error_type, 'click_intercepted', r.error_text);
   const fresh = freshState(r);
@@ -110,6 +114,24 @@ s('click_intercepted by a Cookiebot dialog: hit is the dialog, dismiss_ref its D
 
 s('click_intercepted by a newsletter popup whose close button is only "×": dismiss_ref is the ×, not Subscribe', async () => {
   await clearTheWay('/recipe-popup.html', 'Jump to recipe', { role: 'dialog', name: 'Get a new recipe every Friday' }, '×');
+});
+
+s('blockers: one act clears the way and follows the link; what the banner holds, and a sticky header, are not covered', async () => {
+  const targetId = await openAlone(ctx, '/news-consent.html');
+  const seen = await observe(targetId);
+  const [banner, ...others] = seen.blockers ?? [];
+  assert.is(others.length, 0, JSON.stringify(seen.blockers));
+  assert.ok(banner?.covers.includes(ref(seen, 'See the full timetable', 'link')));
+  for (const name of ['Reject All', 'Accept All Cookies', 'Local', 'Transport']) {
+    assert.not.ok(banner?.covers.includes(ref(seen, name)), `${name} is not covered`);
+  }
+  const r = await act({
+    state_id: seen.state_id,
+    actions: [{ action: 'click', ref: banner!.dismiss_ref! }, { action: 'click', ref: ref(seen, 'See the full timetable', 'link') }],
+  });
+  assert.is(r.status, 'completed', r.error_text);
+  assert.is(freshState(r).blockers, undefined);
+  assert.is(await evaluate<string>(ctx.server, targetId, 'location.hash'), '#timetable');
 });
 
 s('unknown_state: nothing was consumed, nothing is observed', async () => {

@@ -41,6 +41,19 @@ s("an act's fresh observation names its state once, and neither the tab said bef
   assert.ok(text.includes('region "Cookie banner" <div> @7; @9 dismisses it'), text);
 });
 
+s('an observation names each blocker on one line: the refs it covers and what dismisses it', () => {
+  const covers = Array.from({ length: 32 }, (_, i) => `@${i + 3}`);
+  const text = observationText({
+    ...observation,
+    blockers: [
+      { role: 'region', name: 'Cookie banner', dismiss_ref: '@40', covers: ['@3'] },
+      { role: 'dialog', name: 'Sign up', ref: '@50', covers },
+    ],
+  }, new IdsSaid(() => 'S1'));
+  assert.ok(text.includes('\ncovered by region "Cookie banner": @3; @40 dismisses it'), text);
+  assert.ok(text.endsWith(`\ncovered by dialog "Sign up" @50: ${covers.slice(0, 30).join(' ')} and 2 more`), text);
+});
+
 s('completed actions are named by position, never read as a count', () => {
   const text = actText(
     {

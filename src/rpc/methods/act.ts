@@ -16,7 +16,7 @@ import type { SecretStore } from '../../util/secrets.ts';
 import type { ActEvent, ActParams, ActResult } from '../../wire/index.ts';
 import { unobservedState } from '../../actions/unobserved-state.ts';
 import { onSession, sessionMethod } from './common.ts';
-import { wireObservation } from './observation.ts';
+import { wireObservation, withinBudget } from './observation.ts';
 
 // The protocol's schemas, with the key names of `press` and the secret names of `type` and `fill`
 // checked here, before the state is consumed: a key name or an unknown secret is a params matter.
@@ -53,7 +53,11 @@ function wireEvent(event: ActSessionEvent): ActEvent {
  * The one place an act's outcome becomes the wire result (PROTOCOL.md §7); its fresh state is
  * worded as observe words an observation, with what act's `observe` param asked to see.
  */
-export function actResultOf(outcome: ActOutcome, sessionId: string, observe: ActParams['observe']): ActResult {
+export function actResultOf(
+  outcome: ActOutcome,
+  session: Pick<Session, 'id' | 'cutObservations'>,
+  observe: ActParams['observe'],
+): ActResult {
   return {
     status: outcome.status,
     execution: outcome.execution,
@@ -63,10 +67,10 @@ export function actResultOf(outcome: ActOutcome, sessionId: string, observe: Act
     events: outcome.events.map(wireEvent),
     ...(outcome.freshState
       ? {
-        fresh_state: wireObservation(
-          sessionId,
-          outcome.freshState,
-          observe?.include_text !== undefined ? { includeText: observe.include_text } : {},
+        fresh_state: withinBudget(
+          session,
+          wireObservation(session.id, outcome.freshState, observe?.include_text !== undefined ? { includeText: observe.include_text } : {}),
+          observe?.max_bytes,
         ),
       }
       : {}),
@@ -202,7 +206,7 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
                 ...(params.state_id !== undefined ? { rootState: params.state_id } : {}),
               },
             },
-          ).then((outcome) => actResultOf(outcome, s.id, params.observe));
+          ).then((outcome) => actResultOf(outcome, s, params.observe));
         }).catch((error: unknown): ActResult => {
           // Cancelled while still queued, or the session closed under it.
           if (!isServerError(error, 'operation_cancelled')) throw error;

@@ -5,13 +5,17 @@ import type { FrameRecord } from '../../browser/frame-tree.ts';
 import type { Tab } from '../../browser/tab.ts';
 import { type CapturedObservation, captureObservation, type CaptureOptions } from '../../observe/capture.ts';
 import type { Session } from '../../sessions/session.ts';
+import { ServerError } from '../../errors.ts';
 import { redactUrl } from '../../util/redact.ts';
+import { cursorOf, cutObservation, parseCursor, startsWithin } from '../observation-parts.ts';
 import type { Observation } from '../../wire/index.ts';
 
-/** What the caller asked to see beyond the tree and the elements. */
+/** What the caller asked to see beyond the tree and the elements, and within what size. */
 export interface ObservationShape {
   includeText?: boolean;
   includeBoxes?: boolean;
+  /** Cut the answer at this many bytes of JSON (PROTOCOL.md §6, "Budgets and cursors"). */
+  maxBytes?: number;
 }
 
 /** `captured`, an observation of a tab of session `sessionId`, as the wire words it. */
@@ -47,6 +51,7 @@ export function wireObservation(sessionId: string, captured: CapturedObservation
         },
       }
       : {}),
+    ...(captured.covers.length > 0 ? { blockers: captured.covers } : {}),
     ...(captured.diff ? { diff: captured.diff } : {}),
   };
 }
@@ -58,10 +63,39 @@ export async function observeForWire(
   frame: FrameRecord,
   options: CaptureOptions & ObservationShape = {},
 ): Promise<Observation> {
-  const { includeText, includeBoxes, ...capture } = options;
+  const { includeText, includeBoxes, maxBytes, ...capture } = options;
   const captured = await captureObservation(session, session.browser.worlds, tab, frame, capture);
-  return wireObservation(session.id, captured, {
+  const whole = wireObservation(session.id, captured, {
     ...(includeText !== undefined ? { includeText } : {}),
     ...(includeBoxes !== undefined ? { includeBoxes } : {}),
   });
+  return withinBudget(session, whole, maxBytes);
+}
+
+/**
+ * `whole` as its first part within `maxBytes`, when given: a cut one is kept by the session so
+ * that its cursor reads on.
+ */
+export function withinBudget(session: Pick<Session, 'cutObservations'>, whole: Observation, maxBytes: number | undefined): Observation {
+  if (maxBytes === undefined) return whole;
+  const { part, next } = cutObservation(whole, { line: 0, offset: 0 }, maxBytes);
+  if (!next) return part;
+  session.cutObservations.renew(whole.state_id, whole);
+  return { ...part, next_cursor: cursorOf(whole.state_id, next) };
+}
+
+/** The part of a cut observation that `cursor` names, within `maxBytes` (all the rest without). */
+export function observationPart(session: Pick<Session, 'cutObservations'>, cursor: string, maxBytes: number | undefined): Observation {
+  const named = parseCursor(cursor);
+  const kept = named ? session.cutObservations.get(named.stateId) : undefined;
+  const whole = kept && startsWithin(kept, named!.start) ? kept : undefined;
+  if (!named || !whole) {
+    throw new ServerError(
+      'invalid_params',
+      kept || !named ? 'not a cursor an observation of this session gave' : "this cursor's observation is no longer kept: observe again",
+      { details: { issues: [{ path: 'cursor', message: kept || !named ? 'not a cursor' : 'no longer kept' }] } },
+    );
+  }
+  const { part, next } = cutObservation(whole, named.start, maxBytes ?? Number.MAX_SAFE_INTEGER);
+  return next ? { ...part, next_cursor: cursorOf(whole.state_id, next) } : part;
 }

@@ -4,13 +4,14 @@ import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { AnyMethodDef } from '../define.ts';
 import { observe as observeMethod } from '../../wire/observation.ts';
 import { sessionMethod } from './common.ts';
-import { observeForWire } from './observation.ts';
+import { observationPart, observeForWire } from './observation.ts';
 
 export function observeMethods(registry: SessionRegistry): AnyMethodDef[] {
   return [
     sessionMethod(registry, {
       ...observeMethod,
       run: async (session, params, { signal }) => {
+        if (params.cursor !== undefined) return observationPart(session, params.cursor, params.max_bytes);
         const tab = session.resolveTab(params.target_id);
         const frame = session.resolveFrame(tab, params.frame_id);
         return observeForWire(session, tab, frame, {
@@ -19,6 +20,7 @@ export function observeMethods(registry: SessionRegistry): AnyMethodDef[] {
           ...(params.include_boxes !== undefined ? { includeBoxes: params.include_boxes } : {}),
           ...(params.since !== undefined ? { since: params.since } : {}),
           ...(params.root_ref !== undefined ? { rootRef: params.root_ref } : {}),
+          ...(params.max_bytes !== undefined ? { maxBytes: params.max_bytes } : {}),
           signal,
         });
       },

@@ -81,7 +81,13 @@ export function tabMethods(registry: SessionRegistry, limits: TabLimits): AnyMet
         // The page as loaded, whatever came of it: an error page or about:blank is a page too.
         call.progress?.('observing the new tab');
         const main = session.resolveFrame(tab, tab.mainFrameId);
-        return { ...opened, observation: await observeForWire(session, tab, main, { signal }) };
+        return {
+          ...opened,
+          observation: await observeForWire(session, tab, main, {
+            signal,
+            ...(params.max_bytes !== undefined ? { maxBytes: params.max_bytes } : {}),
+          }),
+        };
       },
     }),
     sessionMethod(registry, {

@@ -65,7 +65,10 @@ export function waitMethods(registry: SessionRegistry): AnyMethodDef[] {
         }
         const now = tab.frames.get(frame.id);
         if (!now) throw frameGone(frame.id);
-        const observation = await observeForWire(session, tab, now, { signal });
+        const observation = await observeForWire(session, tab, now, {
+          signal,
+          ...(params.max_bytes !== undefined ? { maxBytes: params.max_bytes } : {}),
+        });
         return { status: verdict === 'met' ? ('met' as const) : ('condition_not_met' as const), observation };
       },
     }),
