@@ -74,6 +74,25 @@ def test_a_lone_navigation_needs_no_observation(server: Server, pages: Pages) ->
             pagewire.Client(server.url).session(session.id).act({"action": "scroll", "delta_y": 0})
 
 
+def test_a_big_page_in_parts_within_max_bytes_every_element_once(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-parts") as session:
+        session.tabs.new(url=pages.url("/large-table.html"))
+        whole = session.observe()
+        part = session.observe(max_bytes=4096)
+        refs = [element["ref"] for element in part["elements"]]
+        parts = 1
+        while "next_cursor" in part:
+            assert len(json.dumps(part, ensure_ascii=False, separators=(",", ":")).encode()) <= 4096
+            part = session.observe(cursor=part["next_cursor"], max_bytes=4096)
+            refs += [element["ref"] for element in part["elements"]]
+            parts += 1
+        assert parts > 1
+        assert refs == [element["ref"] for element in whole["elements"]]
+        with pytest.raises(RpcError) as refused:
+            session.observe(cursor="not-a-cursor")
+        assert refused.value.error_type == "invalid_params"
+
+
 def test_events_by_long_poll_every_event_once_across_a_server_that_went_away(server: Server, pages: Pages, proxy: TcpProxy) -> None:
     with pagewire.Client(f"http://127.0.0.1:{proxy.port}", token=server.token, reconnect=Backoff(initial_delay=0.02, max_delay=0.2)) as client:
         session = client.create_session(name="py-sync-events")

@@ -154,6 +154,27 @@ s('one call opens a page (act navigate with no observation, tabs.new with observ
   }
 });
 
+s('a big page in parts: observe with max_bytes, then its cursor, every element once', async () => {
+  const client = await connect(server.url);
+  try {
+    const session = await client.createSession({ name: 'sdk-parts' });
+    sessions.push(session.id!);
+    await session.tabs.new({ url: fixtures.url('/large-table.html') });
+    const whole = await session.observe();
+    let part = await session.observe({ max_bytes: 4096 });
+    const refs = part.elements.map((e) => e.ref);
+    while (part.next_cursor) {
+      part = await session.observe({ cursor: part.next_cursor, max_bytes: 4096 });
+      refs.push(...part.elements.map((e) => e.ref));
+      assert.is(session.lastObservation?.state_id, part.state_id);
+    }
+    assert.ok(refs.length > 0);
+    assert.equal(refs, whole.elements.map((e) => e.ref));
+  } finally {
+    client.close();
+  }
+});
+
 s('the network log and storage state through the SDK: a signed-in state moves to a new session', async () => {
   const client = await connect(server.url);
   try {
