@@ -9,8 +9,9 @@ import process from 'node:process';
 import { connect } from '../client/index.ts';
 import { ConnectionError, PagewireError } from '../client/errors.ts';
 import type { Session } from '../client/session.ts';
+import { MAX_BYTES_RANGE } from '../wire/budgets.ts';
 import { NAVIGATIONS } from '../wire/navigations.ts';
-import type { Action, ActResult, EventKind, Observation, SessionEvent, WaitFor } from '../client/wire.ts';
+import type { Action, ActResult, EventKind, Observation, ObserveParams, SessionEvent, WaitFor } from '../client/wire.ts';
 import { flagInt, flagString, parseArgs, type ParsedArgs, UsageError } from './args.ts';
 import { backgroundServer, selfCommand } from './background.ts';
 import { actLine, eventLine, pageText, tabsLines } from './format.ts';
@@ -103,7 +104,7 @@ function waitCondition(args: ParsedArgs): WaitFor {
   return { ...condition, state: state as (typeof WAIT_STATES)[number] };
 }
 
-async function observeAndSave(cx: Cx, options: { include_text?: boolean; max_elements?: number } = {}): Promise<Observation> {
+async function observeAndSave(cx: Cx, options: ObserveParams = {}): Promise<Observation> {
   const observation = await cx.session.observe({ ...(cx.tab ? { target_id: cx.tab } : {}), ...options });
   saveObservation(cx, observation);
   return observation;
@@ -292,9 +293,18 @@ function onOff(word: string | undefined): boolean {
 
 const COMMANDS: Record<string, CommandSpec> = {
   observe: {
-    flags: { text: 'bool', max: 'value', since: 'bool', frame: 'value' },
+    flags: { text: 'bool', max: 'value', since: 'bool', frame: 'value', 'max-bytes': 'value', cursor: 'value' },
     arity: [0, 0],
     run: async (cx) => {
+      const maxBytes = flagInt(cx.args, 'max-bytes', MAX_BYTES_RANGE);
+      const cursor = flagString(cx.args, 'cursor');
+      if (cursor !== undefined) {
+        // The next part of an observation already made: nothing else is asked of it.
+        const part = await cx.session.observe({ cursor, ...(maxBytes ? { max_bytes: maxBytes } : {}) });
+        saveObservation(cx, part);
+        showPage(cx, part);
+        return EXIT_OK;
+      }
       const max = flagInt(cx.args, 'max', { min: 1, max: 500 });
       const since = cx.args.flags.has('since') ? cx.state.read().state_id : undefined;
       const frame = flagString(cx.args, 'frame');
@@ -303,6 +313,7 @@ const COMMANDS: Record<string, CommandSpec> = {
         ...(max ? { max_elements: max } : {}),
         ...(since ? { since } : {}),
         ...(frame ? { frame_id: frame } : {}),
+        ...(maxBytes ? { max_bytes: maxBytes } : {}),
       });
       if (!cx.json && observation.diff) {
         const { added, changed, removed, text_changed } = observation.diff;

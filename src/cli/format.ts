@@ -16,7 +16,15 @@ export function pageText(observation: Observation): string {
   const unavailable = observation.frames.filter((f) => f.status === 'unavailable');
   for (const frame of unavailable) lines.push(`frame unavailable: ${frame.url} (${frame.reason ?? 'no reason given'})`);
   if (observation.tree !== '') lines.push(observation.tree.replace(/\n$/, ''));
+  for (const blocker of observation.blockers ?? []) {
+    lines.push(
+      `covered by ${blocker.role} ${JSON.stringify(blocker.name)}${blocker.ref ? ` ${blocker.ref}` : ''}: ${blocker.covers.join(' ')}${
+        blocker.dismiss_ref ? `; ${blocker.dismiss_ref} dismisses it` : ''
+      }`,
+    );
+  }
   if (observation.text !== undefined) lines.push('--- text ---', observation.text);
+  if (observation.next_cursor) lines.push(`more: pagewire observe --cursor ${observation.next_cursor}`);
   return lines.join('\n');
 }
 

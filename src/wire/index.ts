@@ -31,6 +31,7 @@ export * from './modal.ts';
 export * from './navigations.ts';
 export * from './network.ts';
 export * from './observation.ts';
+export * from './budgets.ts';
 export * from './screencast.ts';
 export * from './screenshot.ts';
 export * from './server.ts';

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { DIALOG_TYPES } from './events.ts';
 import { frameIdField, idString, refField, sessionIdField, targetIdField } from './fields.ts';
+import { MAX_BYTES_RANGE } from './budgets.ts';
 import { wireMethod } from './method.ts';
 
 export const DEFAULT_MAX_ELEMENTS = 150;
@@ -94,9 +95,6 @@ export const observation = z
     next_cursor: z.string().optional().describe('Cut at max_bytes: observe {cursor} answers the next part'),
   })
   .meta({ id: 'Observation' });
-
-/** The bounds of `max_bytes`: an observation part holds its identity and at least some content. */
-export const MAX_BYTES_RANGE = { min: 2048, max: 8_388_608 } as const;
 
 /** How an observation is shaped: observe's own params, and act's `observe` for its fresh observation. */
 export const observeShaping = {

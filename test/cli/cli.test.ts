@@ -166,6 +166,24 @@ s(
   },
 );
 
+s('observe --max-bytes cuts a big page and --cursor reads on; a covered link says what covers it and what dismisses it', async () => {
+  const session = await newSession('cli-parts');
+  const opened = await cli(session, 'open', fixtures.url('/large-table.html'));
+  assert.is(opened.code, 0, opened.stderr);
+  const first = await cli(session, 'observe', '--max-bytes', '3000');
+  assert.is(first.code, 0, first.stderr);
+  const cursor = /^more: pagewire observe --cursor (\S+)$/m.exec(first.stdout)?.[1];
+  assert.ok(cursor, first.stdout);
+  const next = await cli(session, 'observe', '--cursor', cursor!, '--max-bytes', '3000');
+  assert.is(next.code, 0, next.stderr);
+  const lastLine = (out: string) => out.split('\n').filter((l) => / @\d+/.test(l)).at(-1)!;
+  assert.is.not(lastLine(next.stdout), lastLine(first.stdout), 'the next part goes on from the first');
+  const bad = await cli(session, 'observe', '--max-bytes', '10');
+  assert.is(bad.code, 2, bad.stdout);
+  const consent = await cli(session, 'open', fixtures.url('/news-consent.html'));
+  assert.match(consent.stdout, /^covered by region "Cookie banner": [@\d ]+; @\d+ dismisses it$/m);
+});
+
 s('wait prints met and the page once the text shows; one that runs out exits 1 with the page as it is', async () => {
   const session = await newSession('cli-wait');
   const opened = await cli(session, 'open', '--new-tab', fixtures.url('/autosave.html'));
