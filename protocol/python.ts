@@ -10,6 +10,7 @@ import { buildOpenRpcDocument, type OpenRpcDocument } from '../src/rpc/discover.
 import { ERROR_CODES } from '../src/errors.ts';
 import { METHODS } from '../src/wire/methods.ts';
 import { PROTOCOL_VERSION, VERSION } from '../src/version.ts';
+import { NAVIGATIONS } from '../src/wire/navigations.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -295,6 +296,9 @@ export function emitPythonTypes(doc: OpenRpcDocument): string {
     `#: The server version these types were generated from, and its wire contract's version.\nVERSION = ${
       JSON.stringify(VERSION)
     }\nPROTOCOL_VERSION = ${JSON.stringify(PROTOCOL_VERSION)}\n`,
+    `#: The actions that, alone in an act, need no state_id (PROTOCOL.md §7).\nLONE_NAVIGATIONS = frozenset({${
+      [...NAVIGATIONS].map((action) => JSON.stringify(action)).join(', ')
+    }})\n`,
     ...bases.map(writeClass),
     ...classes.map(writeClass),
     ...aliases.map((alias) => `${alias.name} = ${alias.type}\n`),

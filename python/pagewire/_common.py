@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from .types import Action, ActResult, Observation, ScreenshotResult
+from .types import LONE_NAVIGATIONS, Action, ActResult, Observation, ScreenshotResult
 from .errors import RpcError, TransportError
 
 #: A call other than act gets this long (s) by default: it may wait behind an act of 60 s.
@@ -104,10 +104,6 @@ class ActCall:
     budget: float
     #: What a locally made outcome says of the postcondition.
     postcondition: str
-
-
-#: The actions that, alone, need no state_id (PROTOCOL.md §7).
-LONE_NAVIGATIONS = frozenset({"navigate", "back", "forward", "reload"})
 
 
 def _lone_action(action_or_actions: Action | Sequence[Action] | Mapping[str, Any]) -> Mapping[str, Any] | None:

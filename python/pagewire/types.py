@@ -12,6 +12,10 @@ VERSION = "0.1.0"
 PROTOCOL_VERSION = "1"
 
 
+#: The actions that, alone in an act, need no state_id (PROTOCOL.md §7).
+LONE_NAVIGATIONS = frozenset({"navigate", "back", "forward", "reload"})
+
+
 class _SessionEventFieldsRequired(TypedDict):
     #: +1 for each event of the session
     seq: int

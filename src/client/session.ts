@@ -5,6 +5,7 @@ import type { Connection } from './connection.ts';
 import { ConnectionError } from './errors.ts';
 import { EventStream, type EventStreamOptions } from './events.ts';
 import { Screencast, type ScreencastOptions } from './screencast.ts';
+import { NAVIGATIONS } from '../wire/navigations.ts';
 import type {
   Action,
   ActParams,
@@ -60,9 +61,6 @@ const RESENDABLE = new Set([
 ]);
 
 const DEFAULT_ACT_TIMEOUT_MS = 30_000;
-
-/** The actions that, alone, need no observation (PROTOCOL.md §7; the SDK takes no values from the wire's schemas). */
-const LONE_NAVIGATIONS = new Set<Action['action']>(['navigate', 'back', 'forward', 'reload']);
 
 /** A request_id: made once per act call, so that the act's re-sends are recognised as one. */
 function newRequestId(): string {
@@ -145,7 +143,7 @@ export class Session {
     // A lone navigation needs no observation (PROTOCOL.md §7): without an explicit state it goes
     // to the selected tab (or target_id), whatever this handle saw last.
     const lone = Array.isArray(action) ? (action.length === 1 ? action[0] : undefined) : action;
-    const navigation = lone !== undefined && LONE_NAVIGATIONS.has(lone.action);
+    const navigation = lone !== undefined && NAVIGATIONS.has(lone.action);
     const observed = state ?? (navigation ? undefined : this.#last);
     if (observed === undefined && !navigation) {
       throw new TypeError('act needs an observation: call observe() first or pass { state }');
