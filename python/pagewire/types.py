@@ -385,7 +385,7 @@ class ScreenshotParams(TypedDict, total=False):
     full_page: bool
     #: Only this element: a ref of the tab's current state, or of state_id
     ref: str
-    #: The observation that issued `ref`, or whose refs `annotate` draws (default: the tab's current state)
+    #: The observation that issued `ref` (default: the tab's current state)
     state_id: str
     #: Image format (default png)
     format: Literal["png", "jpeg"]
@@ -395,9 +395,9 @@ class ScreenshotParams(TypedDict, total=False):
     max_side: int
     #: Scale down so the image has at most this many pixels
     max_pixels: int
-    #: Draw each ref's box and label (@12) of the observation onto the image
+    #: Label the refs (@12) on it
     annotate: bool
-    #: With annotate: draw only these refs
+    #: With annotate: only these refs
     refs: list[str]
 
 

@@ -15,15 +15,13 @@ export const screenshot = wireMethod({
       target_id: targetIdField,
       full_page: z.boolean().optional().describe('The whole document (up to 16384 px a side) instead of the viewport'),
       ref: refField.optional().describe("Only this element: a ref of the tab's current state, or of state_id"),
-      state_id: idString.optional().describe(
-        "The observation that issued `ref`, or whose refs `annotate` draws (default: the tab's current state)",
-      ),
+      state_id: idString.optional().describe("The observation that issued `ref` (default: the tab's current state)"),
       format: z.enum(['png', 'jpeg']).optional().describe('Image format (default png)'),
       quality: z.number().int().min(0).max(100).optional().describe('JPEG quality 0–100 (format "jpeg" only)'),
       max_side: z.number().int().min(16).max(16_384).optional().describe('Scale down so the long side is at most this many px'),
       max_pixels: z.number().int().min(256).max(268_435_456).optional().describe('Scale down so the image has at most this many pixels'),
-      annotate: z.boolean().optional().describe("Draw each ref's box and label (@12) of the observation onto the image"),
-      refs: z.array(refField).min(1).max(10_000).optional().describe('With annotate: draw only these refs'),
+      annotate: z.boolean().optional().describe('Label the refs (@12) on it'),
+      refs: z.array(refField).min(1).max(10_000).optional().describe('With annotate: only these refs'),
     })
     .strict()
     .superRefine((params, ctx) => {
