@@ -6,9 +6,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { markColour } from '../../src/capture/annotate.ts';
 import type { TestClient } from '../helpers/client.ts';
-import { documentLoaded, evaluate } from '../helpers/page.ts';
+import { documentLoaded, evaluate, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { openTab, withSession } from '../helpers/session-suite.ts';
+import { waitUntil } from '../helpers/wait.ts';
 import { coloursIn, decodeBase64, type DecodedImage, decodePng } from '../helpers/png.ts';
 import type { Observation, ScreenshotResult as Shot } from '../helpers/wire.ts';
 
@@ -187,6 +188,71 @@ s('max_side, full_page, ref and jpeg: boxes mapped to image px', async () => {
   assert.is(jpeg.mime, 'image/jpeg');
   assert.equal([...decodeBase64(jpeg.data).subarray(0, 3)], [0xff, 0xd8, 0xff]);
   assert.is(jpeg.state_id, o.state_id);
+});
+
+s('refs inside a same-origin and a cross-site (out-of-process) iframe are drawn where their frames show them', async () => {
+  const targetId = await openTab(ctx, '/login.html?cross=1');
+  const tab = tabOf(server, targetId);
+  const laidOut = `(document.getElementById('frame-password')?.getBoundingClientRect().width ?? 0) > 0`;
+  const cross = await waitUntil(
+    async () => {
+      const frame = tab.frames.list().find((f) => f.crossProcess);
+      const ready = frame
+        ? await frame.session.send('Runtime.evaluate', { expression: laidOut, returnByValue: true }).then(
+          (r) => r.result.value === true,
+          () => false,
+        )
+        : false;
+      return ready ? frame : undefined;
+    },
+    Boolean,
+    { what: 'the cross-site frame laid out', intervalMs: 50 },
+  );
+  await waitUntil(
+    () =>
+      evaluate<boolean>(
+        server,
+        targetId,
+        `(() => { const d = document.getElementById('frame').contentDocument; return !!d && ${laidOut.replaceAll('document', 'd')}; })()`,
+      ),
+    Boolean,
+    {
+      what: 'the same-origin frame laid out',
+      intervalMs: 50,
+    },
+  );
+  const o = await observe(targetId);
+  const inFrames = o.elements.filter((e) => e.name === 'Frame password');
+  const crossRef = inFrames.find((e) => e.frame_id === cross!.id)?.ref;
+  const sameRef = inFrames.find((e) => e.frame_id !== cross!.id && e.frame_id !== tab.mainFrameId)?.ref;
+  assert.ok(crossRef && sameRef, `a ref in each frame: ${JSON.stringify(inFrames)}`);
+  const local = JSON.parse(
+    (await cross!.session.send('Runtime.evaluate', {
+      expression: `JSON.stringify(document.getElementById('frame-password').getBoundingClientRect())`,
+      returnByValue: true,
+    })).result.value as string,
+  ) as Rect;
+  const [boxes, origin] = await evaluate<[Record<'same', Rect>, [number, number]]>(
+    server,
+    targetId,
+    `(() => {
+      const content = (iframe) => { const r = iframe.getBoundingClientRect(); const st = getComputedStyle(iframe); return [r.left + iframe.clientLeft + parseFloat(st.paddingLeft), r.top + iframe.clientTop + parseFloat(st.paddingTop)]; };
+      const frame = document.getElementById('frame');
+      const [fx, fy] = content(frame);
+      const r = frame.contentDocument.getElementById('frame-password').getBoundingClientRect();
+      return [{ same: { x: r.x + fx, y: r.y + fy, width: r.width, height: r.height } }, content(document.getElementById('cross-frame'))];
+    })()`,
+  );
+  const shot = await shoot({ target_id: targetId, annotate: true, refs: [sameRef, crossRef] });
+  assert.equal(shot.not_drawn, []);
+  const image = decode(shot);
+  assertDrawn(image, sameRef!, boxes.same, 'the field in the same-origin frame');
+  assertDrawn(
+    image,
+    crossRef!,
+    { x: origin[0] + local.x, y: origin[1] + local.y, width: local.width, height: local.height },
+    'the field in the cross-site frame',
+  );
 });
 
 s('errors: a ref not in the state, no observation, refs without annotate, a document changed since', async () => {
