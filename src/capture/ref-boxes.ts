@@ -29,7 +29,11 @@ export async function measureRefs(
   step: SendOptions,
 ): Promise<Map<string, Rect>> {
   const byFrame = new Map<string, RefNode[]>();
-  for (const node of nodes) byFrame.set(node.frameId, [...(byFrame.get(node.frameId) ?? []), node]);
+  for (const node of nodes) {
+    const inFrame = byFrame.get(node.frameId);
+    if (inFrame) inFrame.push(node);
+    else byFrame.set(node.frameId, [node]);
+  }
   // Where each frame is shown in the top viewport, asked once per frame of this capture.
   const windows = new Map<string, Promise<FrameWindow | undefined>>();
   const windowOf = (frame: FrameRecord): Promise<FrameWindow | undefined> => {
