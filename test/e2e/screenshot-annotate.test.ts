@@ -190,6 +190,27 @@ s('max_side, full_page, ref and jpeg: boxes mapped to image px', async () => {
   assert.is(jpeg.state_id, o.state_id);
 });
 
+s('a device pixel ratio of 2: the image has twice the px, and each mark sits on its element there', async () => {
+  const targetId = await openTab(ctx, '/team-console.html');
+  const tab = tabOf(server, targetId);
+  await tab.session.send('Emulation.setDeviceMetricsOverride', { width: 900, height: 700, deviceScaleFactor: 2, mobile: false });
+  await waitUntil(() => evaluate<number>(server, targetId, 'devicePixelRatio'), (ratio) => ratio === 2, {
+    what: 'the ratio applied',
+    intervalMs: 20,
+  });
+  try {
+    const o = await observe(targetId);
+    const shot = await shoot({ target_id: targetId, annotate: true });
+    assert.is(shot.width, 1800);
+    const image = decode(shot);
+    for (const [name, selector] of [['Invite member', '#invite'], ['Edit Alan Turing', '[data-id=u3] button']] as const) {
+      assertDrawn(image, refOf(o, 'button', name), scale(await boxOf(targetId, selector), 2), `${name} at ratio 2`);
+    }
+  } finally {
+    await client.call('tabs.close', { session_id: sessionId, target_id: targetId });
+  }
+});
+
 s('refs inside a same-origin and a cross-site (out-of-process) iframe are drawn where their frames show them', async () => {
   const targetId = await openTab(ctx, '/login.html?cross=1');
   const tab = tabOf(server, targetId);
