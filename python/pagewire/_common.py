@@ -175,7 +175,9 @@ def unknown_outcome(*, dispatched: bool, postcondition: str, error_type: str, er
 @dataclass(frozen=True)
 class Screenshot:
     """A screenshot as bytes. ``scale``: image px per CSS px when the capture was scaled down (a
-    click at image point (x, y) is at CSS (x / scale, y / scale)); None at full size."""
+    click at image point (x, y) is at CSS (x / scale, y / scale)); None at full size. With
+    ``annotate=True``: ``state_id``, the observation whose refs are drawn on it, and
+    ``not_drawn``, the refs it could not draw (gone, hidden, or outside the image); else None."""
 
     mime: str
     data: bytes = field(repr=False)
@@ -184,6 +186,8 @@ class Screenshot:
     scale: float | None
     #: The wire result as it came (``data`` in base64).
     raw: ScreenshotResult = field(repr=False)
+    state_id: str | None = None
+    not_drawn: list[str] | None = None
 
     @staticmethod
     def from_wire(result: ScreenshotResult) -> Screenshot:
@@ -194,6 +198,8 @@ class Screenshot:
             height=result["height"],
             scale=result.get("scale"),
             raw=result,
+            state_id=result.get("state_id"),
+            not_drawn=result.get("not_drawn"),
         )
 
 

@@ -264,7 +264,8 @@ class AsyncSession(SessionHandle):
             pass
 
     async def screenshot(self, **options: Any) -> Screenshot:
-        """screenshot's params (full_page, ref, format, quality, max_side, max_pixels…): the image as bytes, with its scale."""
+        """screenshot's params (full_page, ref, format, quality, max_side, max_pixels, annotate, refs…): the image as
+        bytes, with its scale (and with annotate, the state drawn and the refs not drawn)."""
         return Screenshot.from_wire(await self._call("screenshot", options))
 
     async def cancel(self) -> dict[str, Any]:

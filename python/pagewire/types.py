@@ -404,7 +404,7 @@ class ObserveParams(TypedDict, total=False):
 
 
 class ScreenshotParams(TypedDict, total=False):
-    """The params of screenshot: Capture the viewport, the whole page or one element of a tab (PNG or JPEG), with password inputs masked."""
+    """The params of screenshot: Capture the viewport, the whole page or one element of a tab (PNG or JPEG), with password inputs masked; annotate draws the refs of an observation onto it."""
     #: Session id; omitted: the caller's "default" session
     session_id: str
     #: Tab id; omitted: the selected tab
@@ -423,6 +423,10 @@ class ScreenshotParams(TypedDict, total=False):
     max_side: int
     #: Scale down so the image has at most this many pixels
     max_pixels: int
+    #: Label the refs (@12) on it
+    annotate: bool
+    #: With annotate: only these refs
+    refs: list[str]
 
 
 class _ScreenshotResultRequired(TypedDict):
@@ -439,6 +443,10 @@ class ScreenshotResult(_ScreenshotResultRequired, total=False):
     """What screenshot answers."""
     #: Image px per CSS px, when max_side or max_pixels scaled the capture down
     scale: float
+    #: With annotate: the observation whose refs were drawn
+    state_id: str
+    #: With annotate: the refs asked for but not drawn (gone, hidden, or outside the image)
+    not_drawn: list[str]
 
 
 class ScreencastStartParams(TypedDict, total=False):

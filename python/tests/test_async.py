@@ -325,6 +325,8 @@ def test_screenshots_are_bytes_with_their_scale_and_the_safety_surface_is_reacha
                 assert shot.mime == "image/png" and shot.data.startswith(b"\x89PNG")
                 assert shot.scale is not None and 0 < shot.scale < 1
                 assert shot.raw["width"] == shot.width
+                annotated = await session.screenshot(annotate=True, max_side=300)
+                assert annotated.state_id == filled["fresh_state"]["state_id"] and isinstance(annotated.not_drawn, list)
                 log = await session.network()
                 assert isinstance(log["entries"], list)
                 state = await session.storage_state()

@@ -57,6 +57,25 @@ def test_the_sign_in_flow_over_post_rpc(server: Server, pages: Pages) -> None:
         assert subscribe.value.error_type == "invalid_request" and "events.poll" in str(subscribe.value)
         shot = session.screenshot(max_side=200)
         assert shot.data.startswith(b"\x89PNG") and shot.scale is not None
+        assert shot.state_id is None and shot.not_drawn is None
+
+
+def test_an_annotated_screenshot_names_the_state_it_drew(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-annotate") as session:
+        session.tabs.new(url=pages.url("/team-console.html"))
+        with pytest.raises(RpcError) as unobserved:
+            session.screenshot(annotate=True)
+        assert unobserved.value.error_type == "invalid_params" and "observe first" in str(unobserved.value)
+        observed = session.observe()
+        shot = session.screenshot(annotate=True)
+        assert shot.data.startswith(b"\x89PNG")
+        assert shot.state_id == observed["state_id"]
+        assert ref_of(observed, "Export members (CSV)") in (shot.not_drawn or [])
+        only = session.screenshot(annotate=True, refs=[ref_of(observed, "Invite member")], format="jpeg")
+        assert only.mime == "image/jpeg" and only.not_drawn == []
+        with pytest.raises(RpcError) as unknown:
+            session.screenshot(annotate=True, refs=["@999"])
+        assert unknown.value.error_type == "invalid_params" and "@999" in str(unknown.value)
 
 
 def test_a_lone_navigation_needs_no_observation(server: Server, pages: Pages) -> None:

@@ -2,17 +2,21 @@
 // §13): in the page, in same-process and out-of-process frames, and inside open and closed shadow
 // roots. One job per module: the dialog guard (dialog-guard.ts), what to capture across frames
 // (regions.ts), what to mask (password-inputs.ts, secret-masks.ts), masking and unmasking
-// (masks.ts), and the image's own size (image-header.ts). Everything masked is undone in a
-// `finally`, whatever happened to the capture.
+// (masks.ts), the image's own size (image-header.ts), and for an annotated screenshot where refs
+// are now (ref-boxes.ts) and their marks drawn on the image (annotate.ts). Everything masked is
+// undone in a `finally`, whatever happened to the capture.
+import type { Rect } from '../browser/geometry.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { Tab } from '../browser/tab.ts';
 import type { SendOptions } from '../cdp/session.ts';
 import type { KnownSecret } from '../util/redact.ts';
 import { DialogGuard, modalBlockedError } from './dialog-guard.ts';
+import { drawOnImage, placeMarks } from './annotate.ts';
 import { imageSize } from './image-header.ts';
 import { maskDocument, type MaskRun, STEP_TIMEOUT_MS } from './masks.ts';
 import { findPasswordInputs } from './password-inputs.ts';
-import { fitRegion, regionFor } from './regions.ts';
+import { measureRefs, type RefNode } from './ref-boxes.ts';
+import { fitRegion, type Region, regionFor } from './regions.ts';
 
 export interface ScreenshotOptions {
   /** The whole document (captured beyond the viewport), up to MAX_SIDE px on each side. */
@@ -30,6 +34,8 @@ export interface ScreenshotOptions {
   signal?: AbortSignal;
   /** Secrets whose fields and echoes are masked like password inputs (secret-masks.ts). */
   secrets?: readonly KnownSecret[];
+  /** Draw these refs' boxes and labels onto the image, in this order (annotate.ts). */
+  annotate?: readonly RefNode[];
 }
 
 export interface Screenshot {
@@ -41,6 +47,8 @@ export interface Screenshot {
   height: number;
   /** Image px per CSS px, when `fit` scaled the capture down (absent: 1). */
   scale?: number;
+  /** With `annotate`: the refs not drawn (no box now, or outside the image), in the order asked. */
+  notDrawn?: string[];
 }
 
 /** The capture itself; a full-page capture gets longer than one renderer call. */
@@ -51,8 +59,30 @@ export async function captureScreenshot(tab: Tab, worlds: IsolatedWorlds, option
   const pending = tab.dialogs.pending;
   if (pending) throw modalBlockedError(pending);
   const format = options.format ?? 'png';
+  const mime: Screenshot['mime'] = format === 'jpeg' ? 'image/jpeg' : 'image/png';
   const guard = new DialogGuard(tab);
   const step: SendOptions = { timeoutMs: STEP_TIMEOUT_MS, ...(options.signal ? { signal: options.signal } : {}) };
+  const { data, region, boxes } = await captureMasked(tab, worlds, options, guard, step);
+  const size = imageSize(format, data) ?? region.size;
+  const scale = region.clip && region.clip.scale < 1 ? region.clip.scale : undefined;
+  const shot: Screenshot = { mime, data, width: size.width, height: size.height, ...(scale ? { scale } : {}) };
+  if (!options.annotate || !boxes) return shot;
+  // Drawn once the masks are off again: the image holds them, the page need not any longer.
+  const placed = placeMarks(options.annotate.map((node) => node.ref), boxes, capturedArea(region), size);
+  const image = { mime, data, ...(options.quality !== undefined ? { quality: options.quality } : {}) };
+  const drawn = await drawOnImage(tab, worlds, image, placed, guard, { ...step, timeoutMs: CAPTURE_TIMEOUT_MS });
+  return { ...shot, data: drawn, notDrawn: placed.notDrawn };
+}
+
+/** The capture with its masks on (undone in a `finally`), the region it covers, and the refs' boxes to annotate. */
+async function captureMasked(
+  tab: Tab,
+  worlds: IsolatedWorlds,
+  options: ScreenshotOptions,
+  guard: DialogGuard,
+  step: SendOptions,
+): Promise<{ data: string; region: Region; boxes: Map<string, Rect> | undefined }> {
+  const format = options.format ?? 'png';
   const restores: MaskRun['restores'] = [];
   try {
     const [found, inputs] = await Promise.all([
@@ -61,7 +91,11 @@ export async function captureScreenshot(tab: Tab, worlds: IsolatedWorlds, option
     ]);
     const region = options.fit ? fitRegion(found, options.fit) : found;
     const masking: MaskRun = { tab, worlds, guard, step, restores };
-    await Promise.all(inputs.map((doc) => maskDocument(masking, doc)));
+    // Measured after the region, which may have scrolled an element into view.
+    const [boxes] = await Promise.all([
+      options.annotate ? measureRefs(tab, options.annotate, guard, step) : undefined,
+      ...inputs.map((doc) => maskDocument(masking, doc)),
+    ]);
     const { data } = await guard.run(
       tab.session.sendWith({ ...step, timeoutMs: CAPTURE_TIMEOUT_MS }, 'Page.captureScreenshot', {
         format,
@@ -70,19 +104,17 @@ export async function captureScreenshot(tab: Tab, worlds: IsolatedWorlds, option
         ...(region.beyondViewport ? { captureBeyondViewport: true } : {}),
       }),
     );
-    const size = imageSize(format, data) ?? region.size;
-    const scale = region.clip && region.clip.scale < 1 ? region.clip.scale : undefined;
-    return {
-      mime: format === 'jpeg' ? 'image/jpeg' : 'image/png',
-      data,
-      width: size.width,
-      height: size.height,
-      ...(scale ? { scale } : {}),
-    };
+    return { data, region, boxes };
   } finally {
     const undone = Promise.allSettled(restores.map((restore) => restore()));
     // With a dialog open the renderer answers nothing: the restores are queued on the wire and
     // run once the dialog is handled, so they are not waited for here.
     if (!tab.dialogs.pending) await undone;
   }
+}
+
+/** The captured area in page coordinates: the clip, or the viewport (a capture without clip). */
+function capturedArea(region: Region): Rect {
+  const area = region.clip ?? region.viewport;
+  return area ?? { x: 0, y: 0, width: region.size.width, height: region.size.height };
 }

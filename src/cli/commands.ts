@@ -520,25 +520,39 @@ const COMMANDS: Record<string, CommandSpec> = {
   forward: { flags: ACT, arity: [0, 0], run: (cx) => act(cx, 'forward', { action: 'forward' }, { onRefs: false }) },
   reload: { flags: ACT, arity: [0, 0], run: (cx) => act(cx, 'reload', { action: 'reload' }, { onRefs: false }) },
   screenshot: {
-    flags: { full: 'bool', ref: 'value' },
+    flags: { full: 'bool', ref: 'value', annotate: 'bool', refs: 'value' },
     arity: [1, 1],
     run: async (cx) => {
       const file = cx.args.positionals[0]!;
       const target = flagString(cx.args, 'ref');
+      const only = flagString(cx.args, 'refs');
+      // --refs names what --annotate draws: it implies it.
+      const annotate = cx.args.flags.has('annotate') || only !== undefined;
       const saved = cx.state.read();
-      if (target !== undefined && saved.state_id === undefined) {
-        throw new UsageError('--ref needs an observation first: run pagewire observe');
+      if ((target !== undefined || annotate) && saved.state_id === undefined) {
+        throw new UsageError(`--${target !== undefined ? 'ref' : 'annotate'} needs an observation first: run pagewire observe`);
       }
+      const observed = { state_id: saved.state_id!, target_id: saved.target_id! };
       const shot = await cx.session.screenshot({
         ...(cx.tab ? { target_id: cx.tab } : {}),
         ...(/\.jpe?g$/i.test(file) ? { format: 'jpeg' as const } : {}),
         ...(cx.args.flags.has('full') ? { full_page: true } : {}),
-        ...(target !== undefined ? { ref: ref(target), state_id: saved.state_id!, target_id: saved.target_id! } : {}),
+        ...(target !== undefined ? { ref: ref(target), ...observed } : {}),
+        // The refs drawn are those of the observation this CLI printed last.
+        ...(annotate ? { annotate: true, ...observed } : {}),
+        ...(only !== undefined ? { refs: only.split(',').map((r) => ref(r.trim())) } : {}),
       });
       const bytes = Uint8Array.from(atob(shot.data), (c) => c.charCodeAt(0));
       writeFileSync(file, bytes);
-      if (cx.json) printJson({ file, mime: shot.mime, width: shot.width, height: shot.height, bytes: bytes.length });
-      else out(`${file}: ${shot.mime} ${shot.width}x${shot.height}, ${bytes.length} bytes`);
+      const drawn = shot.state_id !== undefined ? { state_id: shot.state_id, not_drawn: shot.not_drawn ?? [] } : {};
+      if (cx.json) printJson({ file, mime: shot.mime, width: shot.width, height: shot.height, bytes: bytes.length, ...drawn });
+      else {
+        out(`${file}: ${shot.mime} ${shot.width}x${shot.height}, ${bytes.length} bytes`);
+        if (shot.state_id !== undefined) {
+          const missing = shot.not_drawn ?? [];
+          out(`refs of ${shot.state_id} drawn${missing.length > 0 ? `; not drawn (gone, hidden or outside): ${missing.join(' ')}` : ''}`);
+        }
+      }
       return EXIT_OK;
     },
   },

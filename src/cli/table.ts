@@ -31,7 +31,11 @@ const CLIENT_COMMANDS: ReadonlyArray<readonly [name: string, usage: string, summ
   ['back', 'back', 'go back in history'],
   ['forward', 'forward', 'go forward in history'],
   ['reload', 'reload', 'reload the page'],
-  ['screenshot', 'screenshot FILE [--full] [--ref REF]', 'save a PNG (or JPEG for .jpg) of the viewport'],
+  [
+    'screenshot',
+    'screenshot FILE [--full] [--ref REF] [--annotate] [--refs @1,@2]',
+    'save a PNG (or JPEG for .jpg); --annotate draws the refs on it',
+  ],
   ['tabs', 'tabs [new URL | select ID | close ID]', 'list, open, select or close tabs'],
   ['dialog', 'dialog accept|dismiss [TEXT]', 'answer a pending alert/confirm/prompt'],
   ['events', 'events [--follow] [--kinds K,K] [--all]', 'print the events since the last `events`'],

@@ -9,6 +9,8 @@ type Obj = Record<string, unknown>;
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value));
 const quote = (value: unknown): string => JSON.stringify(str(value));
+/** Refs an annotated screenshot's text names as not drawn; structuredContent has them all. */
+const NOT_DRAWN_LISTED = 20;
 
 /**
  * An observation (observe's result, an act's fresh_state, wait's or a new tab's). Its ids are said
@@ -268,7 +270,20 @@ export function screenshotText(result: Obj, params: Obj): string {
   const what = params['ref'] ? `element ${str(params['ref'])}` : params['full_page'] ? 'whole page' : 'viewport';
   const scale = typeof result['scale'] === 'number' ? result['scale'] : undefined;
   const size = `${str(result['width'])}×${str(result['height'])} ${str(result['mime'])} of the ${what}`;
-  return scale
+  const text = scale
     ? `${size}, scaled down by ${scale} to fit host image limits: divide image px by ${scale} for CSS px (act x,y are CSS px)`
     : `${size}; image px = CSS px (act x,y)`;
+  return result['state_id'] === undefined ? text : `${text}\n${annotationText(result, params)}`;
+}
+
+/** How many refs an annotated screenshot shows, of which state, and those it could not draw. */
+function annotationText(result: Obj, params: Obj): string {
+  const missing = (result['not_drawn'] as string[] | undefined) ?? [];
+  const asked = params['refs'] as string[] | undefined;
+  const what = asked ? `${new Set(asked).size - missing.length} of the ${new Set(asked).size} refs asked` : `the refs`;
+  const drawn = `drawn: ${what} of state ${str(result['state_id'])}, each box labelled with its ref at its top-left`;
+  if (missing.length === 0) return drawn;
+  const shown = missing.slice(0, NOT_DRAWN_LISTED).join(' ');
+  const more = missing.length > NOT_DRAWN_LISTED ? ` and ${missing.length - NOT_DRAWN_LISTED} more` : '';
+  return `${drawn}; not drawn (gone, hidden or outside the image): ${shown}${more}`;
 }

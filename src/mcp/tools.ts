@@ -203,7 +203,8 @@ export const TOOLS: readonly ToolSpec[] = [
     annotations: READ,
     methods: 'screenshot',
     onSession: true,
-    hidden: ['max_side', 'max_pixels'],
+    // refs is taken but not listed: annotate alone serves a model, and tools/list stays small.
+    hidden: ['max_side', 'max_pixels', 'refs'],
     async run(call) {
       return call.wire('screenshot', { max_side: SCREENSHOT_MAX_SIDE, max_pixels: SCREENSHOT_MAX_PIXELS, ...call.args });
     },

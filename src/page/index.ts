@@ -3,6 +3,7 @@
 // functions by name. Every function here is self-contained but for the DOM and the other names
 // of this module (PAGE_API and PAGE_HELPERS), which are in scope wherever it runs: nothing else
 // of the server is.
+import { drawMarks } from './annotate.ts';
 import { axProbes } from './ax-probes.ts';
 import { armCondition, conditionHolds, expectText, onEveryChange, takeConditionWatch, waitInPage } from './conditions.ts';
 import { factBits, pageFacts, pseudoFacts } from './facts.ts';
@@ -38,6 +39,7 @@ export const PAGE_API = {
   coversAt,
   dispatchCancel,
   dismissOf,
+  drawMarks,
   expectText,
   fileInputInfo,
   focusPrepared,
@@ -77,6 +79,7 @@ export const PAGE_HELPERS = {
 
 export type PageApi = typeof PAGE_API;
 
+export type { Mark, MarkStyle } from './annotate.ts';
 export type { Focused, Preparation } from './focus.ts';
 export { factBits } from './facts.ts';
 export type { FactRecord, FactsAnswer, PseudoFact } from './facts.ts';

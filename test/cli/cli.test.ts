@@ -264,6 +264,35 @@ s('events prints what happened since the last look, once; a dialog is answered w
   assert.ok(listed.tabs.some((t) => t.selected && t.url.endsWith('/alert.html')));
 });
 
+s('screenshot --annotate draws the refs of the observation printed last; --refs only those; without an observation: usage', async () => {
+  const fresh = await newSession('cli-annotate-none');
+  const none = await cli(fresh, 'screenshot', join(stateHome, 'none.png'), '--annotate');
+  assert.is(none.code, 2, 'a usage error');
+  assert.match(none.stderr, /--annotate needs an observation first/);
+
+  const session = await newSession('cli-annotate');
+  const opened = await cli(session, 'open', fixtures.url('/team-console.html'));
+  const invite = refIn(opened.stdout, /button "Invite member"/);
+  const exportRef = refIn(opened.stdout, /button "Export members \(CSV\)"/);
+  const file = join(stateHome, 'annotated.png');
+  const shot = await cli(session, 'screenshot', file, '--annotate');
+  assert.is(shot.code, 0, shot.stderr);
+  assert.match(
+    shot.stdout,
+    /annotated\.png: image\/png \d+x\d+, \d+ bytes\nrefs of st_\S+ drawn; not drawn \(gone, hidden or outside\): .*@/,
+  );
+  assert.match(shot.stdout, new RegExp(`not drawn.*${exportRef}\\b`), 'the button below the fold is named');
+  assert.equal([...readFileSync(file).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  const only = await cli(session, 'screenshot', file, '--refs', invite, '--json');
+  assert.is(only.code, 0, only.stderr);
+  const answer = JSON.parse(only.stdout) as { state_id: string; not_drawn: string[] };
+  assert.equal(answer.not_drawn, []);
+  assert.match(answer.state_id, /^st_/);
+  const unknown = await cli(session, 'screenshot', file, '--refs', '@999');
+  assert.is(unknown.code, 3);
+  assert.match(unknown.stderr, /@999 is not a ref of state/);
+});
+
 s('the command table: no command or only flags is serve; mcp prints its help on stderr; help lists every command', async () => {
   const help = await runCli(['help'], {});
   assert.is(help.code, 0);

@@ -175,6 +175,25 @@ s('a big page in parts: observe with max_bytes, then its cursor, every element o
   }
 });
 
+s('an annotated screenshot through the SDK: state_id and not_drawn typed as the wire has them', async () => {
+  const client = await connect(server.url);
+  try {
+    const session = await client.createSession({ name: 'sdk-annotate' });
+    sessions.push(session.id!);
+    const { observation } = await session.tabs.new({ url: fixtures.url('/team-console.html'), observe: true });
+    const shot = await session.screenshot({
+      annotate: true,
+      refs: [refOf(observation!, 'Invite member'), refOf(observation!, 'Export members (CSV)')],
+    });
+    assert.is(shot.state_id, observation!.state_id);
+    assert.equal(shot.not_drawn, [refOf(observation!, 'Export members (CSV)')]);
+    const refused = await session.screenshot({ annotate: true, refs: ['@999'] }).then(() => undefined, (e: RpcError) => e);
+    assert.is(refused?.error_type, 'invalid_params');
+  } finally {
+    client.close();
+  }
+});
+
 s('the network log and storage state through the SDK: a signed-in state moves to a new session', async () => {
   const client = await connect(server.url);
   try {

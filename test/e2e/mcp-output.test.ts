@@ -126,6 +126,7 @@ s('a tour of every tool: each structured result validates in draft-07 and 2020-1
     o = await call('browser_observe');
     await call('browser_screenshot', { ref: refIn(treeOf(o), 'Delete account') });
     await call('browser_screenshot', { full_page: true });
+    await call('browser_screenshot', { annotate: true });
     await call('browser_cancel');
     await call('browser_wait', { text: 'Delete account', timeout_ms: 5_000 });
     await call('browser_wait', { selector: '#never-there', timeout_ms: 200 });

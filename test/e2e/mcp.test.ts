@@ -177,6 +177,23 @@ function flows(name: string, open: () => Promise<McpDoor>): void {
     assert.is(occurrences(JSON.stringify(shot), image.data!), 1, 'the base64 appears once in the whole result');
   });
 
+  s('an annotated screenshot names the observation whose refs it drew, and the refs it could not draw', async () => {
+    const observed = await openApp(door);
+    const ref = refIn(tree(observed), 'Sign in');
+    const shot = await door.call('browser_screenshot', { annotate: true });
+    assert.is(shot.isError, false, textOf(shot));
+    imageOf(shot);
+    const s = shot.structuredContent!;
+    assert.is(s['state_id'], observed.structuredContent!['state_id']);
+    assert.ok(Array.isArray(s['not_drawn']), 'not_drawn is listed');
+    assert.match(textOf(shot), new RegExp(`drawn: the refs of state ${String(s['state_id'])}`));
+    const only = await door.call('browser_screenshot', { annotate: true, refs: [ref] });
+    assert.match(textOf(only), /drawn: 1 of the 1 refs asked/);
+    const unknown = await door.call('browser_screenshot', { annotate: true, refs: ['@999'] });
+    assert.is(unknown.isError, true);
+    assert.match(textOf(unknown), /@999 is not a ref of state/);
+  });
+
   s("an act's screenshot: the bytes in the image block only, structuredContent.screenshot names it", async () => {
     await openApp(door);
     const acted = await door.call('browser_act', { action: 'scroll', delta_y: 40, screenshot: 'always' });
@@ -437,7 +454,7 @@ http(
       // The screenshot's outputSchema is the wire result's, with image_content where the bytes were.
       const output = tools.find((tool) => tool['name'] === 'browser_screenshot')!['outputSchema'] as { anyOf: JsonObject[] };
       const fields = output.anyOf[0]!['properties'] as JsonObject;
-      assert.equal(Object.keys(fields).sort(), ['height', 'image_content', 'mime', 'scale', 'width']);
+      assert.equal(Object.keys(fields).sort(), ['height', 'image_content', 'mime', 'not_drawn', 'scale', 'state_id', 'width']);
       assert.equal(output.anyOf[0]!['required'], ['mime', 'width', 'height', 'image_content']);
     }),
 );

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { IdsSaid } from '../../src/mcp/ids-said.ts';
-import { actText, observationText } from '../../src/mcp/render.ts';
+import { actText, observationText, screenshotText } from '../../src/mcp/render.ts';
 
 const s = suite('mcp render');
 
@@ -82,6 +82,18 @@ s('a conversation reads each tab and session id once, the default session never,
   // The default session is never named; moving to it names its tab.
   assert.is(first({ ...observation, state_id: 'st_6', session_id: 'S0' }), 'state_id st_6 · tab T1');
   assert.is(first({ ...observation, state_id: 'st_7', session_id: 'S1' }), 'state_id st_7 · tab T1 · session S1');
+});
+
+s('an annotated screenshot names its state and the refs not drawn, the first few of a long list', () => {
+  const base = { mime: 'image/png', width: 1280, height: 720, image_content: 1 };
+  assert.is(screenshotText(base, {}), '1280×720 image/png of the viewport; image px = CSS px (act x,y)');
+  const all = screenshotText({ ...base, state_id: 'st_a_1', not_drawn: [] }, { annotate: true });
+  assert.match(all, /\ndrawn: the refs of state st_a_1, each box labelled with its ref at its top-left$/);
+  const some = screenshotText({ ...base, state_id: 'st_a_1', not_drawn: ['@3'] }, { annotate: true, refs: ['@1', '@3'] });
+  assert.match(some, /drawn: 1 of the 2 refs asked of state st_a_1.*; not drawn \(gone, hidden or outside the image\): @3$/);
+  const many = Array.from({ length: 45 }, (_, i) => `@${i + 1}`);
+  const long = screenshotText({ ...base, state_id: 'st_a_1', not_drawn: many }, { annotate: true });
+  assert.ok(long.endsWith('@20 and 25 more'), long);
 });
 
 s.run();
