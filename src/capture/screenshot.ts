@@ -1,17 +1,16 @@
 // Screenshots of a tab (PROTOCOL.md §10) with every password input and shown secret masked (§11,
 // §13): in the page, in same-process and out-of-process frames, and inside open and closed shadow
 // roots. One job per module: the dialog guard (dialog-guard.ts), what to capture across frames
-// (regions.ts), what to mask (password-inputs.ts, secret-masks.ts), masking and unmasking
-// (masks.ts), and the image's own size (image-header.ts). Everything masked is undone in a
-// `finally`, whatever happened to the capture.
+// (regions.ts), what to mask and masking it (capture-masks.ts), and the image's own size
+// (image-header.ts). Everything masked is undone in a `finally`, whatever happened to the capture.
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { Tab } from '../browser/tab.ts';
 import type { SendOptions } from '../cdp/session.ts';
 import type { KnownSecret } from '../util/redact.ts';
 import { DialogGuard, modalBlockedError } from './dialog-guard.ts';
 import { imageSize } from './image-header.ts';
-import { maskDocument, type MaskRun, STEP_TIMEOUT_MS } from './masks.ts';
-import { findPasswordInputs } from './password-inputs.ts';
+import { CaptureMasks } from './capture-masks.ts';
+import { SCREEN_MASK, STEP_TIMEOUT_MS } from './masks.ts';
 import { fitRegion, regionFor } from './regions.ts';
 
 export interface ScreenshotOptions {
@@ -53,15 +52,10 @@ export async function captureScreenshot(tab: Tab, worlds: IsolatedWorlds, option
   const format = options.format ?? 'png';
   const guard = new DialogGuard(tab);
   const step: SendOptions = { timeoutMs: STEP_TIMEOUT_MS, ...(options.signal ? { signal: options.signal } : {}) };
-  const restores: MaskRun['restores'] = [];
+  const masks = new CaptureMasks({ tab, worlds, guard, step, look: SCREEN_MASK });
   try {
-    const [found, inputs] = await Promise.all([
-      regionFor(tab, options, guard, step),
-      findPasswordInputs(tab, guard, step, options.secrets ?? []),
-    ]);
+    const [found] = await Promise.all([regionFor(tab, options, guard, step), masks.apply(options.secrets ?? [])]);
     const region = options.fit ? fitRegion(found, options.fit) : found;
-    const masking: MaskRun = { tab, worlds, guard, step, restores };
-    await Promise.all(inputs.map((doc) => maskDocument(masking, doc)));
     const { data } = await guard.run(
       tab.session.sendWith({ ...step, timeoutMs: CAPTURE_TIMEOUT_MS }, 'Page.captureScreenshot', {
         format,
@@ -80,9 +74,6 @@ export async function captureScreenshot(tab: Tab, worlds: IsolatedWorlds, option
       ...(scale ? { scale } : {}),
     };
   } finally {
-    const undone = Promise.allSettled(restores.map((restore) => restore()));
-    // With a dialog open the renderer answers nothing: the restores are queued on the wire and
-    // run once the dialog is handled, so they are not waited for here.
-    if (!tab.dialogs.pending) await undone;
+    await masks.remove();
   }
 }
