@@ -325,6 +325,11 @@ def test_screenshots_are_bytes_with_their_scale_and_the_safety_surface_is_reacha
                 assert shot.mime == "image/png" and shot.data.startswith(b"\x89PNG")
                 assert shot.scale is not None and 0 < shot.scale < 1
                 assert shot.raw["width"] == shot.width
+                pdf = await session.pdf(landscape=True, paper="letter")
+                assert pdf["pages"] >= 1
+                with open(pdf["path"], "rb") as file:
+                    printed = file.read()
+                assert printed.startswith(b"%PDF-") and len(printed) == pdf["size"] and secret.encode() not in printed
                 log = await session.network()
                 assert isinstance(log["entries"], list)
                 state = await session.storage_state()
