@@ -443,11 +443,11 @@ class PagePdfParams(TypedDict, total=False):
     session_id: str
     #: Tab id; omitted: the selected tab
     target_id: str
-    #: Turn the sheet (default portrait)
+    #: Landscape (default portrait)
     landscape: bool
-    #: The sheet size (default letter)
+    #: Sheet size (default letter)
     paper: Literal["letter", "legal", "tabloid", "a5", "a4", "a3"]
-    #: Only these pages, like "1-3, 5" (default all)
+    #: Pages, like "1-3, 5" (default all)
     ranges: str
 
 

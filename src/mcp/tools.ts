@@ -220,9 +220,9 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: 'browser_pdf',
-    description: `Print a tab to a PDF file (paper letter|legal|tabloid|a5|a4|a3, landscape, ranges like "1-3, 5"), password ` +
-      `fields and secrets masked. A PDF up to ${PDF_EMBED_MAX_BYTES / 1024 / 1024} MiB comes embedded as a resource; the text always ` +
-      "gives the file's path on the server's machine.",
+    description: `Print a tab to a PDF file, password fields and secrets masked. Up to ${
+      PDF_EMBED_MAX_BYTES / 1024 / 1024
+    } MiB it comes embedded as a resource; the text gives its path.`,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     methods: 'page.pdf',
     onSession: true,

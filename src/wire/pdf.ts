@@ -30,9 +30,9 @@ export const pagePdf = wireMethod({
     .object({
       session_id: sessionIdField,
       target_id: targetIdField,
-      landscape: z.boolean().optional().describe('Turn the sheet (default portrait)'),
-      paper: z.enum(PDF_PAPERS).optional().describe('The sheet size (default letter)'),
-      ranges: pageRangesField.optional().describe('Only these pages, like "1-3, 5" (default all)'),
+      landscape: z.boolean().optional().describe('Landscape (default portrait)'),
+      paper: z.enum(PDF_PAPERS).optional().describe('Sheet size (default letter)'),
+      ranges: pageRangesField.optional().describe('Pages, like "1-3, 5" (default all)'),
     })
     .strict(),
   result: z.object({

@@ -246,7 +246,7 @@ s('events prints what happened since the last look, once; a dialog is answered w
   assert.ok(listed.tabs.some((t) => t.selected && t.url.endsWith('/alert.html')));
 });
 
-s('pdf copies the print to FILE, or names the server\'s file; a bad paper is the server\'s invalid_params (exit 3)', async () => {
+s("pdf copies the print to FILE, or names the server's file; a bad paper is the server's invalid_params (exit 3)", async () => {
   const session = await newSession('cli-pdf');
   assert.is((await cli(session, 'open', fixtures.url('/invoice.html'))).code, 0);
   const file = join(stateHome, 'invoice.pdf');

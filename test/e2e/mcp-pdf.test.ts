@@ -50,7 +50,9 @@ s('a PDF past the limit: named by its path only', async () => {
   const fixtures = await fixtureServer();
   const opened = await door.call('browser_tabs', { action: 'new', url: fixtures.url('/gallery.html') });
   assert.is(opened.isError, false, textOf(opened));
-  const { tabs } = await door.call('browser_tabs', { action: 'list' }).then((r) => r.structuredContent as { tabs: Array<{ target_id: string; selected: boolean }> });
+  const { tabs } = await door.call('browser_tabs', { action: 'list' }).then((r) =>
+    r.structuredContent as { tabs: Array<{ target_id: string; selected: boolean }> }
+  );
   await evaluate(
     server,
     tabs.find((t) => t.selected)!.target_id,

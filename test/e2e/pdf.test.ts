@@ -111,42 +111,45 @@ s('bad paper, malformed ranges, a page past the end, a path: invalid_params; not
   assert.is(readdirSync(folder).length, before, 'no file for a refused call');
 });
 
-s('a secret typed into a field and echoed by the page, and a typed password shown by the page: not in the PDF, masks gone after', async () => {
-  const targetId = await open('/vault-signin.html');
-  let o = await client.call<Observation>('observe', { session_id: sessionId });
-  const typed = await client.call<ActResult>('act', {
-    session_id: sessionId,
-    state_id: o.state_id,
-    action: 'type',
-    ref: ref(o, 'API token'),
-    secret: 'ACME_TOKEN',
-  });
-  assert.is(typed.status, 'completed', typed.error_text);
-  // The page shows it in the field, echoes it in its text and copies it into its title.
-  const plain = await unmaskedPrint(targetId);
-  assert.ok(pdfText(plain).includes(TOKEN), 'an unmasked print shows the token');
-  const { bytes } = await print({ target_id: targetId });
-  assert.not.ok(pdfText(bytes).includes(TOKEN.slice(0, 8)), 'no part of the token in the text');
-  assert.not.ok(bytes.includes(TOKEN.slice(0, 8)), 'nor in the file (the title in its metadata)');
-  assert.ok(pdfText(bytes).includes('Sign in to your account'), 'the rest of the page is printed');
-  assert.is(await evaluate(server, targetId, `document.getElementById('preview').getAttribute('style')`), null, 'inline masks undone');
+s(
+  'a secret typed into a field and echoed by the page, and a typed password shown by the page: not in the PDF, masks gone after',
+  async () => {
+    const targetId = await open('/vault-signin.html');
+    let o = await client.call<Observation>('observe', { session_id: sessionId });
+    const typed = await client.call<ActResult>('act', {
+      session_id: sessionId,
+      state_id: o.state_id,
+      action: 'type',
+      ref: ref(o, 'API token'),
+      secret: 'ACME_TOKEN',
+    });
+    assert.is(typed.status, 'completed', typed.error_text);
+    // The page shows it in the field, echoes it in its text and copies it into its title.
+    const plain = await unmaskedPrint(targetId);
+    assert.ok(pdfText(plain).includes(TOKEN), 'an unmasked print shows the token');
+    const { bytes } = await print({ target_id: targetId });
+    assert.not.ok(pdfText(bytes).includes(TOKEN.slice(0, 8)), 'no part of the token in the text');
+    assert.not.ok(bytes.includes(TOKEN.slice(0, 8)), 'nor in the file (the title in its metadata)');
+    assert.ok(pdfText(bytes).includes('Sign in to your account'), 'the rest of the page is printed');
+    assert.is(await evaluate(server, targetId, `document.getElementById('preview').getAttribute('style')`), null, 'inline masks undone');
 
-  const invoice = await open('/invoice.html');
-  o = await client.call<Observation>('observe', { session_id: sessionId });
-  const filled = await client.call<ActResult>('act', {
-    session_id: sessionId,
-    state_id: o.state_id,
-    actions: [{ action: 'fill', ref: ref(o, 'Account PIN'), text: PIN }, { action: 'check', ref: ref(o, 'Show PIN'), checked: true }],
-  });
-  assert.is(filled.status, 'completed', filled.error_text);
-  assert.ok(pdfText(await unmaskedPrint(invoice)).includes(PIN), 'an unmasked print shows the PIN (field and echo)');
-  const masked = await print({ target_id: invoice });
-  assert.not.ok(pdfText(masked.bytes).includes(PIN.slice(0, 5)), 'the PIN is in no text of the PDF');
-  assert.not.ok(masked.bytes.includes(PIN.slice(0, 5)));
-  // The field (a text field now, holding a typed password) was masked inline: undone.
-  assert.is(await evaluate(server, invoice, `document.getElementById('pin').getAttribute('style')`), null);
-  assert.is(await evaluate(server, invoice, `document.getElementById('pin').value`), PIN);
-});
+    const invoice = await open('/invoice.html');
+    o = await client.call<Observation>('observe', { session_id: sessionId });
+    const filled = await client.call<ActResult>('act', {
+      session_id: sessionId,
+      state_id: o.state_id,
+      actions: [{ action: 'fill', ref: ref(o, 'Account PIN'), text: PIN }, { action: 'check', ref: ref(o, 'Show PIN'), checked: true }],
+    });
+    assert.is(filled.status, 'completed', filled.error_text);
+    assert.ok(pdfText(await unmaskedPrint(invoice)).includes(PIN), 'an unmasked print shows the PIN (field and echo)');
+    const masked = await print({ target_id: invoice });
+    assert.not.ok(pdfText(masked.bytes).includes(PIN.slice(0, 5)), 'the PIN is in no text of the PDF');
+    assert.not.ok(masked.bytes.includes(PIN.slice(0, 5)));
+    // The field (a text field now, holding a typed password) was masked inline: undone.
+    assert.is(await evaluate(server, invoice, `document.getElementById('pin').getAttribute('style')`), null);
+    assert.is(await evaluate(server, invoice, `document.getElementById('pin').value`), PIN);
+  },
+);
 
 s('a pending dialog: modal_blocked at once; printing works again once it is handled', async () => {
   const targetId = await open('/invoice.html');
