@@ -491,12 +491,12 @@ async function toolsOfInstance(server: TestServer, headers: Record<string, strin
 }
 
 http(
-  'a tools/call request gets an instance with only the tool it calls; a listing, or a name the host does not know, all ten',
+  'a tools/call request gets an instance with only the tool it calls; a listing, or a name the host does not know, all eleven',
   async () => {
     const server = await httpServer();
     assert.equal(await toolsOfInstance(server, { 'mcp-method': 'tools/call', 'mcp-name': 'browser_observe' }), ['browser_observe']);
-    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/list' })).length, 10);
-    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/call', 'mcp-name': 'browser_nope' })).length, 10);
+    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/list' })).length, 11);
+    assert.equal((await toolsOfInstance(server, { 'mcp-method': 'tools/call', 'mcp-name': 'browser_nope' })).length, 11);
   },
 );
 
