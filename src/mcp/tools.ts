@@ -220,9 +220,9 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: 'browser_pdf',
-    description: `Print a tab to a PDF file, password fields and secrets masked. Up to ${
+    description: `Print a tab to a PDF file (password fields and secrets masked): embedded up to ${
       PDF_EMBED_MAX_BYTES / 1024 / 1024
-    } MiB it comes embedded as a resource; the text gives its path.`,
+    } MiB, else its path.`,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     methods: 'page.pdf',
     onSession: true,
