@@ -7,24 +7,23 @@ import { containsSecret, type KnownSecret } from '../util/redact.ts';
 
 /** One byte, one char (windows-1252 is a single-byte encoding): offsets in the text are byte offsets. */
 const BYTES_AS_TEXT = new TextDecoder('windows-1252');
-const STREAM_START = /\bstream\r?\n/g;
 const STREAM_END = 'endstream';
 /** A page object, not the page tree's `/Type /Pages` nodes. */
 const PAGE_TYPE = /\/Type\s*\/Page(?![A-Za-z0-9#._-])/g;
-/** `<…>` hex strings (a `<<` opens a dictionary instead). */
-const HEX_STRING = /(?<!<)<([0-9A-Fa-f\s]*)>/g;
+/** `<…>` hex strings (a `<<` opens a dictionary instead). A fresh regex per use: a global one keeps its lastIndex. */
+const hexStrings = () => /(?<!<)<([0-9A-Fa-f\s]*)>/g;
 const STAR = 0x2a;
 
 /** The parts of the file between its streams, with their offsets. */
 function* outsideStreams(text: string): Generator<{ at: number; text: string }> {
+  const streamStart = /\bstream\r?\n/g;
   let from = 0;
-  STREAM_START.lastIndex = 0;
-  for (let match = STREAM_START.exec(text); match; match = STREAM_START.exec(text)) {
+  for (let match = streamStart.exec(text); match; match = streamStart.exec(text)) {
     yield { at: from, text: text.slice(from, match.index) };
-    const end = text.indexOf(STREAM_END, STREAM_START.lastIndex);
+    const end = text.indexOf(STREAM_END, streamStart.lastIndex);
     if (end === -1) return;
     from = end + STREAM_END.length;
-    STREAM_START.lastIndex = from;
+    streamStart.lastIndex = from;
   }
   yield { at: from, text: text.slice(from) };
 }
@@ -100,14 +99,14 @@ export function hidePdfSecrets(bytes: Uint8Array, secrets: readonly KnownSecret[
     for (let i = from; i < to; i++) out[i] = fill(i - from);
   };
   for (const part of outsideStreams(BYTES_AS_TEXT.decode(bytes))) {
-    HEX_STRING.lastIndex = 0;
-    for (let match = HEX_STRING.exec(part.text); match; match = HEX_STRING.exec(part.text)) {
+    const hex = hexStrings();
+    for (let match = hex.exec(part.text); match; match = hex.exec(part.text)) {
       const { text, utf16 } = hexText(match[1]!);
       if (!holds(text)) continue;
       // FEFF then 002A per character, or 2A per byte; spaces (allowed in a hex string) after.
-      const hex = utf16 ? 'FEFF' + '002A'.repeat(text.length) : '2A'.repeat(text.length);
+      const stars = utf16 ? 'FEFF' + '002A'.repeat(text.length) : '2A'.repeat(text.length);
       const start = part.at + match.index + 1;
-      star(start, start + match[1]!.length, (k) => (k < hex.length ? hex.charCodeAt(k) : 0x20));
+      star(start, start + match[1]!.length, (k) => (k < stars.length ? stars.charCodeAt(k) : 0x20));
     }
     for (let open = part.text.indexOf('('); open !== -1; open = part.text.indexOf('(', open + 1)) {
       const literal = literalAt(part.text, open);
