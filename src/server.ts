@@ -33,6 +33,9 @@ import { SessionRegistry } from './sessions/registry.ts';
 import { SessionDownloads } from './sessions/session-downloads.ts';
 import { DownloadFolders, NodeDownloadFiles } from './runtime/download-files.ts';
 import { downloadMethods } from './rpc/methods/downloads.ts';
+import { pdfMethods } from './rpc/methods/pdf.ts';
+import { SessionFiles } from './runtime/saved-files.ts';
+import { nodeFileReader } from './runtime/text-files.ts';
 import { DEFAULT_MAX_RECORDS as STATES_PER_SESSION, KEPT_FOR_CLOSED_TABS, KEPT_PER_TAB } from './observe/state-store.ts';
 import { networkMethods } from './rpc/methods/network.ts';
 import { redactMethodOutputs } from './rpc/output-redaction.ts';
@@ -170,6 +173,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     ...tabMethods(registry, { maxTabsPerSession: config.maxTabsPerSession }),
     ...observeMethods(registry),
     ...screenshotMethods(registry),
+    ...pdfMethods(registry, new SessionFiles(folders)),
     ...screencastMethods(registry, screencasts),
     ...eventMethods(registry, hub),
     ...actMethods({ registry, uploads, secrets, screenshot: screenshotForAct }),
@@ -203,6 +207,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     version: VERSION,
     maxBytes: config.mcpMaxBytes,
     log: log.child('mcp'),
+    files: nodeFileReader,
     ...(options.stdioPrincipal ? { stdioPrincipal: options.stdioPrincipal } : {}),
   });
   let closing: Promise<void> | undefined;

@@ -268,6 +268,19 @@ class AsyncSession(SessionHandle):
         bytes, with its scale (and with annotate, the state drawn and the refs not drawn)."""
         return Screenshot.from_wire(await self._call("screenshot", options))
 
+    async def pdf(
+        self,
+        *,
+        landscape: bool | None = None,
+        paper: str | None = None,
+        ranges: str | None = None,
+        target_id: str | None = None,
+    ) -> wire.PagePdfResult:
+        """The tab printed to a new PDF in the session's downloads folder on the server's machine
+        (password inputs and secrets masked): its ``path``, ``size`` and ``pages``. Not sent again
+        after a drop (each call writes a file)."""
+        return await self._call("page.pdf", {"landscape": landscape, "paper": paper, "ranges": ranges, "target_id": target_id})
+
     async def cancel(self) -> dict[str, Any]:
         """Interrupts the session's running call (whichever client made it)."""
         return await self._call("cancel", {})

@@ -180,6 +180,18 @@ class Session(SessionHandle):
     def screenshot(self, **options: Any) -> Screenshot:
         return Screenshot.from_wire(self._call("screenshot", options))
 
+    def pdf(
+        self,
+        *,
+        landscape: bool | None = None,
+        paper: str | None = None,
+        ranges: str | None = None,
+        target_id: str | None = None,
+    ) -> wire.PagePdfResult:
+        """The tab printed to a new PDF in the session's downloads folder on the server's machine
+        (password inputs and secrets masked): its ``path``, ``size`` and ``pages``."""
+        return self._call("page.pdf", {"landscape": landscape, "paper": paper, "ranges": ranges, "target_id": target_id})
+
     def cancel(self) -> dict[str, Any]:
         return self._call("cancel", {})
 

@@ -449,6 +449,30 @@ class ScreenshotResult(_ScreenshotResultRequired, total=False):
     not_drawn: list[str]
 
 
+class PagePdfParams(TypedDict, total=False):
+    """The params of page.pdf: Print a tab to a PDF file in the session's downloads folder, with password inputs and secrets masked."""
+    #: Session id; omitted: the caller's "default" session
+    session_id: str
+    #: Tab id; omitted: the selected tab
+    target_id: str
+    #: Landscape (default portrait)
+    landscape: bool
+    #: Sheet size (default letter)
+    paper: Literal["letter", "legal", "tabloid", "a5", "a4", "a3"]
+    #: Pages, like "1-3, 5" (default all)
+    ranges: str
+
+
+class PagePdfResult(TypedDict):
+    """What page.pdf answers."""
+    #: The PDF's absolute path, in the session's downloads folder
+    path: str
+    #: Its length in bytes
+    size: int
+    #: The number of pages in it
+    pages: int
+
+
 class ScreencastStartParams(TypedDict, total=False):
     """The params of screencast.start: Stream a tab to this connection as `screencast` events (JPEG, password inputs masked) until screencast.stop or the connection closes; a slow reader gets fewer frames, never a queue."""
     #: Session id; omitted: the caller's "default" session
@@ -1279,7 +1303,7 @@ RpcDiscoverResult = OpenRpcDocument
 CdpSendResult = dict[str, Any]
 
 
-MethodName = Literal["session.create", "session.list", "session.close", "session.storage_state", "tabs.list", "tabs.new", "tabs.select", "tabs.close", "frames.list", "frames.select", "observe", "screenshot", "screencast.start", "screencast.stop", "events.subscribe", "events.unsubscribe", "events.poll", "act", "cancel", "wait", "dialog.handle", "file_chooser.resolve", "downloads.list", "network.list", "server.info", "rpc.discover", "cdp.send"]
+MethodName = Literal["session.create", "session.list", "session.close", "session.storage_state", "tabs.list", "tabs.new", "tabs.select", "tabs.close", "frames.list", "frames.select", "observe", "screenshot", "page.pdf", "screencast.start", "screencast.stop", "events.subscribe", "events.unsubscribe", "events.poll", "act", "cancel", "wait", "dialog.handle", "file_chooser.resolve", "downloads.list", "network.list", "server.info", "rpc.discover", "cdp.send"]
 
 
 #: Every method: its params and result types.
@@ -1296,6 +1320,7 @@ METHODS: dict[str, tuple[Any, Any]] = {
     "frames.select": (FramesSelectParams, FramesSelectResult),
     "observe": (ObserveParams, ObserveResult),
     "screenshot": (ScreenshotParams, ScreenshotResult),
+    "page.pdf": (PagePdfParams, PagePdfResult),
     "screencast.start": (ScreencastStartParams, ScreencastStartResult),
     "screencast.stop": (ScreencastStopParams, ScreencastStopResult),
     "events.subscribe": (EventsSubscribeParams, EventsSubscribeResult),

@@ -327,6 +327,11 @@ def test_screenshots_are_bytes_with_their_scale_and_the_safety_surface_is_reacha
                 assert shot.raw["width"] == shot.width
                 annotated = await session.screenshot(annotate=True, max_side=300)
                 assert annotated.state_id == filled["fresh_state"]["state_id"] and isinstance(annotated.not_drawn, list)
+                pdf = await session.pdf(landscape=True, paper="letter")
+                assert pdf["pages"] >= 1
+                with open(pdf["path"], "rb") as file:
+                    printed = file.read()
+                assert printed.startswith(b"%PDF-") and len(printed) == pdf["size"] and secret.encode() not in printed
                 log = await session.network()
                 assert isinstance(log["entries"], list)
                 state = await session.storage_state()

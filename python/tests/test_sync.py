@@ -78,6 +78,19 @@ def test_an_annotated_screenshot_names_the_state_it_drew(server: Server, pages: 
         assert unknown.value.error_type == "invalid_params" and "@999" in str(unknown.value)
 
 
+def test_pdf_prints_the_tab_to_a_file_of_the_session_folder(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-pdf") as session:
+        session.tabs.new(url=pages.url("/invoice.html"))
+        pdf = session.pdf(paper="a4", ranges="1-2")
+        assert pdf["pages"] == 2 and pdf["path"].endswith(".pdf") and f"/{session.id}/" in pdf["path"]
+        with open(pdf["path"], "rb") as file:
+            data = file.read()
+        assert data.startswith(b"%PDF-") and len(data) == pdf["size"]
+        with pytest.raises(RpcError) as refused:
+            session.pdf(ranges="first two")
+        assert refused.value.error_type == "invalid_params"
+
+
 def test_a_lone_navigation_needs_no_observation(server: Server, pages: Pages) -> None:
     with pagewire.Client(server.url) as client, client.create_session(name="py-sync-open") as session:
         session.tabs.new()

@@ -36,7 +36,29 @@ export const MASK_DECLARATIONS: ReadonlyArray<readonly [property: string, value:
   ['box-shadow', 'inset 0 0 0 100vmax #000'],
 ];
 
-export const MASK_CSS = `input[type=password i]{${MASK_DECLARATIONS.map(([p, v]) => `${p}:${v}!important`).join(';')}}`;
+export const MASK_CSS = cssOf(MASK_DECLARATIONS);
+
+/** How masked elements look in one kind of capture: the inline declarations and the password inputs' stylesheet. */
+export interface MaskLook {
+  declarations: ReadonlyArray<readonly [property: string, value: string]>;
+  css: string;
+}
+
+function cssOf(declarations: MaskLook['declarations']): string {
+  return `input[type=password i]{${declarations.map(([p, v]) => `${p}:${v}!important`).join(';')}}`;
+}
+
+/** Screenshots and screencasts: pixels only, so transparent text is enough. */
+export const SCREEN_MASK: MaskLook = { declarations: MASK_DECLARATIONS, css: MASK_CSS };
+
+/**
+ * A PDF keeps the text it draws, even transparent (its content streams hold every glyph): the
+ * text is drawn as discs instead, in any element (and in a password input whose page turned its
+ * bullets off). Checked by extracting the text of printed PDFs (test/e2e/pdf.test.ts); the discs
+ * can change the width of an inline element a little while the page prints.
+ */
+const PRINT_DECLARATIONS: MaskLook['declarations'] = [...MASK_DECLARATIONS, ['-webkit-text-security', 'disc']];
+export const PRINT_MASK: MaskLook = { declarations: PRINT_DECLARATIONS, css: cssOf(PRINT_DECLARATIONS) };
 
 /** One renderer call (snapshot, enable, resolve…). */
 export const STEP_TIMEOUT_MS = 10_000;
@@ -55,6 +77,7 @@ export interface MaskRun {
   worlds: IsolatedWorlds;
   guard: CallGuard;
   step: SendOptions;
+  look: MaskLook;
   /** What undoes each mask put on, pushed before the mask goes out; run in the capture's `finally`. */
   restores: Array<() => Promise<unknown>>;
 }
@@ -180,7 +203,7 @@ async function maskWithStylesheet(run: MaskRun, doc: FoundPasswords): Promise<vo
     key: documentKey(run.tab, doc.frameId),
     guard,
     step,
-    text: MASK_CSS,
+    text: run.look.css,
   });
   run.restores.push(() =>
     session.sendWith({ timeoutMs: RESTORE_TIMEOUT_MS }, 'CSS.setStyleSheetText', {
@@ -273,7 +296,7 @@ async function maskInline(run: MaskRun, doc: FoundPasswords): Promise<void> {
     await Promise.all(
       objects.map(async (objectId) => {
         const { exceptionDetails } = await guard.run(
-          callPageRaw({ session, executionContextId: contextId, objectId }, 'maskInPage', [MASK_DECLARATIONS, SAVED_STYLE_KEY], {
+          callPageRaw({ session, executionContextId: contextId, objectId }, 'maskInPage', [run.look.declarations, SAVED_STYLE_KEY], {
             returnByValue: true,
           }, step),
         );

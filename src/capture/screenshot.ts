@@ -1,10 +1,10 @@
 // Screenshots of a tab (PROTOCOL.md §10) with every password input and shown secret masked (§11,
 // §13): in the page, in same-process and out-of-process frames, and inside open and closed shadow
 // roots. One job per module: the dialog guard (dialog-guard.ts), what to capture across frames
-// (regions.ts), what to mask (password-inputs.ts, secret-masks.ts), masking and unmasking
-// (masks.ts), the image's own size (image-header.ts), and for an annotated screenshot where refs
-// are now (ref-boxes.ts) and their marks drawn on the image (annotate.ts). Everything masked is
-// undone in a `finally`, whatever happened to the capture.
+// (regions.ts), what to mask and masking it (capture-masks.ts), the image's own size
+// (image-header.ts), and for an annotated screenshot where refs are now (ref-boxes.ts) and their
+// marks drawn on the image (annotate.ts). Everything masked is undone in a `finally`, whatever
+// happened to the capture.
 import type { Rect } from '../browser/geometry.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { Tab } from '../browser/tab.ts';
@@ -13,8 +13,8 @@ import type { KnownSecret } from '../util/redact.ts';
 import { DialogGuard, modalBlockedError } from './dialog-guard.ts';
 import { drawOnImage, placeMarks } from './annotate.ts';
 import { imageSize } from './image-header.ts';
-import { maskDocument, type MaskRun, STEP_TIMEOUT_MS } from './masks.ts';
-import { findPasswordInputs } from './password-inputs.ts';
+import { CaptureMasks } from './capture-masks.ts';
+import { SCREEN_MASK, STEP_TIMEOUT_MS } from './masks.ts';
 import { measureRefs, type RefNode } from './ref-boxes.ts';
 import { fitRegion, type Region, regionFor } from './regions.ts';
 
@@ -83,19 +83,12 @@ async function captureMasked(
   step: SendOptions,
 ): Promise<{ data: string; region: Region; boxes: Map<string, Rect> | undefined }> {
   const format = options.format ?? 'png';
-  const restores: MaskRun['restores'] = [];
+  const masks = new CaptureMasks({ tab, worlds, guard, step, look: SCREEN_MASK });
   try {
-    const [found, inputs] = await Promise.all([
-      regionFor(tab, options, guard, step),
-      findPasswordInputs(tab, guard, step, options.secrets ?? []),
-    ]);
+    const [found] = await Promise.all([regionFor(tab, options, guard, step), masks.apply(options.secrets ?? [])]);
     const region = options.fit ? fitRegion(found, options.fit) : found;
-    const masking: MaskRun = { tab, worlds, guard, step, restores };
     // Measured after the region, which may have scrolled an element into view.
-    const [boxes] = await Promise.all([
-      options.annotate ? measureRefs(tab, options.annotate, guard, step) : undefined,
-      ...inputs.map((doc) => maskDocument(masking, doc)),
-    ]);
+    const boxes = options.annotate ? await measureRefs(tab, options.annotate, guard, step) : undefined;
     const { data } = await guard.run(
       tab.session.sendWith({ ...step, timeoutMs: CAPTURE_TIMEOUT_MS }, 'Page.captureScreenshot', {
         format,
@@ -106,10 +99,7 @@ async function captureMasked(
     );
     return { data, region, boxes };
   } finally {
-    const undone = Promise.allSettled(restores.map((restore) => restore()));
-    // With a dialog open the renderer answers nothing: the restores are queued on the wire and
-    // run once the dialog is handled, so they are not waited for here.
-    if (!tab.dialogs.pending) await undone;
+    await masks.remove();
   }
 }
 

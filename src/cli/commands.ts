@@ -4,14 +4,14 @@
 //
 // Exit codes: 0 done; 1 an act fell short (any status but completed/verified, a refusal
 // included); 2 a usage error; 3 the server could not be reached or answered with an error.
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 import { connect } from '../client/index.ts';
 import { ConnectionError, PagewireError } from '../client/errors.ts';
 import type { Session } from '../client/session.ts';
 import { MAX_BYTES_RANGE } from '../wire/budgets.ts';
 import { NAVIGATIONS } from '../wire/navigations.ts';
-import type { Action, ActResult, EventKind, Observation, ObserveParams, SessionEvent, WaitFor } from '../client/wire.ts';
+import type { Action, ActResult, EventKind, Observation, ObserveParams, PdfPaper, SessionEvent, WaitFor } from '../client/wire.ts';
 import { flagInt, flagString, parseArgs, type ParsedArgs, UsageError } from './args.ts';
 import { backgroundServer, selfCommand } from './background.ts';
 import { actLine, eventLine, pageText, tabsLines } from './format.ts';
@@ -553,6 +553,28 @@ const COMMANDS: Record<string, CommandSpec> = {
           out(`refs of ${shot.state_id} drawn${missing.length > 0 ? `; not drawn (gone, hidden or outside): ${missing.join(' ')}` : ''}`);
         }
       }
+      return EXIT_OK;
+    },
+  },
+  pdf: {
+    flags: { landscape: 'bool', paper: 'value', ranges: 'value' },
+    arity: [0, 1],
+    run: async (cx) => {
+      const file = cx.args.positionals[0];
+      const paper = flagString(cx.args, 'paper');
+      const ranges = flagString(cx.args, 'ranges');
+      const pdf = await cx.session.pdf({
+        ...(cx.tab ? { target_id: cx.tab } : {}),
+        ...(cx.args.flags.has('landscape') ? { landscape: true } : {}),
+        // The server checks the paper name and says which exist.
+        ...(paper !== undefined ? { paper: paper as PdfPaper } : {}),
+        ...(ranges !== undefined ? { ranges } : {}),
+      });
+      // The server wrote it in its downloads folder; a FILE gets a copy (the CLI's server runs on this machine).
+      if (file !== undefined) copyFileSync(pdf.path, file);
+      const saved = file ?? pdf.path;
+      if (cx.json) printJson({ file: saved, server_path: pdf.path, size: pdf.size, pages: pdf.pages });
+      else out(`${saved}: PDF, ${pdf.pages} page${pdf.pages === 1 ? '' : 's'}, ${pdf.size} bytes`);
       return EXIT_OK;
     },
   },

@@ -20,6 +20,8 @@ import type {
   NetworkListResult,
   Observation,
   ObserveParams,
+  PagePdfParams,
+  Pdf,
   Screenshot,
   ScreenshotParams,
   StorageState,
@@ -200,6 +202,15 @@ export class Session {
 
   screenshot(options: ScreenshotParams & CallOptions = {}): Promise<Screenshot> {
     return this.#call('screenshot', options);
+  }
+
+  /**
+   * The tab printed to a PDF in the session's downloads folder on the server's machine (password
+   * inputs and secrets masked): its path, size and pages. Not resent after a drop (each call
+   * writes a file).
+   */
+  pdf(options: PagePdfParams & CallOptions = {}): Promise<Pdf> {
+    return this.#call('page.pdf', options);
   }
 
   /** A tab's live view: `onFrame` gets each JPEG frame until `stop()` (or the client closes). */

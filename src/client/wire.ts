@@ -7,6 +7,7 @@ import type {
   EventOf,
   EventsSubscribeResult,
   FileChooserResolveResult,
+  PagePdfResult,
   ScreenshotResult,
 } from '../wire/index.ts';
 
@@ -27,6 +28,8 @@ export type {
   NetworkListResult,
   Observation,
   ObserveParams,
+  PagePdfParams,
+  PdfPaper,
   ScreencastFrame,
   ScreencastStartParams,
   ScreencastStartResult,
@@ -52,5 +55,7 @@ export type SessionEvent = { [K in EventKind]: Omit<EventOf<K>, 'subscription_id
 
 export type SubscribeResult = EventsSubscribeResult;
 export type Screenshot = ScreenshotResult;
+/** A printed PDF: `path` on the server's machine (its downloads folder), `size` in bytes, `pages`. */
+export type Pdf = PagePdfResult;
 export type DialogResult = DialogHandleResult;
 export type FileChooserResult = FileChooserResolveResult;

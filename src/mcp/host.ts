@@ -17,7 +17,7 @@ import { ownBudget } from './budget.ts';
 import { passThrough } from './json-schema.ts';
 import { McpPrincipal, type WireEvent } from './principal.ts';
 import { errorText, eventLines, notable } from './render.ts';
-import { IMAGE_CONTENT_INDEX, toolInputSchema, toolOutputSchema, wireSchemas } from './schemas.ts';
+import { IMAGE_CONTENT_INDEX, RESOURCE_CONTENT_INDEX, toolInputSchema, toolOutputSchema, wireSchemas } from './schemas.ts';
 import { actionCall, type ToolCall, type ToolOutcome, TOOLS, type ToolSpec } from './tools.ts';
 
 /** What the host needs of the RPC server (RpcServer has it). */
@@ -26,11 +26,18 @@ export interface McpRpc {
   check(method: string, params: unknown): JsonRpcErrorObject | undefined;
 }
 
+/** File reading, from the runtime (this layer does no file work). */
+export interface McpFiles {
+  read(path: string): Promise<Uint8Array>;
+}
+
 export interface McpHostOptions {
   rpc: McpRpc;
   /** The method table whose params schemas the tools take. */
   methods: readonly AnyMethodDef[];
   version: string;
+  /** Reads a file the server wrote (a PDF a tool embeds); without it, files are named by path only. */
+  files?: McpFiles;
   /** The principal of a stdio connection (HTTP requests name theirs). */
   stdioPrincipal?: Principal;
   /** Every tool result's budget in bytes, text and structuredContent together (PROTOCOL.md §14). */
@@ -166,10 +173,27 @@ export class McpHost {
       outcome = 'method' in mapped ? await toolCall.wire(mapped.method, mapped.params) : mapped;
     }
     const news = notable(principal.news(sessionId ?? principal.defaultSessionId));
-    return this.#result(spec, outcome, args, news, principal);
+    const file = outcome.ok ? await this.#embeddable(spec, outcome.result as Record<string, unknown>) : undefined;
+    return this.#result(spec, outcome, args, news, principal, file);
   }
 
-  #result(spec: ToolSpec, outcome: ToolOutcome, args: Record<string, unknown>, news: WireEvent[], principal: McpPrincipal): CallToolResult {
+  /** The file a result names, as an embedded resource, if the tool embeds files and this one is small enough. */
+  async #embeddable(spec: ToolSpec, result: Record<string, unknown>): Promise<EmbeddedResource | undefined> {
+    const files = this.#options.files;
+    const { path, size } = result;
+    if (!spec.file || !files || typeof path !== 'string' || typeof size !== 'number' || size > spec.file.maxBytes) return undefined;
+    const bytes = await files.read(path);
+    return { type: 'resource', resource: { uri: fileUri(path), mimeType: spec.file.mime, blob: base64Of(bytes) } };
+  }
+
+  #result(
+    spec: ToolSpec,
+    outcome: ToolOutcome,
+    args: Record<string, unknown>,
+    news: WireEvent[],
+    principal: McpPrincipal,
+    file: EmbeddedResource | undefined,
+  ): CallToolResult {
     const meta = news.length > 0 ? { _meta: { 'pagewire/events': news } } : {};
     if (!outcome.ok) {
       const text = [errorText(outcome.error), ...eventLines(news)].join('\n');
@@ -184,11 +208,14 @@ export class McpHost {
     const observed = result['observation'] as Record<string, unknown> | undefined;
     if (observed) principal.handed(observed);
 
-    const said = spec.text(result, args, news, principal.idsSaid);
+    // An embedded file is named by its block's index, as an image is.
+    const shown = file ? { ...result, resource_content: RESOURCE_CONTENT_INDEX } : result;
+    const { structured, image } = spec.image ? withoutImage(result, spec.image) : { structured: shown };
+    const said = spec.text(shown, args, news, principal.idsSaid);
     const text = spec.eventsInText ? said : [said, ...eventLines(news)].join('\n');
     const content: CallToolResult['content'] = [{ type: 'text', text }];
-    const { structured, image } = spec.image ? withoutImage(result, spec.image) : { structured: result };
     if (image) content.push({ type: 'image', data: image.data, mimeType: image.mime });
+    if (file) content.push(file);
     const failed = spec.failed?.(result) ?? false;
     if (failed) this.#log.debug('tool reported a failure', { tool: spec.name, status: result['status'] });
     const answer = { content, structuredContent: structured, isError: failed, ...meta };
@@ -214,4 +241,18 @@ function withoutImage(result: Record<string, unknown>, where: 'result' | 'screen
   const { data, ...rest } = holder;
   const named = { ...rest, image_content: IMAGE_CONTENT_INDEX };
   return { structured: where === 'result' ? named : { ...result, screenshot: named }, image: { mime: holder['mime'], data } };
+}
+
+type EmbeddedResource = { type: 'resource'; resource: { uri: string; mimeType: string; blob: string } };
+
+/** `file://` and the path, each segment percent-encoded (spaces and ` (1)` suffixes included). */
+function fileUri(path: string): string {
+  return 'file://' + path.split('/').map(encodeURIComponent).join('/');
+}
+
+function base64Of(bytes: Uint8Array): string {
+  let binary = '';
+  // In slices: String.fromCharCode takes its bytes as arguments, and arguments are bounded.
+  for (let at = 0; at < bytes.length; at += 0x8000) binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  return btoa(binary);
 }

@@ -287,3 +287,14 @@ function annotationText(result: Obj, params: Obj): string {
   const more = missing.length > NOT_DRAWN_LISTED ? ` and ${missing.length - NOT_DRAWN_LISTED} more` : '';
   return `${drawn}; not drawn (gone, hidden or outside the image): ${shown}${more}`;
 }
+
+/** A printed PDF: its pages, size and path, and whether its bytes came along (tools.ts `file`). */
+export function pdfText(result: Obj, maxEmbedded: number): string {
+  const size = Number(result['size']);
+  const pages = `${str(result['pages'])} page${result['pages'] === 1 ? '' : 's'}`;
+  const kb = `${Math.max(1, Math.round(size / 1024))} KB`;
+  const where = `saved at ${str(result['path'])}`;
+  return result['resource_content'] !== undefined
+    ? `PDF of ${pages}, ${kb}, ${where}; embedded as a resource (content[${str(result['resource_content'])}])`
+    : `PDF of ${pages}, ${kb}, ${where}; larger than ${maxEmbedded / 1024 / 1024} MiB, so not embedded: open the file`;
+}

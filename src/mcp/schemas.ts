@@ -52,8 +52,19 @@ function imageNamed(image: z.ZodObject): z.ZodObject {
   });
 }
 
-/** A wire result schema as structuredContent carries it for a tool whose results hold an image. */
+/** The index in an MCP result's `content` of the embedded resource block (a PDF; the text block is first). */
+export const RESOURCE_CONTENT_INDEX = 1;
+
+/** A wire result schema as structuredContent carries it for a tool whose results hold an image or name a file. */
 function structuredResult(spec: ToolSpec, result: z.ZodType): z.ZodType {
+  if (spec.file !== undefined) {
+    return (result as z.ZodObject).extend({
+      resource_content: z
+        .literal(RESOURCE_CONTENT_INDEX)
+        .optional()
+        .describe('The index in `content` of the embedded resource holding the file (absent: too large, open `path`)'),
+    });
+  }
   if (spec.image === undefined) return result;
   const object = result as z.ZodObject;
   if (spec.image === 'result') return imageNamed(object);

@@ -9,7 +9,7 @@ import type { IdsSaid } from './ids-said.ts';
 import type { McpPrincipal, WireEvent } from './principal.ts';
 import { utf8Length } from '../util/utf8.ts';
 import { ACT_RESERVE, callBudget, OBSERVATION_RESERVE, observationBytes } from './budget.ts';
-import { actText, eventListText, observationText, screenshotText, sessionsText, tabsText, waitText } from './render.ts';
+import { actText, eventListText, observationText, pdfText, screenshotText, sessionsText, tabsText, waitText } from './render.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -60,7 +60,15 @@ export interface ToolSpec {
    * Its bytes travel once, in an image content block, and structuredContent names that block.
    */
   readonly image?: 'result' | 'screenshot';
+  /**
+   * The wire result names a file the server wrote (`path`, `size`): one of at most `maxBytes`
+   * also travels whole, as an embedded resource; a larger one is left for the host to open.
+   */
+  readonly file?: { readonly mime: string; readonly maxBytes: number };
 }
+
+/** A PDF at most this large is embedded in the tool result (base64 makes it a third larger). */
+export const PDF_EMBED_MAX_BYTES = 1024 * 1024;
 
 /** Host image limits a screenshot is fitted to unless the call says otherwise (long side, area). */
 export const SCREENSHOT_MAX_SIDE = 1568;
@@ -210,6 +218,17 @@ export const TOOLS: readonly ToolSpec[] = [
     },
     image: 'result',
     text: (result, args) => screenshotText(result, args),
+  },
+  {
+    name: 'browser_pdf',
+    description: `Print a tab to a PDF file (password fields and secrets masked): embedded up to ${
+      PDF_EMBED_MAX_BYTES / 1024 / 1024
+    } MiB, else its path.`,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    methods: 'page.pdf',
+    onSession: true,
+    file: { mime: 'application/pdf', maxBytes: PDF_EMBED_MAX_BYTES },
+    text: (result) => pdfText(result, PDF_EMBED_MAX_BYTES),
   },
   {
     name: 'browser_handle_dialog',

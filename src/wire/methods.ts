@@ -6,6 +6,7 @@ import { downloadsList, eventsPoll, eventsSubscribe, eventsUnsubscribe } from '.
 import type { WireMethod } from './method.ts';
 import { dialogHandle, fileChooserResolve } from './modal.ts';
 import { observe } from './observation.ts';
+import { pagePdf } from './pdf.ts';
 import { screencastStart, screencastStop } from './screencast.ts';
 import { screenshot } from './screenshot.ts';
 import { networkList } from './network.ts';
@@ -34,6 +35,7 @@ export const METHODS = byName([
   framesSelect,
   observe,
   screenshot,
+  pagePdf,
   screencastStart,
   screencastStop,
   eventsSubscribe,

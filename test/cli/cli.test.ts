@@ -293,6 +293,25 @@ s('screenshot --annotate draws the refs of the observation printed last; --refs 
   assert.match(unknown.stderr, /@999 is not a ref of state/);
 });
 
+s("pdf copies the print to FILE, or names the server's file; a bad paper is the server's invalid_params (exit 3)", async () => {
+  const session = await newSession('cli-pdf');
+  assert.is((await cli(session, 'open', fixtures.url('/invoice.html'))).code, 0);
+  const file = join(stateHome, 'invoice.pdf');
+  const saved = await cli(session, 'pdf', file, '--landscape', '--paper', 'a4', '--ranges', '1-2');
+  assert.is(saved.code, 0, saved.stderr);
+  assert.match(saved.stdout, /invoice\.pdf: PDF, 2 pages, \d+ bytes/);
+  assert.is(readFileSync(file).subarray(0, 5).toString(), '%PDF-');
+  const named = await cli(session, 'pdf', '--json');
+  assert.is(named.code, 0, named.stderr);
+  const answer = JSON.parse(named.stdout) as { file: string; server_path: string; size: number; pages: number };
+  assert.is(answer.file, answer.server_path);
+  assert.is(statSync(answer.file).size, answer.size);
+  assert.ok(answer.pages >= 3 && answer.file.includes(`/${session}/`), named.stdout);
+  const bad = await cli(session, 'pdf', '--paper', 'a9');
+  assert.is(bad.code, 3);
+  assert.match(bad.stderr, /invalid_params|paper/);
+});
+
 s('the command table: no command or only flags is serve; mcp prints its help on stderr; help lists every command', async () => {
   const help = await runCli(['help'], {});
   assert.is(help.code, 0);
@@ -310,6 +329,7 @@ s('the command table: no command or only flags is serve; mcp prints its help on 
       'press',
       'scroll',
       'screenshot',
+      'pdf',
       'tabs',
       'dialog',
       'events',

@@ -194,6 +194,22 @@ s('an annotated screenshot through the SDK: state_id and not_drawn typed as the 
   }
 });
 
+s('pdf: the tab printed to a file in the session folder; bad ranges are an RpcError invalid_params', async () => {
+  const client = await connect(server.url);
+  try {
+    const session = await client.createSession({ name: 'sdk-pdf' });
+    sessions.push(session.id!);
+    await session.tabs.new({ url: fixtures.url('/invoice.html') });
+    const pdf = await session.pdf({ landscape: true, paper: 'a4', ranges: '2-3' });
+    assert.is(pdf.pages, 2);
+    assert.ok(pdf.size > 1000 && pdf.path.includes(`/${session.id}/`) && pdf.path.endsWith('.pdf'), JSON.stringify(pdf));
+    const refused = await session.pdf({ ranges: 'all' }).then(() => undefined, (e: unknown) => e);
+    assert.ok(refused instanceof RpcError && refused.error_type === 'invalid_params', String(refused));
+  } finally {
+    client.close();
+  }
+});
+
 s('the network log and storage state through the SDK: a signed-in state moves to a new session', async () => {
   const client = await connect(server.url);
   try {

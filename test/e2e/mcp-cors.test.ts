@@ -67,7 +67,7 @@ cors('a page of an accepted origin calls /mcp with a Bearer header: the prefligh
     `window.playground.listTools(${JSON.stringify(mcpUrl)}, ${JSON.stringify(s.token)})`,
   );
   assert.is(listed.status, 200);
-  assert.is(listed.tools.length, 10);
+  assert.is(listed.tools.length, 11);
   assert.ok(listed.tools.includes('browser_observe'));
   // A 2025-era client reads its session's id from a response header: exposed to the page.
   const opened = await evaluate<{ status: number; sessionId: string | null }>(

@@ -2,7 +2,7 @@
 // validators of both SDK generations: the 2025-era client (SDK 1.x) validates with Ajv's draft-07,
 // the 2026-era one with Ajv's 2020-12 (Node) or cfworker's (browsers). A tour of real calls on real
 // Chromium gathers each tool's results, success and failure alike (an observation with boxes, an
-// act with a hit and a screenshot, dialogs, popups, downloads, a file chooser, wire errors); the
+// act with a hit and a screenshot, a PDF, dialogs, popups, downloads, a file chooser, wire errors); the
 // client that gathers them checks nothing itself, so every validator's verdict is seen.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,6 +127,8 @@ s('a tour of every tool: each structured result validates in draft-07 and 2020-1
     await call('browser_screenshot', { ref: refIn(treeOf(o), 'Delete account') });
     await call('browser_screenshot', { full_page: true });
     await call('browser_screenshot', { annotate: true });
+    await call('browser_pdf', { paper: 'a4', ranges: '1' });
+    await call('browser_pdf', { ranges: 'first' });
     await call('browser_cancel');
     await call('browser_wait', { text: 'Delete account', timeout_ms: 5_000 });
     await call('browser_wait', { selector: '#never-there', timeout_ms: 200 });

@@ -1,19 +1,16 @@
 // screenshot (PROTOCOL.md §10): the viewport, the whole page or one element of a tab, with
 // password inputs masked (§11). `screenshotForAct` serves act's `screenshot` option.
-import type { PendingDialog } from '../../browser/dialogs.ts';
 import type { Tab } from '../../browser/tab.ts';
-import { isCdpError } from '../../cdp/errors.ts';
-import { isServerError, ServerError } from '../../errors.ts';
-import { modalBlockedError } from '../../capture/dialog-guard.ts';
+import { ServerError } from '../../errors.ts';
 import { ElementClipError } from '../../capture/regions.ts';
 import type { RefNode } from '../../capture/ref-boxes.ts';
 import { captureScreenshot, type Screenshot, type ScreenshotOptions } from '../../capture/screenshot.ts';
 import type { RefTarget } from '../../observe/render.ts';
 import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { Session } from '../../sessions/session.ts';
-import { redactSecrets } from '../../util/redact.ts';
 import type { AnyMethodDef } from '../define.ts';
 import { screenshot } from '../../wire/screenshot.ts';
+import { captureFailure, refuseWhileModal } from './capture-errors.ts';
 import { sessionMethod } from './common.ts';
 
 function refError(message: string, field: 'ref' | 'state_id' | 'annotate' = 'ref'): ServerError {
@@ -124,27 +121,14 @@ const CLIP_FAILURES: Record<ElementClipError['reason'], string> = {
 
 /** Runs a capture and words its failures for the wire. */
 async function capture(session: Session, tab: Tab, options: ScreenshotOptions, ref?: string) {
-  const secrets = session.knownSecrets();
-  const pending = tab.dialogs.pending;
-  if (pending) throw modalBlockedError({ type: pending.type, message: redactSecrets(pending.message, secrets) });
+  refuseWhileModal(session, tab);
   try {
-    return await captureScreenshot(tab, session.browser.worlds, { ...options, secrets });
+    return await captureScreenshot(tab, session.browser.worlds, { ...options, secrets: session.knownSecrets() });
   } catch (error) {
     if (error instanceof ElementClipError) {
       throw refError(`cannot screenshot ${ref ?? 'the element'}: ${CLIP_FAILURES[error.reason]}`);
     }
-    if (isServerError(error, 'modal_blocked')) {
-      // A dialog opened during the capture: its message is page text, redacted like everywhere.
-      const modal = error.details['modal'] as { type: PendingDialog['type']; message: string };
-      throw modalBlockedError({ type: modal.type, message: redactSecrets(modal.message, secrets) });
-    }
-    if (isCdpError(error) && (tab.closed || error.isTargetGone)) {
-      throw new ServerError('target_not_found', `tab ${tab.targetId} went away during the screenshot`, { cause: error });
-    }
-    if (isCdpError(error) && error.kind === 'timeout') {
-      throw new ServerError('timeout', `the browser did not answer in time (${error.method})`, { cause: error });
-    }
-    throw error;
+    throw captureFailure(session, tab, error, 'screenshot');
   }
 }
 
