@@ -5,6 +5,7 @@
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callPage, type MarkdownAnswer, markdownMarks, PageObject } from '../browser/page-module.ts';
+import { isCdpError } from '../cdp/errors.ts';
 import type { CdpSession } from '../cdp/session.ts';
 import { type KnownSecret, redactSecrets, redactUrl } from '../util/redact.ts';
 import type { ElementView, RefTarget } from './render.ts';
@@ -40,8 +41,11 @@ export async function readMarkdown(input: MarkdownInput): Promise<string> {
     try {
       const { object } = await session.sendWith(send, 'DOM.resolveNode', { backendNodeId, executionContextId, objectGroup });
       return object.objectId ? new PageObject(object.objectId) : undefined;
-    } catch {
-      return undefined; // the node is gone since it was observed: its ref is left out
+    } catch (error) {
+      // The node is gone since it was observed: its ref is left out. Anything else (no answer in
+      // time) fails the read rather than leave refs out unsaid.
+      if (isCdpError(error) && error.kind === 'protocol') return undefined;
+      throw error;
     }
   };
   try {
