@@ -22,10 +22,24 @@ function observe(params: Record<string, unknown> = {}): Promise<Observation> {
   return client.call('observe', { session_id: sessionId, format: 'markdown', ...params });
 }
 
+/**
+ * Opens `path` alone in the session, once its window has loaded: until its stylesheets are in,
+ * the page is not laid out and few of its elements are there to get refs.
+ */
+async function open(path: string): Promise<string> {
+  const targetId = await openAlone({ server, fixtures, client, sessionId }, path);
+  await evaluate(
+    server,
+    targetId,
+    "new Promise((resolve) => document.readyState === 'complete' ? resolve(true) : addEventListener('load', () => resolve(true), { once: true }))",
+  );
+  return targetId;
+}
+
 const refOf = (o: Observation, role: string, name: string) => o.elements.find((e) => e.role === role && e.name === name)?.ref;
 
 s('headings, paragraphs, nested lists, a table and a code block read as Markdown; the tree is left out', async () => {
-  await openAlone({ server, fixtures, client, sessionId }, '/release-notes.html');
+  await open('/release-notes.html');
   const o = await observe();
   const md = o.markdown!;
   assert.is(o.tree, '');
@@ -53,7 +67,7 @@ s('headings, paragraphs, nested lists, a table and a code block read as Markdown
 });
 
 s('navigation, the header, the sidebar and the footer fold to one line each; content outside main is left out', async () => {
-  await openAlone({ server, fixtures, client, sessionId }, '/release-notes.html');
+  await open('/release-notes.html');
   const o = await observe();
   const lines = o.markdown!.split('\n');
   const header = lines.filter((line) => line.includes('Pricing'));
@@ -74,7 +88,7 @@ s('navigation, the header, the sidebar and the footer fold to one line each; con
 });
 
 s("a link's inline ref acts with the observation's state_id", async () => {
-  await openAlone({ server, fixtures, client, sessionId }, '/release-notes.html');
+  await open('/release-notes.html');
   const o = await observe();
   const ref = /\[migration guide\]\((@\d+)\)/.exec(o.markdown!)?.[1];
   assert.ok(ref, o.markdown);
@@ -86,7 +100,7 @@ s("a link's inline ref acts with the observation's state_id", async () => {
 });
 
 s('every ref in the markdown is a ref of the state, named as in elements', async () => {
-  await openAlone({ server, fixtures, client, sessionId }, '/docs-code.html');
+  await open('/docs-code.html');
   const o = await observe({ max_elements: 500 });
   const inline = [...o.markdown!.matchAll(/\[((?:\\.|[^[\]\\])*)\]\((@\d+)\)/g)];
   assert.ok(inline.length > 10, o.markdown);
@@ -101,7 +115,7 @@ s('every ref in the markdown is a ref of the state, named as in elements', async
 });
 
 s('code blocks are their source text: highlighting, line-number gutters and hidden tab panels gone', async () => {
-  const targetId = await openAlone({ server, fixtures, client, sessionId }, '/docs-code.html');
+  const targetId = await open('/docs-code.html');
   const md = (await observe()).markdown!;
   const sources = await evaluate<Array<[string, string]>>(
     server,
@@ -121,7 +135,7 @@ s('code blocks are their source text: highlighting, line-number gutters and hidd
 });
 
 s("neither a filled text field's value nor a password's is in the markdown", async () => {
-  await openAlone({ server, fixtures, client, sessionId }, '/release-notes.html');
+  await open('/release-notes.html');
   const o = await observe();
   const email = refOf(o, 'textbox', 'Email')!;
   const password = refOf(o, 'textbox', 'Account password')!;
@@ -140,11 +154,11 @@ s("neither a filled text field's value nor a password's is in the markdown", asy
 });
 
 s('root_ref writes that element; python docs read as their article, the sidebars folded', async () => {
-  await openAlone({ server, fixtures, client, sessionId }, '/release-notes.html');
+  await open('/release-notes.html');
   const o = await client.call('observe', { session_id: sessionId });
   const form = await observe({ root_ref: refOf(o, 'textbox', 'Email') });
   assert.is(form.markdown, `[textbox: Email](${refOf(o, 'textbox', 'Email')})`);
-  await openAlone({ server, fixtures, client, sessionId }, '/python-docs/library/asyncio-task.html');
+  await open('/python-docs/library/asyncio-task.html');
   const docs = await observe();
   const md = docs.markdown!;
   assert.ok(md.includes('\n# Coroutines and Tasks\n'), md.slice(0, 2000));
@@ -163,7 +177,7 @@ s('root_ref writes that element; python docs read as their article, the sidebars
 });
 
 s('a long markdown cut at max_bytes reads back whole through its cursor, each element once', async () => {
-  await openAlone({ server, fixtures, client, sessionId }, '/python-docs/library/asyncio-task.html');
+  await open('/python-docs/library/asyncio-task.html');
   const whole = await observe();
   let part = await observe({ max_bytes: 8192 });
   const parts = [part];
