@@ -225,6 +225,8 @@ class _ObservationRequired(TypedDict):
 class Observation(_ObservationRequired, total=False):
     #: With include_text: the visible page text
     text: str
+    #: With format "markdown": the main content as Markdown, refs inline (`[Download](@12)`)
+    markdown: str
     #: With include_boxes: ref → [x, y, width, height] in CSS px of the tab's viewport, for visible elements
     boxes: dict[str, list[Any]]
     dialog: PendingDialog
@@ -401,6 +403,8 @@ class ObserveParams(TypedDict, total=False):
     max_bytes: int
     #: An observation's next_cursor: its next part, nothing else asked
     cursor: str
+    #: "markdown": the main content as Markdown in `markdown`, refs inline, and an empty tree (default "tree")
+    format: Literal["tree", "markdown"]
 
 
 class ScreenshotParams(TypedDict, total=False):

@@ -250,3 +250,15 @@ def test_wait_over_post_rpc(server: Server, pages: Pages) -> None:
         assert met["status"] == "met", met
         assert "Draft restored" in met["observation"]["tree"]
         assert session.wait(selector="#published", timeout_ms=300)["status"] == "condition_not_met"
+
+
+def test_observe_passes_format_markdown_through(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-markdown") as session:
+        session.tabs.new(url=pages.url("/release-notes.html"))
+        page = session.observe(format="markdown")
+        assert page["tree"] == ""
+        assert "\n## Plans compared\n" in page["markdown"]
+        link = ref_of(page, "migration guide")
+        assert f"[migration guide]({link})" in page["markdown"]
+        result = session.act({"action": "click", "ref": link})
+        assert result["status"] in ("completed", "verified"), result

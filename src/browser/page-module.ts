@@ -5,7 +5,8 @@ import { type CdpSession, type SendOptions, SessionSlot } from '../cdp/session.t
 import { PAGE_API, PAGE_HELPERS, type PageApi, type PseudoElement } from '../page/index.ts';
 
 export type { FactRecord, FactsAnswer, Focused, Mark, MarkStyle, MonitorSummary, Preparation, PseudoFact, Reach } from '../page/index.ts';
-export { factBits } from '../page/index.ts';
+export { factBits, markdownMarks } from '../page/index.ts';
+export type { MarkdownAnswer } from '../page/index.ts';
 
 export type PageName = keyof PageApi;
 

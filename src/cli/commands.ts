@@ -327,6 +327,31 @@ const COMMANDS: Record<string, CommandSpec> = {
       return EXIT_OK;
     },
   },
+  read: {
+    flags: { max: 'value', frame: 'value' },
+    arity: [0, 1],
+    run: async (cx) => {
+      const url = cx.args.positionals[0];
+      if (url !== undefined) {
+        // A lone navigation needs no observation: load the page, then read it.
+        const opened = await cx.session.act({ action: 'navigate', url }, cx.tab ? { target_id: cx.tab } : {});
+        if (opened.status !== 'completed' && opened.status !== 'verified') {
+          if (cx.json) printJson(opened);
+          else out(actLine(`open ${url}`, opened));
+          return EXIT_FELL_SHORT;
+        }
+      }
+      const max = flagInt(cx.args, 'max', { min: 1, max: 500 });
+      const frame = flagString(cx.args, 'frame');
+      const observation = await observeAndSave(cx, {
+        format: 'markdown',
+        ...(max ? { max_elements: max } : {}),
+        ...(frame ? { frame_id: frame } : {}),
+      });
+      showPage(cx, observation);
+      return EXIT_OK;
+    },
+  },
   act: {
     flags: ACT,
     arity: [1, 1],

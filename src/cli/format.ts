@@ -16,6 +16,7 @@ export function pageText(observation: Observation): string {
   const unavailable = observation.frames.filter((f) => f.status === 'unavailable');
   for (const frame of unavailable) lines.push(`frame unavailable: ${frame.url} (${frame.reason ?? 'no reason given'})`);
   if (observation.tree !== '') lines.push(observation.tree.replace(/\n$/, ''));
+  if (observation.markdown !== undefined) lines.push(observation.markdown);
   for (const blocker of observation.blockers ?? []) {
     lines.push(
       `covered by ${blocker.role} ${JSON.stringify(blocker.name)}${blocker.ref ? ` ${blocker.ref}` : ''}: ${blocker.covers.join(' ')}${

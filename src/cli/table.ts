@@ -9,6 +9,7 @@ const CLIENT_COMMANDS: ReadonlyArray<readonly [name: string, usage: string, summ
     'observe [--text] [--max N] [--since] [--frame ID] [--max-bytes N] [--cursor C]',
     'print the page as a tree with refs (@1, @2…); --max-bytes cuts it, --cursor C reads on',
   ],
+  ['read', 'read [URL] [--max N] [--frame ID]', 'print the main content as Markdown, refs inline (URL: load it first)'],
   [
     'wait',
     'wait TEXT|--url-glob GLOB|--selector CSS [--state S] [--timeout MS]',

@@ -41,8 +41,13 @@ export function observationText(o: Obj, ids: IdsSaid): string {
   for (const frame of (o['frames'] as Obj[] | undefined) ?? []) {
     if (frame['status'] === 'unavailable') lines.push(`frame ${str(frame['frame_id'])} unavailable: ${str(frame['reason'])}`);
   }
+  const markdown = o['markdown'];
   if (o['truncated'] === true) {
-    lines.push('truncated: more elements than max_elements carry refs; raise max_elements or observe a root_ref subtree');
+    lines.push(
+      typeof markdown === 'string'
+        ? 'truncated: more elements than max_elements carry refs; past them links show their URL and controls are left out'
+        : 'truncated: more elements than max_elements carry refs; raise max_elements or observe a root_ref subtree',
+    );
   }
   const diff = o['diff'] as Obj | undefined;
   if (diff) {
@@ -53,7 +58,8 @@ export function observationText(o: Obj, ids: IdsSaid): string {
       }`,
     );
   }
-  const tree = str(o['tree']);
+  // format "markdown": the markdown carries the refs in place of the tree.
+  const tree = typeof markdown === 'string' ? markdown : str(o['tree']);
   if (tree) lines.push(tree);
   for (const blocker of (o['blockers'] as Obj[] | undefined) ?? []) lines.push(blockerLine(blocker));
   if (typeof o['text'] === 'string' && o['text']) lines.push('text:', o['text']);

@@ -122,7 +122,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'browser_observe',
     description:
       'Read a tab: its accessibility tree, one node a line, with refs (@1, @2…) on the elements you can act on, and a state_id ' +
-      'naming this observation. Act with browser_act on the refs of the newest observation: another observation of the tab ' +
+      'naming this observation (format "markdown": the main content to read, refs inline). Act with browser_act on the refs of the newest observation: another observation of the tab ' +
       '(by anyone) or an act makes a state stale. In every tool, omitted ids mean your default session, its selected tab and frame; ' +
       'max_bytes caps a result (default 24 KB): a cut one ends with the cursor that reads on.',
     annotations: READ,

@@ -12,6 +12,7 @@ import { DEFAULT_MAX_ELEMENTS } from '../wire/observation.ts';
 import { coversOf, type CoverView } from './covers.ts';
 import { diffElements, type ObservationDiff } from './diff.ts';
 import type { Snapshot } from './observer.ts';
+import { readMarkdown } from './markdown.ts';
 import type { RefRegistry } from './refs.ts';
 import type { RefTarget } from './render.ts';
 import type { ReadAhead } from './settle.ts';
@@ -50,6 +51,8 @@ export interface CaptureOptions {
    * and observed with root_ref like any ref, while the frame they are in keeps its document.
    */
   named?: readonly NamedNode[];
+  /** Also write the main content as Markdown (observe format "markdown"). */
+  markdown?: boolean;
 }
 
 /**
@@ -69,6 +72,8 @@ export interface CapturedObservation {
   covers: CoverView[];
   /** Against `since`, when that state is of the same tab and still kept. */
   diff?: ObservationDiff;
+  /** With `markdown`: the main content (empty while a dialog is pending). */
+  markdown?: string;
 }
 
 /** Observes `frame` of `tab` and issues the new current state of the tab. */
@@ -118,6 +123,9 @@ export async function captureObservation(
   const covers = frame.parentId === undefined && !snapshot.dialog ? await coversIn(worlds, frame, snapshot, options.signal) : [];
   const observedRoot = snapshot.frames.find((f) => f.frameId === frame.id);
   const loaderId = observedRoot?.loaderId ?? frame.loaderId;
+  const markdown = options.markdown
+    ? await markdownOf(worlds, tab, { frame, loaderId }, state, snapshot, secrets, subtree, options.signal)
+    : undefined;
   return {
     state,
     frameId: frame.id,
@@ -130,6 +138,7 @@ export async function captureObservation(
       : snapshot,
     covers,
     ...(base && base.targetId === tab.targetId ? { diff: diffElements(base, state) } : {}),
+    ...(markdown !== undefined ? { markdown } : {}),
   };
 }
 
@@ -153,6 +162,33 @@ async function coversIn(worlds: IsolatedWorlds, frame: FrameRecord, snapshot: Sn
     if (signal?.aborted) throw error;
     return [];
   }
+}
+
+/** The Markdown of the observed document, or of the frame of `subtree` (root_ref) from that element. */
+function markdownOf(
+  worlds: IsolatedWorlds,
+  tab: Tab,
+  observed: { frame: FrameRecord; loaderId: string },
+  state: StateRecord,
+  snapshot: Snapshot,
+  secrets: readonly KnownSecret[],
+  subtree: { frameId: string; backendNodeId: number } | undefined,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  if (snapshot.dialog) return Promise.resolve('');
+  const subtreeFrame = subtree && subtree.frameId !== observed.frame.id ? tab.frames.get(subtree.frameId) : undefined;
+  const { frame, loaderId } = subtreeFrame ? { frame: subtreeFrame, loaderId: subtreeFrame.loaderId } : observed;
+  return readMarkdown({
+    worlds,
+    frame,
+    loaderId,
+    url: frame.url,
+    targets: state.targets.values(),
+    elements: new Map(snapshot.elements.map((e) => [e.ref, e])),
+    secrets,
+    ...(subtree ? { rootBackendNodeId: subtree.backendNodeId } : {}),
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /** Targets for `named` nodes the snapshot gave no ref, with refs of the tab's registry. */

@@ -11,6 +11,7 @@ import { checkedState, chooseOptions, dispatchCancel, fileInputInfo, setValueAnd
 import { focusAndPrepare, focusPrepared } from './focus.ts';
 import { isSameConnectedNode } from './identity.ts';
 import { afterNextPaint, maskInPage, restoreInPage } from './masks.ts';
+import { mainContent, markdownMarks, MarkdownWalk, pageMarkdown } from './markdown.ts';
 import { addCssReach, ChangeMonitor, controlSignature, flatParent, settleThenTake, takeChanges, watchRoot } from './monitor.ts';
 import {
   blockerOf,
@@ -48,6 +49,7 @@ export const PAGE_API = {
   maskInPage,
   originatingElement,
   pageFacts,
+  pageMarkdown,
   pseudoFacts,
   restoreInPage,
   scrollIntoCenter,
@@ -71,6 +73,9 @@ export const PAGE_HELPERS = {
   flatParent,
   flatTreeParent,
   focusAndPrepare,
+  mainContent,
+  MarkdownWalk,
+  markdownMarks,
   onEveryChange,
   pinnedAbove,
   settleInPage,
@@ -82,6 +87,8 @@ export type PageApi = typeof PAGE_API;
 export type { Mark, MarkStyle } from './annotate.ts';
 export type { Focused, Preparation } from './focus.ts';
 export { factBits } from './facts.ts';
+export { markdownMarks } from './markdown.ts';
+export type { MarkdownAnswer } from './markdown.ts';
 export type { FactRecord, FactsAnswer, PseudoFact } from './facts.ts';
 export type { MonitorSummary } from './monitor.ts';
 export type { PseudoElement, Reach } from './pointer.ts';

@@ -1,6 +1,7 @@
 // An observation cut at a byte budget, and its cursor (PROTOCOL.md §6, "Budgets and cursors"): a
-// part holds whole lines of the tree, then of the text, and the elements its tree lines name, so
-// that reading part after part gives every line and every element exactly once.
+// part holds whole lines of the tree (of the markdown, in that format), then of the text, and the
+// elements its lines name, so that reading part after part gives every line and every element
+// exactly once.
 import { utf8Length } from '../util/utf8.ts';
 import type { Observation } from '../wire/index.ts';
 
@@ -24,12 +25,15 @@ class Lines {
   readonly elementsOf: number[][];
 
   constructor(full: Observation) {
-    this.#tree = full.tree.split('\n');
+    // In markdown format the markdown holds the refs, and the tree is empty: its lines are cut instead.
+    this.#tree = (full.markdown ?? full.tree).split('\n');
     this.#text = full.text === undefined ? [] : full.text.split('\n');
     this.elementsOf = this.#tree.map(() => []);
     const lineOfRef = new Map<string, number>();
     this.#tree.forEach((line, i) => {
-      for (const ref of refsOnLine(line)) if (!lineOfRef.has(ref)) lineOfRef.set(ref, i);
+      for (const ref of full.markdown === undefined ? refsOnLine(line) : refsOnMarkdownLine(line)) {
+        if (!lineOfRef.has(ref)) lineOfRef.set(ref, i);
+      }
     });
     // An element no line names (its line was folded away) goes with the element before it.
     let previous = 0;
@@ -50,6 +54,11 @@ class Lines {
   isTree(index: number): boolean {
     return index < this.#tree.length;
   }
+}
+
+/** The refs a markdown line gives: `[label](@12)` and a region's `(@12)` (docs/markdown.md). */
+function refsOnMarkdownLine(line: string): string[] {
+  return [...line.matchAll(/\]\((@\d+)\)|(?:^|\s)\((@\d+)\)/g)].map((match) => (match[1] ?? match[2])!);
 }
 
 /** The refs a tree line gives (`@12` outside its quoted names and texts). */
@@ -81,7 +90,7 @@ const CURSOR_ROOM = 64;
 export function cutObservation(full: Observation, start: PartStart, maxBytes: number): CutObservation {
   const lines = new Lines(full);
   const first = start.line === 0 && start.offset === 0;
-  const { next_cursor: _cursor, blockers, diff, ...identity } = full;
+  const { next_cursor: _cursor, blockers, diff, markdown, ...identity } = full;
   const opening = first ? { ...(blockers ? { blockers } : {}), ...(diff ? { diff } : {}) } : {};
   const build = (end: PartStart, extra: Partial<Observation>): Observation => {
     const tree: string[] = [];
@@ -102,7 +111,7 @@ export function cutObservation(full: Observation, start: PartStart, maxBytes: nu
     const refs = new Set(elements.map((e) => e.ref));
     return {
       ...identity,
-      tree: tree.join('\n'),
+      ...(markdown === undefined ? { tree: tree.join('\n') } : { tree: '', markdown: tree.join('\n') }),
       elements,
       ...(full.text !== undefined ? { text: text.join('\n') } : {}),
       ...(full.boxes ? { boxes: Object.fromEntries(Object.entries(full.boxes).filter(([ref]) => refs.has(ref))) } : {}),

@@ -83,6 +83,7 @@ export const observation = z
     tree: z.string().describe('The accessibility tree as indented text, one node a line: role "name" [state] ref'),
     elements: z.array(element),
     text: z.string().optional().describe('With include_text: the visible page text'),
+    markdown: z.string().optional().describe('With format "markdown": the main content as Markdown, refs inline (`[Download](@12)`)'),
     boxes: z
       .record(z.string(), z.tuple([z.number(), z.number(), z.number(), z.number()]))
       .optional()
@@ -128,6 +129,10 @@ export const observe = wireMethod({
       root_ref: observeShaping.root_ref,
       max_bytes: observeShaping.max_bytes,
       cursor: z.string().min(1).max(256).optional().describe("An observation's next_cursor: its next part, nothing else asked"),
+      format: z
+        .enum(['tree', 'markdown'])
+        .optional()
+        .describe('"markdown": the main content as Markdown in `markdown`, refs inline, and an empty tree (default "tree")'),
     })
     .strict()
     .superRefine((params, ctx) => {

@@ -199,6 +199,22 @@ s('wait prints met and the page once the text shows; one that runs out exits 1 w
   assert.is(usage.code, 2);
 });
 
+s('read URL loads the page and prints its main content as Markdown; click acts on a ref it printed', async () => {
+  const session = await newSession('cli-read');
+  const read = await cli(session, 'read', fixtures.url('/release-notes.html'));
+  assert.is(read.code, 0, read.stdout + read.stderr);
+  assert.match(read.stdout, /^page: "Release notes 4\.2 — Widgets Cloud"/);
+  assert.ok(read.stdout.includes('\n## Plans compared\n\n| Plan | Exports per day | Formats |\n'), read.stdout);
+  assert.not.match(read.stdout, /heading "/);
+  const ref = /\[migration guide\]\((@\d+)\)/.exec(read.stdout)![1]!;
+  const clicked = await cli(session, 'click', ref);
+  assert.is(clicked.code, 0, clicked.stdout + clicked.stderr);
+  assert.match(clicked.stdout, /Child frame/);
+  const again = await cli(session, 'read');
+  assert.is(again.code, 0, again.stderr);
+  assert.match(again.stdout, /^page: "Child frame"/);
+});
+
 s('exit codes: 1 for an act that fell short (with the fresh tree), 2 for usage, 3 for transport and server errors', async () => {
   const session = await newSession('cli-codes');
   const opened = await cli(session, 'open', fixtures.url('/sdk/checkout.html'));

@@ -210,6 +210,23 @@ s('pdf: the tab printed to a file in the session folder; bad ranges are an RpcEr
   }
 });
 
+s("observe({format: 'markdown'}): the main content as Markdown; an act without a state acts on it", async () => {
+  const client = await connect(server.url);
+  try {
+    const reader = await client.createSession({ name: 'sdk-markdown' });
+    sessions.push(reader.id!);
+    await reader.tabs.new({ url: fixtures.url('/release-notes.html') });
+    const page = await reader.observe({ format: 'markdown' });
+    assert.is(page.tree, '');
+    const ref = /\[migration guide\]\((@\d+)\)/.exec(page.markdown ?? '')?.[1];
+    assert.ok(ref, page.markdown);
+    const clicked = await reader.act({ action: 'click', ref: ref! });
+    assert.ok(clicked.status === 'completed' || clicked.status === 'verified', JSON.stringify(clicked));
+  } finally {
+    client.close();
+  }
+});
+
 s('the network log and storage state through the SDK: a signed-in state moves to a new session', async () => {
   const client = await connect(server.url);
   try {

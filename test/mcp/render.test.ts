@@ -96,4 +96,10 @@ s('an annotated screenshot names its state and the refs not drawn, the first few
   assert.ok(long.endsWith('@20 and 25 more'), long);
 });
 
+s('an observation in markdown format shows its markdown where the tree goes', () => {
+  const ids = new IdsSaid(() => 'S1');
+  const text = observationText({ ...observation, tree: '', markdown: '# Ferries\n\nSee [the full timetable](@3).' }, ids);
+  assert.is(text.split('\n').slice(2).join('\n'), '# Ferries\n\nSee [the full timetable](@3).');
+});
+
 s.run();

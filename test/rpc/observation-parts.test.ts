@@ -75,6 +75,23 @@ s('parts within the budget give back every element once, in order, and the tree 
   }
 });
 
+s('in markdown format the markdown is cut by its lines, each part with the elements its lines name', () => {
+  const tree = observationOf(200);
+  const markdown = tree.elements
+    .map((e, i) => (i % 2 === 0 ? `## Commande ${i} "quoted" (${e.ref}) and text` : `See [${e.name}](${e.ref}) — « détails » 📦`))
+    .join('\n\n');
+  const full: Observation = { ...tree, tree: '', markdown };
+  const parts = readAll(full, 3000);
+  assert.ok(parts.length > 1);
+  assert.equal(parts.flatMap((p) => p.elements.map((e) => e.ref)), full.elements.map((e) => e.ref));
+  assert.is(parts.map((p) => p.markdown).join('\n'), markdown);
+  assert.ok(parts.every((p) => p.tree === ''));
+  for (const part of parts) {
+    const named = new Set([...part.markdown!.matchAll(/\((@\d+)\)/g)].map((m) => m[1]));
+    assert.ok(part.elements.every((e) => named.has(e.ref) || e.ref === '@77777'), 'a part carries the elements its lines name');
+  }
+});
+
 s('an element goes with the line that names its ref, not a ref written inside a name', () => {
   const full = observationOf(40);
   const parts = readAll(full, 2048);

@@ -29,9 +29,11 @@ export function wireObservation(sessionId: string, captured: CapturedObservation
     document: { frame_id: frameId, loader_id: captured.loaderId, url: redactUrl(captured.url), ready_state: captured.readyState },
     url: redactUrl(captured.url),
     title: captured.title,
-    tree: snapshot.tree,
+    // In markdown format the markdown carries the refs: the tree would say it all twice.
+    tree: captured.markdown !== undefined ? '' : snapshot.tree,
     elements: snapshot.elements,
     ...(shape.includeText ? { text: snapshot.text } : {}),
+    ...(captured.markdown !== undefined ? { markdown: captured.markdown } : {}),
     ...(shape.includeBoxes
       ? { boxes: Object.fromEntries([...snapshot.boxes].map(([ref, box]) => [ref, box.map((n) => Math.round(n * 10) / 10) as typeof box])) }
       : {}),

@@ -21,6 +21,7 @@ export function observeMethods(registry: SessionRegistry): AnyMethodDef[] {
           ...(params.since !== undefined ? { since: params.since } : {}),
           ...(params.root_ref !== undefined ? { rootRef: params.root_ref } : {}),
           ...(params.max_bytes !== undefined ? { maxBytes: params.max_bytes } : {}),
+          ...(params.format === 'markdown' ? { markdown: true } : {}),
           signal,
         });
       },
