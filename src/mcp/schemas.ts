@@ -92,9 +92,9 @@ export function toolInputSchema(spec: ToolSpec, schemas: WireSchemas): JsonSchem
 
 /**
  * The ids most tools take, whose meaning when omitted browser_observe's description says once,
- * and the budget and cursor, which it says once too.
+ * and the budget, the cursor and the format, which it says once too.
  */
-const SHARED_IDS = ['session_id', 'target_id', 'frame_id', 'max_bytes', 'cursor'];
+const SHARED_IDS = ['session_id', 'target_id', 'frame_id', 'max_bytes', 'cursor', 'format'];
 
 /** The schema with the shared fields' descriptions left out: said once, not in every tool. */
 function sharedIdsPlain(schema: JsonSchema): JsonSchema {
