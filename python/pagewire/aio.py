@@ -172,7 +172,7 @@ class AsyncSession(SessionHandle):
         return await self._call("frames.select", {"frame_id": frame_id, "target_id": target_id})
 
     async def observe(self, **options: Any) -> wire.Observation:
-        """observe's params: target_id, frame_id, since, max_elements, include_text, include_boxes, root_ref."""
+        """observe's params: target_id, frame_id, since, max_elements, include_text, include_boxes, root_ref, find, find_role."""
         return self._took(await self._call("observe", options))  # type: ignore[no-any-return]
 
     async def wait(

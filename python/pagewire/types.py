@@ -224,6 +224,8 @@ class Observation(_ObservationRequired, total=False):
     dialog: PendingDialog
     #: With since, when that state is still known
     diff: ObservationDiff
+    #: With find: each match, in the order of `elements`
+    matches: list[FindMatch]
 
 
 class ObservationDocument(TypedDict):
@@ -284,6 +286,14 @@ class ObservationDiff(TypedDict):
     changed: list[Element]
     removed: list[str]
     text_changed: bool
+
+
+class FindMatch(TypedDict):
+    ref: str
+    #: The landmarks and headings it lies under, outermost first
+    path: list[str]
+    #: Its nearby text, else its own text
+    text: str
 
 
 class _TabsSelectParamsRequired(TypedDict):
@@ -373,6 +383,10 @@ class ObserveParams(TypedDict, total=False):
     include_boxes: bool
     #: Observe only the subtree of this element of the current state
     root_ref: str
+    #: Answer only the elements whose name, own text or nearby text holds all these words (any case), from the whole document
+    find: str
+    #: With find: only elements of this accessibility role
+    find_role: str
 
 
 class ScreenshotParams(TypedDict, total=False):

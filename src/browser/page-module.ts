@@ -4,7 +4,17 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import { type CdpSession, type SendOptions, SessionSlot } from '../cdp/session.ts';
 import { PAGE_API, PAGE_HELPERS, type PageApi, type PseudoElement } from '../page/index.ts';
 
-export type { FactRecord, FactsAnswer, Focused, MonitorSummary, Preparation, PseudoFact, Reach } from '../page/index.ts';
+export type {
+  FactRecord,
+  FactsAnswer,
+  Focused,
+  FoundAnswer,
+  FoundRecord,
+  MonitorSummary,
+  Preparation,
+  PseudoFact,
+  Reach,
+} from '../page/index.ts';
 export { factBits } from '../page/index.ts';
 
 export type PageName = keyof PageApi;

@@ -10,6 +10,7 @@ import { connect } from '../client/index.ts';
 import { ConnectionError, PagewireError } from '../client/errors.ts';
 import type { Session } from '../client/session.ts';
 import { NAVIGATIONS } from '../wire/navigations.ts';
+import { MAX_FIND_WORDS } from '../wire/observation.ts';
 import type { Action, ActResult, EventKind, Observation, SessionEvent, WaitFor } from '../client/wire.ts';
 import { flagInt, flagString, parseArgs, type ParsedArgs, UsageError } from './args.ts';
 import { backgroundServer, selfCommand } from './background.ts';
@@ -103,7 +104,10 @@ function waitCondition(args: ParsedArgs): WaitFor {
   return { ...condition, state: state as (typeof WAIT_STATES)[number] };
 }
 
-async function observeAndSave(cx: Cx, options: { include_text?: boolean; max_elements?: number } = {}): Promise<Observation> {
+async function observeAndSave(
+  cx: Cx,
+  options: { include_text?: boolean; max_elements?: number; find?: string; find_role?: string } = {},
+): Promise<Observation> {
   const observation = await cx.session.observe({ ...(cx.tab ? { target_id: cx.tab } : {}), ...options });
   saveObservation(cx, observation);
   return observation;
@@ -312,6 +316,22 @@ const COMMANDS: Record<string, CommandSpec> = {
           }`,
         );
       }
+      showPage(cx, observation);
+      return EXIT_OK;
+    },
+  },
+  find: {
+    flags: { role: 'value', frame: 'value' },
+    arity: [1, MAX_FIND_WORDS],
+    run: async (cx) => {
+      // The words as one text: `pagewire find asyncio gather` and `pagewire find "asyncio gather"` alike.
+      const role = flagString(cx.args, 'role');
+      const frame = flagString(cx.args, 'frame');
+      const observation = await observeAndSave(cx, {
+        find: cx.args.positionals.join(' '),
+        ...(role ? { find_role: role } : {}),
+        ...(frame ? { frame_id: frame } : {}),
+      });
       showPage(cx, observation);
       return EXIT_OK;
     },

@@ -5,6 +5,7 @@ import type { CommandEntry, CommandModule } from './dispatch.ts';
 const CLIENT_COMMANDS: ReadonlyArray<readonly [name: string, usage: string, summary: string]> = [
   ['open', 'open URL [--new-tab]', 'load URL in the selected tab (or a new one) and print the page'],
   ['observe', 'observe [--text] [--max N] [--since] [--frame ID]', 'print the page as a tree with refs (@1, @2…)'],
+  ['find', 'find WORDS… [--role ROLE] [--frame ID]', 'print only the elements matching WORDS, from the whole page, with refs to act on'],
   [
     'wait',
     'wait TEXT|--url-glob GLOB|--selector CSS [--state S] [--timeout MS]',

@@ -39,9 +39,16 @@ export function observationText(o: Obj, ids: IdsSaid): string {
   for (const frame of (o['frames'] as Obj[] | undefined) ?? []) {
     if (frame['status'] === 'unavailable') lines.push(`frame ${str(frame['frame_id'])} unavailable: ${str(frame['reason'])}`);
   }
+  const matches = o['matches'] as unknown[] | undefined;
   if (o['truncated'] === true) {
-    lines.push('truncated: more elements than max_elements carry refs; raise max_elements or observe a root_ref subtree');
+    lines.push(
+      matches
+        ? `truncated: more elements match than the ${matches.length} shown; add words or a find_role`
+        : 'truncated: more elements than max_elements carry refs; raise max_elements or observe a root_ref subtree',
+    );
   }
+  // A find's tree is its matches, one a line with the landmarks and headings above each.
+  if (matches) lines.push(`find: ${matches.length} ${matches.length === 1 ? 'match' : 'matches'} (the whole page was searched)`);
   const diff = o['diff'] as Obj | undefined;
   if (diff) {
     const count = (key: string) => ((diff[key] as unknown[] | undefined) ?? []).length;

@@ -6,6 +6,7 @@
 import { axProbes } from './ax-probes.ts';
 import { armCondition, conditionHolds, expectText, onEveryChange, takeConditionWatch, waitInPage } from './conditions.ts';
 import { factBits, pageFacts, pseudoFacts } from './facts.ts';
+import { findInPage } from './find.ts';
 import { checkedState, chooseOptions, dispatchCancel, fileInputInfo, setValueAndNotify } from './controls.ts';
 import { focusAndPrepare, focusPrepared } from './focus.ts';
 import { isSameConnectedNode } from './identity.ts';
@@ -29,6 +30,7 @@ export const PAGE_API = {
   dismissOf,
   expectText,
   fileInputInfo,
+  findInPage,
   focusPrepared,
   isSameConnectedNode,
   labelsOf,
@@ -67,5 +69,6 @@ export type PageApi = typeof PAGE_API;
 export type { Focused, Preparation } from './focus.ts';
 export { factBits } from './facts.ts';
 export type { FactRecord, FactsAnswer, PseudoFact } from './facts.ts';
+export type { FoundAnswer, FoundRecord } from './find.ts';
 export type { MonitorSummary } from './monitor.ts';
 export type { PseudoElement, Reach } from './pointer.ts';

@@ -51,6 +51,19 @@ export const observationDiff = z
   })
   .meta({ id: 'ObservationDiff' });
 
+/** One element a find matched (PROTOCOL.md §6 "find"). */
+export const findMatch = z
+  .object({
+    ref: z.string(),
+    path: z.array(z.string()).describe('The landmarks and headings it lies under, outermost first'),
+    text: z.string().describe('Its nearby text, else its own text'),
+  })
+  .meta({ id: 'FindMatch' });
+
+/** Words a find takes at most, and the matches it answers at most. */
+export const MAX_FIND_WORDS = 16;
+export const MAX_FIND_MATCHES = 50;
+
 export const observation = z
   .object({
     state_id: z.string(),
@@ -80,6 +93,7 @@ export const observation = z
     truncated: z.boolean(),
     dialog: pendingDialog.optional(),
     diff: observationDiff.optional().describe('With since, when that state is still known'),
+    matches: z.array(findMatch).optional().describe('With find: each match, in the order of `elements`'),
   })
   .meta({ id: 'Observation' });
 
@@ -103,7 +117,24 @@ export const observe = wireMethod({
       include_text: observeShaping.include_text,
       include_boxes: z.boolean().optional().describe("Also return each visible element's box (`boxes`), in CSS px of the tab's viewport"),
       root_ref: observeShaping.root_ref,
+      find: z
+        .string()
+        .max(200)
+        .refine((text) => text.trim() !== '', 'find needs at least one word')
+        .refine((text) => text.trim().split(/\s+/).length <= MAX_FIND_WORDS, `find takes at most ${MAX_FIND_WORDS} words`)
+        .optional()
+        .describe('Answer only the elements whose name, own text or nearby text holds all these words (any case), from the whole document'),
+      find_role: z.string().min(1).max(64).optional().describe('With find: only elements of this accessibility role'),
     })
-    .strict(),
+    .strict()
+    .superRefine((params, ctx) => {
+      if (params.find === undefined) {
+        if (params.find_role !== undefined) ctx.addIssue({ code: 'custom', path: ['find_role'], message: 'find_role needs find' });
+        return;
+      }
+      for (const key of ['since', 'root_ref', 'include_text', 'include_boxes'] as const) {
+        if (params[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} cannot be combined with find` });
+      }
+    }),
   result: observation,
 });

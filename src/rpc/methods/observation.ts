@@ -3,7 +3,13 @@
 // the observe layer's (observe/capture.ts).
 import type { FrameRecord } from '../../browser/frame-tree.ts';
 import type { Tab } from '../../browser/tab.ts';
-import { type CapturedObservation, captureObservation, type CaptureOptions } from '../../observe/capture.ts';
+import {
+  type CapturedObservation,
+  captureFind,
+  captureObservation,
+  type CaptureOptions,
+  type FindCaptureOptions,
+} from '../../observe/capture.ts';
 import type { Session } from '../../sessions/session.ts';
 import { redactUrl } from '../../util/redact.ts';
 import type { Observation } from '../../wire/index.ts';
@@ -48,6 +54,7 @@ export function wireObservation(sessionId: string, captured: CapturedObservation
       }
       : {}),
     ...(captured.diff ? { diff: captured.diff } : {}),
+    ...(captured.matches ? { matches: captured.matches } : {}),
   };
 }
 
@@ -64,4 +71,9 @@ export async function observeForWire(
     ...(includeText !== undefined ? { includeText } : {}),
     ...(includeBoxes !== undefined ? { includeBoxes } : {}),
   });
+}
+
+/** Finds the matching elements of `frame` of `tab` (observe's find), issuing the tab's new current state, and words it. */
+export async function findForWire(session: Session, tab: Tab, frame: FrameRecord, options: FindCaptureOptions): Promise<Observation> {
+  return wireObservation(session.id, await captureFind(session, session.browser.worlds, tab, frame, options));
 }
