@@ -383,9 +383,8 @@ class ObserveParams(TypedDict, total=False):
     include_boxes: bool
     #: Observe only the subtree of this element of the current state
     root_ref: str
-    #: Answer only the elements whose name, own text or nearby text holds all these words (any case), from the whole document
+    #: Words to match, in the whole page
     find: str
-    #: With find: only elements of this accessibility role
     find_role: str
 
 

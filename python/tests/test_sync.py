@@ -199,3 +199,17 @@ def test_wait_over_post_rpc(server: Server, pages: Pages) -> None:
         assert met["status"] == "met", met
         assert "Draft restored" in met["observation"]["tree"]
         assert session.wait(selector="#published", timeout_ms=300)["status"] == "condition_not_met"
+
+
+def test_observe_find_passes_through_and_its_refs_act(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-find") as session:
+        session.tabs.new(url=pages.url("/sdk/sign-in.html"))
+        found = session.observe(find="sign IN", find_role="button")
+        assert [element["name"] for element in found["elements"]] == ["Sign in"], found["tree"]
+        assert [match["ref"] for match in found["matches"]] == [found["elements"][0]["ref"]]
+        assert session.last_observation == found
+        clicked = session.act({"action": "click", "ref": found["elements"][0]["ref"]})
+        assert clicked["status"] in ("completed", "verified"), clicked
+        with pytest.raises(RpcError) as empty:
+            session.observe(find=" ")
+        assert empty.value.error_type == "invalid_params"

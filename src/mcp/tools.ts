@@ -90,9 +90,7 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       'Read a tab: its accessibility tree, one node a line, with refs (@1, @2…) on the elements you can act on, and a state_id ' +
       'naming this observation. Act with browser_act on the refs of the newest observation: another observation of the tab ' +
-      '(by anyone) or an act makes a state stale. With find: "words", only the elements whose name or nearby text holds them, ' +
-      'from the whole page, each with its landmarks and headings: the cheap way to reach one entry of a long page. ' +
-      'In every tool, omitted ids mean your default session, its selected tab and frame.',
+      '(by anyone) or an act makes a state stale. In every tool, omitted ids mean your default session, its selected tab and frame.',
     annotations: READ,
     methods: 'observe',
     onSession: true,

@@ -77,17 +77,18 @@ export async function find(options: FindOptions): Promise<FindSnapshot> {
   if (unreadable) return { ...unreadable, matches: [] };
   const words = options.find.toLowerCase().trim().split(/\s+/);
   const budget = options.budget ?? DEFAULT_BUDGET;
-  // The observed frame has the whole budget, as an observation's does (its first accessibility read
-  // may build the document's accessibility tree); every other frame its own share of it.
-  const deadline = new Deadline(budget.totalMs);
-  const sendFor = (frame: FrameRecord) => ({
+  // The observed frame has the whole budget, as an observation's does, and every other frame its
+  // share, for the search and then again for reading what it found: the first accessibility read
+  // of a document may have to build the renderer's accessibility tree, which a first look pays too.
+  const sendFor = (frame: FrameRecord, deadline: Deadline) => ({
     timeoutMs: Math.max(1, frame === root ? deadline.remaining() : Math.min(budget.perFrameMs, deadline.remaining())),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  const searchDeadline = new Deadline(budget.totalMs);
   const frames = framesUnder(tab, root);
   // Each frame is searched for one more than the answer holds: whether there were more is then known.
   const searches = await Promise.all(frames.map((frame) => {
-    const send = sendFor(frame);
+    const send = sendFor(frame, searchDeadline);
     // A frame that cannot be searched in time is unavailable, as an observation's would be; the rest is answered.
     return searchFrame(options.worlds, frame, words, send).catch((error: unknown): FrameSearch => ({
       frame,
@@ -99,8 +100,9 @@ export async function find(options: FindOptions): Promise<FindSnapshot> {
   const matches: Match[] = [];
   let truncated = false;
   const role = options.role?.toLowerCase();
+  const readDeadline = new Deadline(budget.totalMs);
   for (const search of searches) {
-    const send = sendFor(search.frame);
+    const send = sendFor(search.frame, readDeadline);
     const judged = await Promise.allSettled(search.found.map((found) => judge(options, search.frame, found, send)));
     for (const outcome of judged) {
       if (outcome.status === 'rejected') {

@@ -269,9 +269,11 @@ export function findInPage(words: string[], limit: number, roles: string[]): [st
       if (control) candidates.add(control);
     }
     for (const field of root.querySelectorAll('input,select,textarea')) candidates.add(field);
+    // Tested without a lowercase copy of every text of the page.
+    const holdsFirst = new RegExp(first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
-      if (!(walker.currentNode as Text).data.toLowerCase().includes(first)) continue;
+      if (!holdsFirst.test((walker.currentNode as Text).data)) continue;
       const parent = walker.currentNode.parentElement;
       if (!parent) continue;
       add(parent);

@@ -123,8 +123,8 @@ export const observe = wireMethod({
         .refine((text) => text.trim() !== '', 'find needs at least one word')
         .refine((text) => text.trim().split(/\s+/).length <= MAX_FIND_WORDS, `find takes at most ${MAX_FIND_WORDS} words`)
         .optional()
-        .describe('Answer only the elements whose name, own text or nearby text holds all these words (any case), from the whole document'),
-      find_role: z.string().min(1).max(64).optional().describe('With find: only elements of this accessibility role'),
+        .describe('Words to match, in the whole page'),
+      find_role: z.string().max(64).optional(),
     })
     .strict()
     .superRefine((params, ctx) => {
