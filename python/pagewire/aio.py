@@ -173,7 +173,7 @@ class AsyncSession(SessionHandle):
 
     async def observe(self, **options: Any) -> wire.Observation:
         """observe's params: target_id, frame_id, since, max_elements, include_text, include_boxes, root_ref, format
-        (``format="markdown"``: the main content as Markdown in ``markdown``, refs inline)."""
+        (``format="markdown"``: the main content as Markdown in ``markdown``, refs inline), find, find_role, max_bytes, cursor."""
         return self._took(await self._call("observe", options))  # type: ignore[no-any-return]
 
     async def wait(

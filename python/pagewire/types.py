@@ -234,6 +234,8 @@ class Observation(_ObservationRequired, total=False):
     blockers: list[Blocker]
     #: With since, when that state is still known
     diff: ObservationDiff
+    #: With find: each match, in the order of `elements`
+    matches: list[FindMatch]
     #: Cut at max_bytes: observe {cursor} answers the next part
     next_cursor: str
 
@@ -310,6 +312,14 @@ class ObservationDiff(TypedDict):
     changed: list[Element]
     removed: list[str]
     text_changed: bool
+
+
+class FindMatch(TypedDict):
+    ref: str
+    #: The landmarks and headings it lies under, outermost first
+    path: list[str]
+    #: Its nearby text, else its own text
+    text: str
 
 
 class _TabsSelectParamsRequired(TypedDict):
@@ -405,6 +415,9 @@ class ObserveParams(TypedDict, total=False):
     cursor: str
     #: "markdown": the main content as Markdown in `markdown`, refs inline, and an empty tree (default "tree")
     format: Literal["tree", "markdown"]
+    #: Words to match, in the whole page
+    find: str
+    find_role: str
 
 
 class ScreenshotParams(TypedDict, total=False):

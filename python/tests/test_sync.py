@@ -262,3 +262,17 @@ def test_observe_passes_format_markdown_through(server: Server, pages: Pages) ->
         assert f"[migration guide]({link})" in page["markdown"]
         result = session.act({"action": "click", "ref": link})
         assert result["status"] in ("completed", "verified"), result
+
+
+def test_observe_find_passes_through_and_its_refs_act(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-find") as session:
+        session.tabs.new(url=pages.url("/sdk/sign-in.html"))
+        found = session.observe(find="sign IN", find_role="button")
+        assert [element["name"] for element in found["elements"]] == ["Sign in"], found["tree"]
+        assert [match["ref"] for match in found["matches"]] == [found["elements"][0]["ref"]]
+        assert session.last_observation == found
+        clicked = session.act({"action": "click", "ref": found["elements"][0]["ref"]})
+        assert clicked["status"] in ("completed", "verified"), clicked
+        with pytest.raises(RpcError) as empty:
+            session.observe(find=" ")
+        assert empty.value.error_type == "invalid_params"

@@ -4,7 +4,19 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import { type CdpSession, type SendOptions, SessionSlot } from '../cdp/session.ts';
 import { PAGE_API, PAGE_HELPERS, type PageApi, type PseudoElement } from '../page/index.ts';
 
-export type { FactRecord, FactsAnswer, Focused, Mark, MarkStyle, MonitorSummary, Preparation, PseudoFact, Reach } from '../page/index.ts';
+export type {
+  FactRecord,
+  FactsAnswer,
+  Focused,
+  FoundAnswer,
+  FoundRecord,
+  Mark,
+  MarkStyle,
+  MonitorSummary,
+  Preparation,
+  PseudoFact,
+  Reach,
+} from '../page/index.ts';
 export { factBits, markdownMarks } from '../page/index.ts';
 export type { MarkdownAnswer } from '../page/index.ts';
 

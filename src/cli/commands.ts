@@ -9,7 +9,7 @@ import process from 'node:process';
 import { connect } from '../client/index.ts';
 import { ConnectionError, PagewireError } from '../client/errors.ts';
 import type { Session } from '../client/session.ts';
-import { MAX_BYTES_RANGE } from '../wire/budgets.ts';
+import { MAX_BYTES_RANGE, MAX_FIND_WORDS } from '../wire/observe-bounds.ts';
 import { NAVIGATIONS } from '../wire/navigations.ts';
 import type { Action, ActResult, EventKind, Observation, ObserveParams, PdfPaper, SessionEvent, WaitFor } from '../client/wire.ts';
 import { flagInt, flagString, parseArgs, type ParsedArgs, UsageError } from './args.ts';
@@ -346,6 +346,22 @@ const COMMANDS: Record<string, CommandSpec> = {
       const observation = await observeAndSave(cx, {
         format: 'markdown',
         ...(max ? { max_elements: max } : {}),
+        ...(frame ? { frame_id: frame } : {}),
+      });
+      showPage(cx, observation);
+      return EXIT_OK;
+    },
+  },
+  find: {
+    flags: { role: 'value', frame: 'value' },
+    arity: [1, MAX_FIND_WORDS],
+    run: async (cx) => {
+      // The words as one text: `pagewire find asyncio gather` and `pagewire find "asyncio gather"` alike.
+      const role = flagString(cx.args, 'role');
+      const frame = flagString(cx.args, 'frame');
+      const observation = await observeAndSave(cx, {
+        find: cx.args.positionals.join(' '),
+        ...(role ? { find_role: role } : {}),
         ...(frame ? { frame_id: frame } : {}),
       });
       showPage(cx, observation);

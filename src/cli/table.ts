@@ -10,6 +10,7 @@ const CLIENT_COMMANDS: ReadonlyArray<readonly [name: string, usage: string, summ
     'print the page as a tree with refs (@1, @2…); --max-bytes cuts it, --cursor C reads on',
   ],
   ['read', 'read [URL] [--max N] [--frame ID]', 'print the main content as Markdown, refs inline (URL: load it first)'],
+  ['find', 'find WORDS… [--role ROLE] [--frame ID]', 'print only the elements matching WORDS, from the whole page, with refs to act on'],
   [
     'wait',
     'wait TEXT|--url-glob GLOB|--selector CSS [--state S] [--timeout MS]',

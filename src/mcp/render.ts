@@ -42,13 +42,18 @@ export function observationText(o: Obj, ids: IdsSaid): string {
     if (frame['status'] === 'unavailable') lines.push(`frame ${str(frame['frame_id'])} unavailable: ${str(frame['reason'])}`);
   }
   const markdown = o['markdown'];
+  const matches = o['matches'] as unknown[] | undefined;
   if (o['truncated'] === true) {
     lines.push(
-      typeof markdown === 'string'
+      matches
+        ? `truncated: more elements match than the ${matches.length} shown; add words or a find_role`
+        : typeof markdown === 'string'
         ? 'truncated: more elements than max_elements carry refs; past them links show their URL and controls are left out'
         : 'truncated: more elements than max_elements carry refs; raise max_elements or observe a root_ref subtree',
     );
   }
+  // A find's tree is its matches, one a line with the landmarks and headings above each.
+  if (matches) lines.push(`find: ${matches.length} ${matches.length === 1 ? 'match' : 'matches'} (the whole page was searched)`);
   const diff = o['diff'] as Obj | undefined;
   if (diff) {
     const count = (key: string) => ((diff[key] as unknown[] | undefined) ?? []).length;

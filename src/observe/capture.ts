@@ -11,6 +11,7 @@ import { type KnownSecret, redactSecrets } from '../util/redact.ts';
 import { DEFAULT_MAX_ELEMENTS } from '../wire/observation.ts';
 import { coversOf, type CoverView } from './covers.ts';
 import { diffElements, type ObservationDiff } from './diff.ts';
+import { find, type FoundMatch } from './find.ts';
 import type { Snapshot } from './observer.ts';
 import { readMarkdown } from './markdown.ts';
 import type { RefRegistry } from './refs.ts';
@@ -74,6 +75,8 @@ export interface CapturedObservation {
   diff?: ObservationDiff;
   /** With `markdown`: the main content (empty while a dialog is pending). */
   markdown?: string;
+  /** A find's matches (captureFind), in the order of the snapshot's elements. */
+  matches?: FoundMatch[];
 }
 
 /** Observes `frame` of `tab` and issues the new current state of the tab. */
@@ -111,21 +114,74 @@ export async function captureObservation(
   });
   // Read the base before issuing: the new state may push it out of the kept window.
   const base = options.since ? session.states.get(options.since) : undefined;
+  const targets = [...snapshot.targets, ...namedTargets(refs, snapshot.targets, options.named ?? [])];
+  const captured = issueState(session, tab, frame, { snapshot, targets, secrets });
+  const covers = frame.parentId === undefined && !snapshot.dialog ? await coversIn(worlds, frame, snapshot, options.signal) : [];
+  const markdown = options.markdown
+    ? await markdownOf(worlds, tab, { frame, loaderId: captured.loaderId }, captured.state, snapshot, secrets, subtree, options.signal)
+    : undefined;
+  return {
+    ...captured,
+    covers,
+    ...(base && base.targetId === tab.targetId ? { diff: diffElements(base, captured.state) } : {}),
+    ...(markdown !== undefined ? { markdown } : {}),
+  };
+}
+
+export interface FindCaptureOptions {
+  /** The words asked for (PROTOCOL.md §6 "find"). */
+  find: string;
+  role?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Finds the elements of `frame` of `tab` (and the frames inside it) that match, and issues the new
+ * current state of the tab with their refs: a find is an observation that shows only its matches.
+ */
+export async function captureFind(
+  session: ObservingSession,
+  worlds: IsolatedWorlds,
+  tab: Tab,
+  frame: FrameRecord,
+  options: FindCaptureOptions,
+): Promise<CapturedObservation> {
+  const refs = session.refsFor(tab);
+  refs.prune((frameId, loaderId) => tab.frames.get(frameId)?.loaderId === loaderId);
+  const secrets = session.knownSecrets();
+  const snapshot = await find({
+    tab,
+    root: frame,
+    refs,
+    worlds,
+    find: options.find,
+    secrets,
+    ...(options.role !== undefined ? { role: options.role } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const captured = issueState(session, tab, frame, { snapshot, targets: snapshot.targets, secrets });
+  return { ...captured, matches: snapshot.matches };
+}
+
+/** Issues the tab's new current state for `snapshot` (its refs `targets`) and takes the frame as it is now. */
+function issueState(
+  session: ObservingSession,
+  tab: Tab,
+  frame: FrameRecord,
+  read: { snapshot: Snapshot; targets: readonly RefTarget[]; secrets: readonly KnownSecret[] },
+): CapturedObservation {
+  const { snapshot, secrets } = read;
   const state = session.states.issue({
     targetId: tab.targetId,
     frameId: frame.id,
     frames: new Map(snapshot.frames.map((f) => [f.frameId, f])),
-    targets: new Map([...snapshot.targets, ...namedTargets(refs, snapshot.targets, options.named ?? [])].map((t) => [t.ref, t])),
+    targets: new Map(read.targets.map((t) => [t.ref, t])),
     elements: snapshot.elements,
     textHash: hashText(snapshot.text),
     dialogPending: snapshot.dialog !== undefined,
   });
-  const covers = frame.parentId === undefined && !snapshot.dialog ? await coversIn(worlds, frame, snapshot, options.signal) : [];
   const observedRoot = snapshot.frames.find((f) => f.frameId === frame.id);
   const loaderId = observedRoot?.loaderId ?? frame.loaderId;
-  const markdown = options.markdown
-    ? await markdownOf(worlds, tab, { frame, loaderId }, state, snapshot, secrets, subtree, options.signal)
-    : undefined;
   return {
     state,
     frameId: frame.id,
@@ -136,9 +192,8 @@ export async function captureObservation(
     snapshot: snapshot.dialog
       ? { ...snapshot, dialog: { ...snapshot.dialog, message: redactSecrets(snapshot.dialog.message, secrets) } }
       : snapshot,
-    covers,
-    ...(base && base.targetId === tab.targetId ? { diff: diffElements(base, state) } : {}),
-    ...(markdown !== undefined ? { markdown } : {}),
+    // What covers the elements is told by captureObservation; a find shows only its matches.
+    covers: [],
   };
 }
 

@@ -62,11 +62,18 @@ export interface Snapshot extends RenderedPage {
 
 const CRASHED = 'the page crashed: navigate or reload the tab (act), or close it';
 
-export async function observe(input: ObserveInput): Promise<Snapshot> {
-  const { tab, root } = input;
+/** What a tab that cannot be read now answers (a dialog pending, a crashed page); undefined when it can be read. */
+export function unreadableNow(tab: Tab, root: FrameRecord): Snapshot | undefined {
   const pending = tab.dialogs.pending;
   if (pending) return dialogSnapshot(tab, root, pending);
   if (tab.crashed) return unreadableSnapshot(tab, root, CRASHED);
+  return undefined;
+}
+
+export async function observe(input: ObserveInput): Promise<Snapshot> {
+  const { tab, root } = input;
+  const unreadable = unreadableNow(tab, root);
+  if (unreadable) return unreadable;
   // A dead renderer answers nothing: what was asked of it would only run out its budget.
   const crashed = tab.whenCrashed();
   try {

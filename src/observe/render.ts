@@ -95,7 +95,7 @@ export interface MissingPart {
 export type RenderOutcome = { rendered: Rendered } | { needs: MissingPart };
 
 /** Roles that are interactive by themselves (links, buttons, form controls, ARIA widgets). */
-const INTERACTIVE_ROLES = new Set([
+export const INTERACTIVE_ROLES = new Set([
   'button',
   'link',
   'textbox',
@@ -258,7 +258,7 @@ export function isSelect(node: Pick<AxViewNode, 'role' | 'states'>): boolean {
  * unchecked, a <select> is collapsed until opened and always has a value, and a list item's level
  * is its nesting, which the indentation shows. The `elements` list keeps every field.
  */
-function stateWords(node: StitchedNode, element: ElementView | undefined, insideSelect: boolean): string[] {
+export function stateWords(node: Pick<StitchedNode, 'role' | 'states'>, element: ElementView | undefined, insideSelect: boolean): string[] {
   const s = node.states;
   const words: string[] = [];
   if (s.checked === true) words.push('checked');
@@ -596,26 +596,36 @@ class TreeRenderer {
     const facts = node.backendNodeId === undefined ? undefined : context.facts(node.frameId, node.backendNodeId);
     const box = facts?.box;
     const visible = box !== undefined && box[2] > 0 && box[3] > 0;
-    const s = node.states;
-    const element: ElementView = {
-      ref,
-      role: node.role,
-      name: clip(this.#scrub(node.name), MAX_NAME),
-      frame_id: node.frameId,
-      visible,
-      in_viewport: visible && context.inViewport(node.frameId, box),
-    };
     const onScreen = visible ? context.viewportBox?.(node.frameId, box) : undefined;
     if (onScreen) this.#boxes.set(ref, onScreen);
-    if (s.checked !== undefined) element.checked = s.checked;
-    if (s.selected !== undefined) element.selected = s.selected;
-    if (s.expanded !== undefined) element.expanded = s.expanded;
-    if (s.disabled) element.disabled = true;
-    if (s.focused) element.focused = true;
-    if (s.required) element.required = true;
-    if (isEditableContainer(node) || node.role === 'combobox' || node.role === 'listbox') element.has_value = s.hasValue === true;
-    if (s.level !== undefined) element.level = s.level;
-    if (node.role === 'link' && s.url) element.href = redactUrl(s.url);
-    return element;
+    return elementView(node, ref, { visible, inViewport: visible && context.inViewport(node.frameId, box) }, this.#context.secrets);
   }
+}
+
+/** The `elements` entry of a node with a ref: its states as the wire gives them, its name redacted and clipped. */
+export function elementView(
+  node: Pick<StitchedNode, 'role' | 'name' | 'states' | 'frameId'>,
+  ref: string,
+  where: { visible: boolean; inViewport: boolean },
+  secrets: readonly KnownSecret[],
+): ElementView {
+  const s = node.states;
+  const element: ElementView = {
+    ref,
+    role: node.role,
+    name: clip(redactSecrets(node.name, secrets), MAX_NAME),
+    frame_id: node.frameId,
+    visible: where.visible,
+    in_viewport: where.inViewport,
+  };
+  if (s.checked !== undefined) element.checked = s.checked;
+  if (s.selected !== undefined) element.selected = s.selected;
+  if (s.expanded !== undefined) element.expanded = s.expanded;
+  if (s.disabled) element.disabled = true;
+  if (s.focused) element.focused = true;
+  if (s.required) element.required = true;
+  if (isEditableContainer(node) || node.role === 'combobox' || node.role === 'listbox') element.has_value = s.hasValue === true;
+  if (s.level !== undefined) element.level = s.level;
+  if (node.role === 'link' && s.url) element.href = redactUrl(s.url);
+  return element;
 }

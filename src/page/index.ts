@@ -7,6 +7,7 @@ import { drawMarks } from './annotate.ts';
 import { axProbes } from './ax-probes.ts';
 import { armCondition, conditionHolds, expectText, onEveryChange, takeConditionWatch, waitInPage } from './conditions.ts';
 import { factBits, pageFacts, pseudoFacts } from './facts.ts';
+import { findInPage } from './find.ts';
 import { checkedState, chooseOptions, dispatchCancel, fileInputInfo, setValueAndNotify } from './controls.ts';
 import { focusAndPrepare, focusPrepared } from './focus.ts';
 import { isSameConnectedNode } from './identity.ts';
@@ -43,6 +44,7 @@ export const PAGE_API = {
   drawMarks,
   expectText,
   fileInputInfo,
+  findInPage,
   focusPrepared,
   isSameConnectedNode,
   labelsOf,
@@ -90,5 +92,6 @@ export { factBits } from './facts.ts';
 export { markdownMarks } from './markdown.ts';
 export type { MarkdownAnswer } from './markdown.ts';
 export type { FactRecord, FactsAnswer, PseudoFact } from './facts.ts';
+export type { FoundAnswer, FoundRecord } from './find.ts';
 export type { MonitorSummary } from './monitor.ts';
 export type { PseudoElement, Reach } from './pointer.ts';

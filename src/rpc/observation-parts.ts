@@ -115,6 +115,7 @@ export function cutObservation(full: Observation, start: PartStart, maxBytes: nu
       elements,
       ...(full.text !== undefined ? { text: text.join('\n') } : {}),
       ...(full.boxes ? { boxes: Object.fromEntries(Object.entries(full.boxes).filter(([ref]) => refs.has(ref))) } : {}),
+      ...(full.matches ? { matches: full.matches.filter((match) => refs.has(match.ref)) } : {}),
       ...extra,
     };
   };

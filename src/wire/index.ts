@@ -6,7 +6,7 @@ import type { errorData, paramIssue, rpcError } from './errors.ts';
 import type { downloadData, EVENT_DATA, EventKind, eventNotification } from './events.ts';
 import type { ParamsOf, ResultOf } from './methods.ts';
 import type { screencastEventData } from './screencast.ts';
-import type { element, observation, observationDiff, observedFrame, pendingDialog } from './observation.ts';
+import type { element, findMatch, observation, observationDiff, observedFrame, pendingDialog } from './observation.ts';
 import type {
   openRpcContentDescriptor,
   openRpcDocument,
@@ -31,7 +31,7 @@ export * from './modal.ts';
 export * from './navigations.ts';
 export * from './network.ts';
 export * from './observation.ts';
-export * from './budgets.ts';
+export * from './observe-bounds.ts';
 export * from './pdf.ts';
 export * from './screencast.ts';
 export * from './screenshot.ts';
@@ -45,6 +45,7 @@ export type Observation = z.infer<typeof observation>;
 export type ObservedFrame = z.infer<typeof observedFrame>;
 export type ObservationDiff = z.infer<typeof observationDiff>;
 export type PendingDialog = z.infer<typeof pendingDialog>;
+export type FindMatch = z.infer<typeof findMatch>;
 
 /** One action as the server runs it (`check`'s word forms of `checked` are already booleans). */
 export type Action = z.infer<typeof actionSchema>;

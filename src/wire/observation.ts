@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { DIALOG_TYPES } from './events.ts';
 import { frameIdField, idString, refField, sessionIdField, targetIdField } from './fields.ts';
-import { MAX_BYTES_RANGE } from './budgets.ts';
+import { MAX_BYTES_RANGE, MAX_FIND_WORDS } from './observe-bounds.ts';
 import { wireMethod } from './method.ts';
 
 export const DEFAULT_MAX_ELEMENTS = 150;
@@ -62,6 +62,15 @@ export const observationDiff = z
   })
   .meta({ id: 'ObservationDiff' });
 
+/** One element a find matched (PROTOCOL.md §6 "find"). */
+export const findMatch = z
+  .object({
+    ref: z.string(),
+    path: z.array(z.string()).describe('The landmarks and headings it lies under, outermost first'),
+    text: z.string().describe('Its nearby text, else its own text'),
+  })
+  .meta({ id: 'FindMatch' });
+
 export const observation = z
   .object({
     state_id: z.string(),
@@ -93,6 +102,7 @@ export const observation = z
     dialog: pendingDialog.optional(),
     blockers: z.array(blocker).optional().describe('What covers elements in view (a cookie banner, a dialog), when anything does'),
     diff: observationDiff.optional().describe('With since, when that state is still known'),
+    matches: z.array(findMatch).optional().describe('With find: each match, in the order of `elements`'),
     next_cursor: z.string().optional().describe('Cut at max_bytes: observe {cursor} answers the next part'),
   })
   .meta({ id: 'Observation' });
@@ -112,7 +122,18 @@ export const observeShaping = {
 };
 
 /** What a cursor's part does not take: it continues an observation as that was asked. */
-const CURSOR_EXCLUDES = ['target_id', 'frame_id', 'since', 'max_elements', 'include_text', 'include_boxes', 'root_ref'] as const;
+const CURSOR_EXCLUDES = [
+  'target_id',
+  'frame_id',
+  'since',
+  'max_elements',
+  'include_text',
+  'include_boxes',
+  'root_ref',
+  'format',
+  'find',
+  'find_role',
+] as const;
 
 export const observe = wireMethod({
   name: 'observe',
@@ -133,18 +154,30 @@ export const observe = wireMethod({
         .enum(['tree', 'markdown'])
         .optional()
         .describe('"markdown": the main content as Markdown in `markdown`, refs inline, and an empty tree (default "tree")'),
+      find: z
+        .string()
+        .max(200)
+        .refine((text) => text.trim() !== '', 'find needs at least one word')
+        .refine((text) => text.trim().split(/\s+/).length <= MAX_FIND_WORDS, `find takes at most ${MAX_FIND_WORDS} words`)
+        .optional()
+        .describe('Words to match, in the whole page'),
+      find_role: z.string().max(64).optional(),
     })
     .strict()
     .superRefine((params, ctx) => {
-      if (params.cursor === undefined) return;
-      for (const key of CURSOR_EXCLUDES) {
-        if (params[key] !== undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [key],
-            message: 'a cursor continues an observation as it was asked: give only cursor and max_bytes',
-          });
+      const refuse = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+      if (params.cursor !== undefined) {
+        for (const key of CURSOR_EXCLUDES) {
+          if (params[key] !== undefined) refuse(key, 'a cursor continues an observation as it was asked: give only cursor and max_bytes');
         }
+        return;
+      }
+      if (params.find === undefined) {
+        if (params.find_role !== undefined) refuse('find_role', 'find_role needs find');
+        return;
+      }
+      for (const key of ['since', 'root_ref', 'include_text', 'include_boxes', 'format'] as const) {
+        if (params[key] !== undefined) refuse(key, `${key} cannot be combined with find`);
       }
     }),
   result: observation,

@@ -184,6 +184,24 @@ s('observe --max-bytes cuts a big page and --cursor reads on; a covered link say
   assert.match(consent.stdout, /^covered by region "Cookie banner": [@\d ]+; @\d+ dismisses it$/m);
 });
 
+s('find prints only the matching elements with their paths; click acts on a ref it printed', async () => {
+  const session = await newSession('cli-find');
+  const opened = await cli(session, 'open', fixtures.url('/sdk/checkout.html'));
+  assert.is(opened.code, 0, opened.stderr);
+  const found = await cli(session, 'find', 'place', 'ORDER', '--role', 'button');
+  assert.is(found.code, 0, found.stderr);
+  const lines = found.stdout.trim().split('\n');
+  assert.match(lines[0]!, /^page: "Checkout · Acme Store"/);
+  assert.is(lines.length, 2, found.stdout);
+  assert.match(lines[1]!, /^(.+ › )?button "Place order" @\d+/);
+  const place = refIn(found.stdout, /button "Place order"/);
+  const clicked = await cli(session, 'click', place, '--wait-text', 'Order confirmed (1)');
+  assert.is(clicked.code, 0, clicked.stdout + clicked.stderr);
+  const none = await cli(session, 'find', 'no-such-words-here');
+  assert.match(none.stdout, /^no element matches "no-such-words-here"$/m);
+  assert.is((await cli(session, 'find')).code, 2, 'find needs words');
+});
+
 s('wait prints met and the page once the text shows; one that runs out exits 1 with the page as it is', async () => {
   const session = await newSession('cli-wait');
   const opened = await cli(session, 'open', '--new-tab', fixtures.url('/autosave.html'));
@@ -337,6 +355,7 @@ s('the command table: no command or only flags is serve; mcp prints its help on 
       'mcp',
       'open',
       'observe',
+      'find',
       'click',
       'type',
       'fill',

@@ -109,6 +109,18 @@ function flows(name: string, open: () => Promise<McpDoor>): void {
     assert.ok(Object.values(boxed.structuredContent!['boxes'] as Record<string, number[]>).every((box) => box.length === 4));
   });
 
+  s('observe with find: one line a match with its path, and browser_act takes its ref without a state_id', async () => {
+    await openApp(door);
+    const found = await door.call('browser_observe', { find: 'sign in', find_role: 'button' });
+    const text = textOf(found);
+    assert.is(found.isError, false, text);
+    assert.match(text, /^find: 1 match \(the whole page was searched\)$/m);
+    assert.match(text, /^(.* › )?button "Sign in" @\d+/m);
+    assert.equal((found.structuredContent!['matches'] as Array<{ ref: string }>).map((m) => m.ref), [refIn(text, 'Sign in')]);
+    const clicked = await door.call('browser_act', { action: 'click', ref: refIn(text, 'Sign in') });
+    assert.is(clicked.isError, false, textOf(clicked));
+  });
+
   s('fill two fields and click with wait_for: verified, with progress, and the password in no content block', async () => {
     const observed = await openApp(door);
     const t = tree(observed);

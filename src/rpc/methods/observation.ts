@@ -3,7 +3,13 @@
 // the observe layer's (observe/capture.ts).
 import type { FrameRecord } from '../../browser/frame-tree.ts';
 import type { Tab } from '../../browser/tab.ts';
-import { type CapturedObservation, captureObservation, type CaptureOptions } from '../../observe/capture.ts';
+import {
+  type CapturedObservation,
+  captureFind,
+  captureObservation,
+  type CaptureOptions,
+  type FindCaptureOptions,
+} from '../../observe/capture.ts';
 import type { Session } from '../../sessions/session.ts';
 import { ServerError } from '../../errors.ts';
 import { redactUrl } from '../../util/redact.ts';
@@ -55,6 +61,7 @@ export function wireObservation(sessionId: string, captured: CapturedObservation
       : {}),
     ...(captured.covers.length > 0 ? { blockers: captured.covers } : {}),
     ...(captured.diff ? { diff: captured.diff } : {}),
+    ...(captured.matches ? { matches: captured.matches } : {}),
   };
 }
 
@@ -100,4 +107,15 @@ export function observationPart(session: Pick<Session, 'cutObservations'>, curso
   }
   const { part, next } = cutObservation(whole, named.start, maxBytes ?? Number.MAX_SAFE_INTEGER);
   return next ? { ...part, next_cursor: cursorOf(whole.state_id, next) } : part;
+}
+
+/** Finds the matching elements of `frame` of `tab` (observe's find), issuing the tab's new current state, and words it. */
+export async function findForWire(
+  session: Session,
+  tab: Tab,
+  frame: FrameRecord,
+  options: FindCaptureOptions & Pick<ObservationShape, 'maxBytes'>,
+): Promise<Observation> {
+  const { maxBytes, ...find } = options;
+  return withinBudget(session, wireObservation(session.id, await captureFind(session, session.browser.worlds, tab, frame, find)), maxBytes);
 }

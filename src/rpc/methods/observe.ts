@@ -4,7 +4,7 @@ import type { SessionRegistry } from '../../sessions/registry.ts';
 import type { AnyMethodDef } from '../define.ts';
 import { observe as observeMethod } from '../../wire/observation.ts';
 import { sessionMethod } from './common.ts';
-import { observationPart, observeForWire } from './observation.ts';
+import { findForWire, observationPart, observeForWire } from './observation.ts';
 
 export function observeMethods(registry: SessionRegistry): AnyMethodDef[] {
   return [
@@ -14,6 +14,14 @@ export function observeMethods(registry: SessionRegistry): AnyMethodDef[] {
         if (params.cursor !== undefined) return observationPart(session, params.cursor, params.max_bytes);
         const tab = session.resolveTab(params.target_id);
         const frame = session.resolveFrame(tab, params.frame_id);
+        if (params.find !== undefined) {
+          return findForWire(session, tab, frame, {
+            find: params.find,
+            ...(params.find_role !== undefined ? { role: params.find_role } : {}),
+            ...(params.max_bytes !== undefined ? { maxBytes: params.max_bytes } : {}),
+            signal,
+          });
+        }
         return observeForWire(session, tab, frame, {
           ...(params.max_elements !== undefined ? { maxElements: params.max_elements } : {}),
           ...(params.include_text !== undefined ? { includeText: params.include_text } : {}),
