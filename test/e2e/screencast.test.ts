@@ -63,7 +63,9 @@ s('frames arrive after start as screencast events; stop ends them and the captur
   assert.equal(await client.call('screencast.stop', { session_id: sessionId, target_id: targetId }), { stopped: true });
   assert.is(server.server.screencasts.captures, 0, 'the capture ended with its last watcher');
   const count = framesOf(client, started.subscription_id).length;
-  // Chromium is told to stop: no frame reaches the tab's CDP session while the page keeps painting.
+  // Chromium is told to stop: no frame reaches the tab's CDP session while the page keeps painting
+  // (past a frame the compositor may already have had under way when the stop came).
+  await paints(targetId, 2);
   let cdpFrames = 0;
   const listening = tabOf(server, targetId).session.on('Page.screencastFrame', () => cdpFrames++);
   await paints(targetId, 20);

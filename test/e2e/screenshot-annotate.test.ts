@@ -296,7 +296,12 @@ s('errors: a ref not in the state, no observation, refs without annotate, a docu
   const bare = await client.callError('screenshot', { session_id: sessionId, target_id: targetId, refs: [o.elements[0]!.ref] });
   assert.is(bare.data?.error_type, 'invalid_params');
 
+  // The new document committed (its loader is the tab's), not the old one still answering.
+  const observed = tabOf(server, targetId).frames.get(targetId)?.loaderId;
   await evaluate(server, targetId, `location.reload()`);
+  await waitUntil(() => tabOf(server, targetId).frames.get(targetId)?.loaderId, (now) => now !== observed, {
+    what: 'the reloaded document',
+  });
   await documentLoaded(server, targetId, '/team-console.html');
   const changed = await client.callError('screenshot', { session_id: sessionId, target_id: targetId, annotate: true });
   assert.is(changed.data?.error_type, 'invalid_params');
