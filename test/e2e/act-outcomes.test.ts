@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
-import { documentLoaded, evaluate, tabOf } from '../helpers/page.ts';
+import { documentLoaded, evaluate, pageCallSent, tabOf } from '../helpers/page.ts';
 import { sharedServer, startTestServer, type TestServer } from '../helpers/pagewire.ts';
 import { type ActResult, type Observation, ref } from '../helpers/wire.ts';
 
@@ -85,8 +85,11 @@ class Stage {
       ...extra,
     };
     sent(params);
+    // Interrupted only once the act waits for its condition: its click acknowledged, as the rows say.
+    const waiting = pageCallSent(tabOf(this.server, o.target_id).session, 'waitInPage');
     const running = this.act(params);
     await this.statusReads(o.target_id, 'Added 1');
+    await Promise.race([waiting, running]);
     const started = Date.now();
     await interrupt(o);
     const r = await running;

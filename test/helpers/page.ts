@@ -43,6 +43,26 @@ export async function sentDuring(session: CdpSession, work: () => Promise<unknow
   return sent;
 }
 
+/**
+ * Resolves once `session` sends a call of the in-page function `name` (the server reached the step
+ * that makes it): an act's wait for its condition, say, after its input was acknowledged.
+ */
+export function pageCallSent(session: CdpSession, name: string): Promise<void> {
+  return new Promise((resolve) => {
+    const original = session.sendRaw;
+    session.sendRaw = function (method, params, options) {
+      const declaration = method === 'Runtime.callFunctionOn'
+        ? String((params as { functionDeclaration?: unknown }).functionDeclaration)
+        : '';
+      if (declaration.includes(`.${name}.apply(`)) {
+        session.sendRaw = original;
+        resolve();
+      }
+      return original.call(this, method, params, options);
+    };
+  });
+}
+
 /** The function declarations of the Runtime.callFunctionOn messages `session` sends while `work` runs. */
 export async function functionsSentDuring(session: CdpSession, work: () => Promise<unknown>): Promise<string[]> {
   const sent = await sentDuring(session, work);
