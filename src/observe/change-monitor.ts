@@ -7,6 +7,7 @@ import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import { callPage, callPageRaw, type MonitorSummary } from '../browser/page-module.ts';
 import type { Cdp } from '../../protocol/generated/cdp.ts';
+import { NODE_LIST } from './node-list.ts';
 
 /** Beyond this many changed places, one full read is cheaper than many partial ones. */
 export const MAX_CHANGED_ROOTS = 48;
@@ -86,12 +87,7 @@ export async function readChanges<B = undefined>(options: ReadChangesOptions<B>)
     const contextId = await worlds.contextFor(session, frame.id, frame.loaderId);
     const target = { session, executionContextId: contextId };
     const take = [since?.generation ?? -1, since?.monitor ?? '', MAX_CHANGED_ROOTS] as const;
-    // Deep serialization names each element by its backendNodeId, so the answer needs no
-    // object handles, no describeNode per element and nothing to release.
-    const answerAs = {
-      awaitPromise: settle !== undefined,
-      serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
-    } as const;
+    const answerAs = { ...NODE_LIST, awaitPromise: settle !== undefined };
     // No second attempt when the context lacks the module: what the caller sent behind the
     // question would then reach the page before the answer is taken.
     const callOptions = { timeoutMs: timeoutMs + (settle?.capMs ?? 0), retry: false };

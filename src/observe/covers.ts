@@ -10,6 +10,7 @@ import { callPageRaw } from '../browser/page-module.ts';
 import type { SendOptions } from '../cdp/session.ts';
 import type { Box } from './page-facts.ts';
 import type { RefTarget } from './render.ts';
+import { backendIdOf, NODE_LIST } from './node-list.ts';
 
 /** A blocker of the observation, as the wire says it (PROTOCOL.md §6). */
 export interface CoverView {
@@ -43,7 +44,7 @@ export async function coversOf(input: CoversInput): Promise<CoverView[]> {
     { session: frame.session, executionContextId: contextId },
     'coversAt',
     [inFrame.map((t) => boxes.get(t.ref)!)],
-    { serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } } },
+    NODE_LIST,
     send,
   );
   if (exceptionDetails || result.deepSerializedValue?.type !== 'array') return [];
@@ -52,9 +53,8 @@ export async function coversOf(input: CoversInput): Promise<CoverView[]> {
   const { covered } = JSON.parse(json.value) as { covered: number[] };
   // A node of the answer, and its ref when the observation gave it one.
   const nodeAt = (k: number): { backendNodeId: number; target?: RefTarget } | undefined => {
-    const node = nodes[k];
-    const id = node?.type === 'node' ? (node.value as { backendNodeId?: unknown } | undefined)?.backendNodeId : undefined;
-    if (typeof id !== 'number') return undefined;
+    const id = backendIdOf(nodes[k]);
+    if (id === undefined) return undefined;
     const target = targets.find((t) => t.frameId === frame.id && t.backendNodeId === id);
     return { backendNodeId: id, ...(target ? { target } : {}) };
   };

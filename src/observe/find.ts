@@ -22,6 +22,7 @@ import type { RefRegistry } from './refs.ts';
 import { type ElementView, elementView, INTERACTIVE_ROLES, refByRole, type RefTarget, stateWords } from './render.ts';
 import type { ObservedFrame } from './state-store.ts';
 import { clip, MAX_NAME, quote } from './tree-lines.ts';
+import { backendIdOf, NODE_LIST } from './node-list.ts';
 
 /** The roles a page element can state (`role=`) that give it a ref: Chromium's own names (PopUpButton…) are left out. */
 const ARIA_WIDGET_ROLES = [...INTERACTIVE_ROLES].filter((role) => /^[a-z]+$/.test(role));
@@ -147,22 +148,24 @@ export async function find(options: FindOptions): Promise<FindSnapshot> {
 async function searchFrame(worlds: IsolatedWorlds, frame: FrameRecord, words: string[], send: SendOptions): Promise<FrameSearch> {
   const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
   const target = { session: frame.session, executionContextId: contextId };
-  const { result, exceptionDetails } = await callPageRaw(target, 'findInPage', [words, MAX_FIND_MATCHES + 1, ARIA_WIDGET_ROLES], {
-    serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
-  }, send);
+  const { result, exceptionDetails } = await callPageRaw(
+    target,
+    'findInPage',
+    [words, MAX_FIND_MATCHES + 1, ARIA_WIDGET_ROLES],
+    NODE_LIST,
+    send,
+  );
   if (exceptionDetails || result.deepSerializedValue?.type !== 'array') {
     throw new Error(`the search failed in the page: ${exceptionDetails?.exception?.description ?? exceptionDetails?.text ?? 'no answer'}`);
   }
   const [answer, document, ...nodes] = result.deepSerializedValue.value as Cdp.Runtime.DeepSerializedValue[];
   const { found, more, title } = JSON.parse(String(answer?.value)) as FoundAnswer;
-  const idOf = (item: Cdp.Runtime.DeepSerializedValue | undefined) =>
-    (item?.value as { backendNodeId?: unknown } | undefined)?.backendNodeId;
-  const documentBackendNodeId = idOf(document);
+  const documentBackendNodeId = backendIdOf(document);
   return {
     frame,
     ...(typeof documentBackendNodeId === 'number' ? { documentBackendNodeId } : {}),
     found: found.flatMap((record, i) => {
-      const backendNodeId = idOf(nodes[i]);
+      const backendNodeId = backendIdOf(nodes[i]);
       return typeof backendNodeId === 'number' ? [{ record, backendNodeId }] : [];
     }),
     more,

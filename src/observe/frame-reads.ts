@@ -20,6 +20,7 @@ import { type PrefixCost, readPrefix } from './ax-prefix.ts';
 import { readPrefixFacts } from './prefix-facts.ts';
 import type { FramePlan, ReadPlan } from './read-plan.ts';
 import type { TabReader } from './tab-reader.ts';
+import { backendIdOf, NODE_LIST } from './node-list.ts';
 
 export interface ObserveBudget {
   perFrameMs: number;
@@ -445,13 +446,11 @@ export async function probesOf(
   const { worlds, frame, wanted, skip, send } = options;
   const contextId = await worlds.contextFor(frame.session, frame.id, frame.loaderId);
   const target = { session: frame.session, executionContextId: contextId };
-  const { result, exceptionDetails } = await callPageRaw(target, 'axProbes', [wanted, skip], {
-    serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
-  }, send);
+  const { result, exceptionDetails } = await callPageRaw(target, 'axProbes', [wanted, skip], NODE_LIST, send);
   const items = !exceptionDetails && result.deepSerializedValue?.type === 'array'
     ? (result.deepSerializedValue.value as Cdp.Runtime.DeepSerializedValue[])
     : [];
-  const ids = items.map((item) => (item.value as { backendNodeId?: unknown } | undefined)?.backendNodeId);
+  const ids = items.map(backendIdOf);
   const [documentBackendNodeId, ...probes] = ids;
   if (typeof documentBackendNodeId !== 'number') return undefined;
   return { documentBackendNodeId, probes: probes.filter((id): id is number => typeof id === 'number') };

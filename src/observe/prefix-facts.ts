@@ -14,6 +14,7 @@ import { callPage, callPageRaw, factBits, type FactsAnswer, PageObject, type Pse
 import type { AxViewNode } from './ax-tree.ts';
 import { isEditableContainer, isSelect } from './render.ts';
 import type { Box, DocumentFacts, NodeFacts } from './page-facts.ts';
+import { backendIdOf, NODE_LIST } from './node-list.ts';
 
 type SendOptions = { timeoutMs: number; signal?: AbortSignal };
 
@@ -52,14 +53,6 @@ function readNodes(tree: AxViewNode): { ids: Set<number>; last: number | undefin
   }
   const ids = new Set(order.filter((entry, i) => i <= last || !entry.unread).map((entry) => entry.id));
   return { ids, last: last >= 0 ? order[last]!.id : undefined };
-}
-
-/** The backendNodeIds of deep-serialized nodes, in order (undefined where one has none). */
-function backendIdsOf(items: readonly Cdp.Runtime.DeepSerializedValue[]): Array<number | undefined> {
-  return items.map((item) => {
-    const id = item.type === 'node' ? (item.value as { backendNodeId?: unknown } | undefined)?.backendNodeId : undefined;
-    return typeof id === 'number' ? id : undefined;
-  });
 }
 
 /** The nodes (by backendNodeId) with a listener that makes them respond to clicks. */
@@ -106,18 +99,22 @@ async function resolveInWorld(world: InWorld, backendNodeId: number): Promise<Pa
 
 async function walk(world: InWorld, end: number): Promise<Walked | undefined> {
   const { frame, contextId, send } = world;
-  const { result, exceptionDetails } = await callPageRaw({ session: frame.session, executionContextId: contextId }, 'pageFacts', [
-    await resolveInWorld(world, end),
-  ], {
-    serializationOptions: { serialization: 'deep', maxDepth: 1, additionalParameters: { maxNodeDepth: 0, includeShadowTree: 'none' } },
-  }, send);
+  const { result, exceptionDetails } = await callPageRaw(
+    { session: frame.session, executionContextId: contextId },
+    'pageFacts',
+    [
+      await resolveInWorld(world, end),
+    ],
+    NODE_LIST,
+    send,
+  );
   if (exceptionDetails || result.deepSerializedValue?.type !== 'array') return undefined;
   const items = result.deepSerializedValue.value as Cdp.Runtime.DeepSerializedValue[];
   const [json, ...nodes] = items;
   if (typeof json?.value !== 'string') return undefined;
   const answer = JSON.parse(json.value) as FactsAnswer;
   if (answer.records.length !== nodes.length) return undefined;
-  return { ...answer, ids: backendIdsOf(nodes) };
+  return { ...answer, ids: nodes.map(backendIdOf) };
 }
 
 /** The facts of pseudo-elements the walk did not reach (pseudoFacts), one per backendNodeId. */
