@@ -688,6 +688,8 @@ const ROWS: Row[] = [
     run: async (st) => {
       const own = await Stage.open(st.server, 'closing');
       const o = await own.cart();
+      // Closed only once the running act waits for its condition: its click acknowledged.
+      const waiting = pageCallSent(tabOf(own.server, o.target_id).session, 'waitInPage');
       const running = own.act({ state_id: o.state_id, action: 'click', ref: ref(o, 'Add to cart'), wait_for: { text: 'Order shipped' } });
       const queued = own.act({
         state_id: o.state_id,
@@ -696,6 +698,7 @@ const ROWS: Row[] = [
         expect: { selector: '#status', text: 'Added 2' },
       });
       await own.statusReads(o.target_id, 'Added 1');
+      await Promise.race([waiting, running]);
       await own.client.call('session.close', { session_id: own.sessionId });
       const closedMidWait = await running;
       assert.equal(
