@@ -3,7 +3,7 @@
 // with a ConfigError (print it, exit 2).
 import { z } from 'zod';
 import { parseDomainPattern, PatternError } from './sessions/domain-policy.ts';
-import { endpointUrlProblem, type EndpointSpec, parseEndpointFile } from './sessions/endpoint-spec.ts';
+import { type EndpointSpec, endpointUrlProblem, parseEndpointFile } from './sessions/endpoint-spec.ts';
 import { hostForUrl, isLoopbackHost } from './util/host.ts';
 import { LOG_LEVELS, type LogLevel } from './util/log.ts';
 import { MCP_MAX_BYTES } from './util/result-budget.ts';

@@ -323,7 +323,16 @@ s('a pool of endpoints: --connect repeated, --connect-file (URLs or JSON lines w
     'http://127.0.0.1:9222',
   ].join('\n');
   const c = parseConfig(
-    ['--connect', 'http://127.0.0.1:9222', '--connect', 'http://127.0.0.1:9223', '--connect-file', '/farm', '--allow-endpoint', 'ws://10.*/**'],
+    [
+      '--connect',
+      'http://127.0.0.1:9222',
+      '--connect',
+      'http://127.0.0.1:9223',
+      '--connect-file',
+      '/farm',
+      '--allow-endpoint',
+      'ws://10.*/**',
+    ],
     { PAGEWIRE_ALLOW_ENDPOINT: 'ignored-when-flagged' },
     { readFile: () => file },
   );
@@ -349,7 +358,10 @@ s('a pool of endpoints: --connect repeated, --connect-file (URLs or JSON lines w
   bad('{"url": 5}', /line 1: url must be a string/);
   bad('{"url": "ws://h:1", "extra": 1}', /line 1: unknown field "extra"/);
   bad('\n{not json', /line 2: not a JSON object/);
-  const leaky = bad('{"url": "ws://h:1", "headers": {"Authorization": "Bearer top\\nsecret"}}', /the value of header Authorization must be a string on one line/);
+  const leaky = bad(
+    '{"url": "ws://h:1", "headers": {"Authorization": "Bearer top\\nsecret"}}',
+    /the value of header Authorization must be a string on one line/,
+  );
   assert.not.ok(leaky.message.includes('top'), 'a header value is never echoed');
   fails(['--connect', 'ftp://h'], {}, /--connect: must be a ws:\/\/ or http/);
 });

@@ -60,8 +60,10 @@ export class BrowserHost {
     this.#launch = options.launch;
     this.#connectionOptions = options.connectionOptions ?? {};
     this.#pool = new EndpointPool({ ...options.endpoints, connectionOptions: this.#connectionOptions });
-    this.#pool.events.on('lost', ({ browser, endpoint, reason }) =>
-      this.events.emit('lost', { browser, reason: `endpoint ${endpoint.id} lost: ${reason}`, endpoint: endpoint.id })
+    this.#pool.events.on(
+      'lost',
+      ({ browser, endpoint, reason }) =>
+        this.events.emit('lost', { browser, reason: `endpoint ${endpoint.id} lost: ${reason}`, endpoint: endpoint.id }),
     );
   }
 

@@ -8,7 +8,7 @@ import { Emitter } from '../util/emitter.ts';
 import { IdSequence } from '../util/ids.ts';
 import { urlMatches } from '../util/url-glob.ts';
 import { Endpoint, type EndpointConnector, type EndpointSummary } from './endpoint.ts';
-import { endpointLabel, endpointUrlProblem, type EndpointSpec, isLoopbackEndpoint } from './endpoint-spec.ts';
+import { endpointLabel, type EndpointSpec, endpointUrlProblem, isLoopbackEndpoint } from './endpoint-spec.ts';
 
 export interface EndpointPoolOptions {
   specs: readonly EndpointSpec[];
@@ -74,10 +74,13 @@ export class EndpointPool {
   /** The endpoint for a new session, counted as holding it until `release`. */
   async place(sessionId: string, request: PlacementRequest): Promise<Placement> {
     if (this.#closed) throw new ServerError('browser_unavailable', 'the server is shutting down');
-    const endpoint = request.endpoint === undefined
-      ? await this.#leastBusy(request.needsLocalBrowser)
-      : this.#clientNamed(request.endpoint, request.needsLocalBrowser);
-    endpoint.take(sessionId);
+    let endpoint: Endpoint;
+    if (request.endpoint === undefined) {
+      endpoint = await this.#leastBusy(sessionId, request.needsLocalBrowser);
+    } else {
+      endpoint = this.#clientNamed(request.endpoint, request.needsLocalBrowser);
+      endpoint.take(sessionId);
+    }
     try {
       return { browser: await endpoint.connect(), endpoint };
     } catch (error) {
@@ -130,7 +133,8 @@ export class EndpointPool {
     return endpoint;
   }
 
-  async #leastBusy(needsLocalBrowser: boolean): Promise<Endpoint> {
+  /** Chooses and counts the session there in one step: concurrent placements see it, and spread. */
+  async #leastBusy(sessionId: string, needsLocalBrowser: boolean): Promise<Endpoint> {
     // Every endpoint's first try settles before the choice, so the first sessions spread over all of them.
     await Promise.all(this.#endpoints.map((endpoint) => endpoint.firstTry()));
     const fit = this.#endpoints.filter((endpoint) => !needsLocalBrowser || endpoint.loopback);
@@ -139,7 +143,10 @@ export class EndpointPool {
       if (endpoint.state !== 'live') continue;
       if (!best || endpoint.sessionCount < best.sessionCount) best = endpoint;
     }
-    if (best) return best;
+    if (best) {
+      best.take(sessionId);
+      return best;
+    }
     const states = this.#endpoints.map((endpoint) => `${endpoint.id} (${endpoint.label}) ${endpoint.state}`).join(', ');
     if (needsLocalBrowser) {
       throw new ServerError(
@@ -161,7 +168,8 @@ export class EndpointPool {
 
   #clientNamed(url: string, needsLocalBrowser: boolean): Endpoint {
     // Userinfo is refused: `http://127.0.0.1:9222@elsewhere/` would match `http://127.0.0.1:*`.
-    const problem = endpointUrlProblem(url) ?? (hasUserinfo(url) ? 'must not carry user:password@ (use --connect-file headers)' : undefined);
+    const problem = endpointUrlProblem(url) ??
+      (hasUserinfo(url) ? 'must not carry user:password@ (use --connect-file headers)' : undefined);
     if (problem) {
       throw new ServerError('invalid_params', `Invalid params at endpoint: ${problem}`, {
         details: { issues: [{ path: 'endpoint', message: problem }] },

@@ -59,11 +59,9 @@ s('sessions spread over three farm browsers; a killed one ends only its sessions
     const server = await startTestServer(urls.flatMap((url) => ['--connect', url]));
     const client = await server.connect();
 
-    const placed: Array<{ session_id: string; endpoint: string }> = [];
-    for (let i = 0; i < 6; i++) {
-      const created = await client.call('session.create', { name: `farm-${i}` });
-      placed.push({ session_id: created.session_id, endpoint: created.endpoint! });
-    }
+    // Six at once: each is counted on its endpoint as it is placed, so they spread all the same.
+    const placed = (await Promise.all([0, 1, 2, 3, 4, 5].map((i) => client.call('session.create', { name: `farm-${i}` }))))
+      .map((created) => ({ session_id: created.session_id, endpoint: created.endpoint! }));
     const spread = await endpointsOf(client);
     assert.equal(spread.map((each) => [each.id, each.state, each.sessions]), [['e1', 'live', 2], ['e2', 'live', 2], ['e3', 'live', 2]]);
     assert.equal(spread.map((each) => each.url), [`${urls[0]}/`, urls[1], `${urls[2]}/`]);
@@ -75,7 +73,7 @@ s('sessions spread over three farm browsers; a killed one ends only its sessions
     // e2's browser dies: its two sessions hear of it at once, the others do not.
     const doomed = placed.filter((each) => each.endpoint === 'e2');
     const spared = placed.filter((each) => each.endpoint !== 'e2');
-    for (const { session_id } of placed) await client.call('events.subscribe', { session_id, kinds: ['crash', 'session_closed'] });
+    await Promise.all(placed.map(({ session_id }) => client.call('events.subscribe', { session_id, kinds: ['crash', 'session_closed'] })));
     const crashes = doomed.map(({ session_id }) => nextEvent(client, 'crash', (event) => event.session_id === session_id));
     const killedAt = Date.now();
     await farm[1]!.kill();
@@ -89,14 +87,20 @@ s('sessions spread over three farm browsers; a killed one ends only its sessions
       assert.match(gone.message, /ended: endpoint e2 lost: /);
     }
     assert.equal(
-      client.notifications.filter((n) => n.method === 'event' && spared.some((each) => each.session_id === (n.params as { session_id: string }).session_id)),
+      client.notifications.filter((n) =>
+        n.method === 'event' && spared.some((each) => each.session_id === (n.params as { session_id: string }).session_id)
+      ),
       [],
       'the other sessions heard nothing',
     );
-    for (const { session_id } of spared) await acts(client, session_id);
+    await Promise.all(spared.map(({ session_id }) => acts(client, session_id)));
 
     const lost = await endpointsOf(client);
-    assert.equal(lost.map((each) => [each.id, each.state === 'live' ? 'live' : 'down', each.sessions]), [['e1', 'live', 2], ['e2', 'down', 0], ['e3', 'live', 2]]);
+    assert.equal(lost.map((each) => [each.id, each.state === 'live' ? 'live' : 'down', each.sessions]), [['e1', 'live', 2], [
+      'e2',
+      'down',
+      0,
+    ], ['e3', 'live', 2]]);
     const fresh = await client.call('session.create', { name: 'after the loss' });
     assert.ok(fresh.endpoint === 'e1' || fresh.endpoint === 'e3', `placed on ${fresh.endpoint}`);
     await acts(client, fresh.session_id);
@@ -111,7 +115,9 @@ s('sessions spread over three farm browsers; a killed one ends only its sessions
 
     client.close();
     await server.server.close();
-    for (const browser of farm) assert.ok(isAlive(browser.process.pid!), `farm browser ${browser.endpoint} still runs after the server stopped`);
+    for (const browser of farm) {
+      assert.ok(isAlive(browser.process.pid!), `farm browser ${browser.endpoint} still runs after the server stopped`);
+    }
   } finally {
     await Promise.all(farm.map((browser) => browser.kill()));
   }
@@ -140,7 +146,10 @@ s('a client names an endpoint only under --allow-endpoint; a policed session onl
     assert.is(withUser.data?.error_type, 'invalid_params');
     const elsewhere = await client.callError('session.create', { endpoint: 'http://localhost:9/' });
     assert.is(elsewhere.data?.error_type, 'forbidden', 'localhost is not 127.0.0.1 to a URL glob');
-    const remote = await client.callError('session.create', { endpoint: 'ws://10.1.2.3:3000/?token=farm-secret', block_domains: ['x.example'] });
+    const remote = await client.callError('session.create', {
+      endpoint: 'ws://10.1.2.3:3000/?token=farm-secret',
+      block_domains: ['x.example'],
+    });
     assert.is(remote.data?.error_type, 'browser_unavailable');
     assert.is(remote.data?.['reason'], 'policy_needs_local_browser');
     assert.not.match(remote.message, /farm-secret/);

@@ -59,6 +59,10 @@ s('sessions go to the live endpoint with the fewest; a release frees its place',
   assert.equal(placed, ['e1', 'e2', 'e3', 'e1', 'e2', 'e3']);
   pool.release('s4');
   assert.is((await pool.place('s6', { needsLocalBrowser: false })).endpoint.id, 'e2');
+  // Placements at once spread as well: each is counted where it goes before the next chooses.
+  const together = await Promise.all(['t1', 't2', 't3'].map((id) => pool.place(id, { needsLocalBrowser: false })));
+  assert.equal(together.map((placement) => placement.endpoint.id).sort(), ['e1', 'e2', 'e3']);
+  for (const id of ['t1', 't2', 't3']) pool.release(id);
   assert.equal(pool.describe().map((e) => [e.id, e.url, e.state, e.sessions]), [
     ['e1', `${A}/`, 'live', 2],
     ['e2', `${B}/`, 'live', 2],
@@ -129,12 +133,13 @@ s('a client names an endpoint only under --allow-endpoint; its endpoint goes wit
   assert.is(unreachable.type, 'browser_unavailable');
   assert.equal(pool.describe(), [], 'nothing kept of an endpoint that could not be reached');
 
-  for (const id of ['s2', 's3']) assert.is((await pool.place(id, { endpoint: A, needsLocalBrowser: false })).endpoint.id, 'c1');
-  assert.is((await pool.place('s4', { endpoint: C, needsLocalBrowser: false })).endpoint.id, 'c2');
+  // c1 was the unreachable one's.
+  for (const id of ['s2', 's3']) assert.is((await pool.place(id, { endpoint: A, needsLocalBrowser: false })).endpoint.id, 'c2');
+  assert.is((await pool.place('s4', { endpoint: C, needsLocalBrowser: false })).endpoint.id, 'c3');
   pool.release('s2');
-  assert.equal(pool.describe().map((e) => [e.id, e.sessions]), [['c1', 1], ['c2', 1]]);
+  assert.equal(pool.describe().map((e) => [e.id, e.sessions]), [['c2', 1], ['c3', 1]]);
   pool.release('s3');
-  assert.equal(pool.describe().map((e) => e.id), ['c2']);
+  assert.equal(pool.describe().map((e) => e.id), ['c3']);
   pool.shutdown();
   closed.shutdown();
 });
