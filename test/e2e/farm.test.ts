@@ -3,13 +3,24 @@
 // spread over them; a killed farm browser ends only its own sessions, at once; the endpoint comes
 // back when a browser listens on its port again; a client names an endpoint only under
 // --allow-endpoint; and pagewire never closes a farm browser.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
 import { suite } from 'uvu';
 import { connect } from '../../src/client/index.ts';
 import * as assert from 'uvu/assert';
-import type { TestClient } from '../helpers/client.ts';
 import { type DebuggableBrowser, launchDebuggableBrowser } from '../helpers/debuggable-browser.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { startTestServer } from '../helpers/pagewire.ts';
+import { onTeardown } from '../helpers/teardown.ts';
+import { parseConfig } from '../../src/config.ts';
+import { readTextFile } from '../../src/runtime/text-files.ts';
+import { startServer } from '../../src/server.ts';
+import { createLogger } from '../../src/util/log.ts';
+import { TestClient } from '../helpers/client.ts';
 import { isAlive } from '../helpers/processes.ts';
 import { waitUntil } from '../helpers/wait.ts';
 import { type ActResult, nextEvent, type Observation } from '../helpers/wire.ts';
@@ -40,6 +51,15 @@ async function acts(client: TestClient, sessionId: string): Promise<void> {
     expect: { selector: '#count', text: 'Count: 1' },
   });
   assert.is(clicked.status, 'verified', `${clicked.error_type}: ${clicked.error_text}`);
+}
+
+/** `promise`, or a failure naming `what` once `ms` passed: a missing event fails the test instead of hanging it. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 type Endpoints = Array<{ id: string; url: string; state: string; sessions: number }>;
@@ -77,7 +97,7 @@ s('sessions spread over three farm browsers; a killed one ends only its sessions
     const crashes = doomed.map(({ session_id }) => nextEvent(client, 'crash', (event) => event.session_id === session_id));
     const killedAt = Date.now();
     await farm[1]!.kill();
-    for (const crash of await Promise.all(crashes)) assert.is(crash.data.scope, 'browser');
+    for (const crash of await within(Promise.all(crashes), 10_000, 'the crash events')) assert.is(crash.data.scope, 'browser');
     const heardMs = Date.now() - killedAt;
     assert.ok(heardMs < 3_000, `the crash events came ${heardMs} ms after the kill`);
     for (const { session_id } of doomed) {
@@ -107,7 +127,13 @@ s('sessions spread over three farm browsers; a killed one ends only its sessions
 
     // A browser listens on e2's port again (another browser id): the endpoint reconnects and takes
     // the next session (it has the fewest).
-    farm[1] = await launchDebuggableBrowser([], { port: farm[1]!.port });
+    // The port may be held a moment after the kill: start again until the browser listens there.
+    const port = farm[1]!.port;
+    farm[1] = await waitUntil(() => launchDebuggableBrowser([], { port }).catch(() => undefined), (started) => started !== undefined, {
+      what: `a browser listening on ${port} again`,
+      timeoutMs: 20_000,
+      intervalMs: 250,
+    }) as DebuggableBrowser;
     await waitUntil(() => endpointsOf(client), (endpoints) => endpoints[1]?.state === 'live', { what: 'e2 live again' });
     const back = await client.call('session.create', { name: 'back on e2' });
     assert.is(back.endpoint, 'e2');
@@ -162,6 +188,84 @@ s('a client names an endpoint only under --allow-endpoint; a policed session onl
     assert.ok(isAlive(browser.process.pid!), 'the named browser still runs');
   } finally {
     await browser.kill();
+  }
+});
+
+/**
+ * A farm's front door that wants `Authorization: <secret>` on every request, /json/version and the
+ * WebSocket upgrade alike (401 otherwise), and passes the rest to the browser on `port`.
+ */
+async function authorizingGate(port: number, authorization: string): Promise<{ url: string; refused: number }> {
+  const seen = { url: '', refused: 0 };
+  const gate = createServer(async (req, res) => {
+    if (req.headers.authorization !== authorization) {
+      seen.refused++;
+      res.writeHead(401).end();
+      return;
+    }
+    const upstream = await fetch(`http://127.0.0.1:${port}${req.url}`);
+    // The browser names its socket on its own port: the client must come through here.
+    res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(
+      (await upstream.text()).replaceAll(`:${port}/`, `:${gatePort}/`),
+    );
+  });
+  gate.on('upgrade', (req, socket, head) => {
+    if (req.headers.authorization !== authorization) {
+      seen.refused++;
+      socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
+      return;
+    }
+    const upstream = tcpConnect(port, '127.0.0.1', () => {
+      const lines = Object.entries(req.headers).map(([name, value]) => `${name}: ${String(value)}`);
+      upstream.write(`${req.method} ${req.url} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`);
+      upstream.write(head);
+      socket.pipe(upstream).pipe(socket);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+  const gatePort = (gate.address() as AddressInfo).port;
+  onTeardown(() => {
+    (gate as { closeAllConnections?: () => void }).closeAllConnections?.();
+    return new Promise<void>((resolve) => gate.close(() => resolve()));
+  });
+  seen.url = `http://127.0.0.1:${gatePort}`;
+  return seen;
+}
+
+s('--connect-file: its headers reach the farm (/json/version and the upgrade) and never a log line or an answer', async () => {
+  const secret = 'Bearer farm-s3cret-0f-the-gate';
+  const browser = await launchDebuggableBrowser();
+  const folder = mkdtempSync(join(tmpdir(), 'pagewire-farm-test-'));
+  try {
+    const gate = await authorizingGate(browser.port, secret);
+    const file = join(folder, 'farm.txt');
+    writeFileSync(file, `# the gate wants a header\n${JSON.stringify({ url: gate.url, headers: { Authorization: secret } })}\n`);
+    const config = parseConfig(['--port', '0', '--token', 'farm-test', '--connect-file', file, '--log-level', 'debug'], {}, {
+      readFile: readTextFile,
+    });
+    const lines: string[] = [];
+    const running = await startServer(config, {
+      runtime: `node ${process.version}`,
+      log: createLogger({ level: 'debug', sink: (line) => lines.push(line) }),
+    });
+    onTeardown(() => running.close());
+    const client = await TestClient.connect(`${running.url}?token=farm-test`);
+    const created = await client.call('session.create');
+    assert.is(created.endpoint, 'e1');
+    await acts(client, created.session_id);
+    const info = await client.call('server.info');
+    assert.equal(info.endpoints?.map((each) => [each.url, each.state]), [[`${gate.url}/`, 'live']]);
+    assert.is(gate.refused, 0, 'every request carried the header');
+    client.close();
+    await running.close();
+    assert.ok(lines.some((line) => line.includes('Target.createBrowserContext')), 'the CDP trace was on');
+    assert.not.ok(lines.some((line) => line.includes('farm-s3cret')), 'the header is in no log line');
+    assert.not.ok(JSON.stringify(info).includes('farm-s3cret'));
+  } finally {
+    await browser.kill();
+    rmSync(folder, { recursive: true, force: true });
   }
 });
 

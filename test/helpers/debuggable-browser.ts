@@ -59,8 +59,13 @@ export async function launchDebuggableBrowser(
       text += chunk.toString();
       const match = /DevTools listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(text);
       if (match) resolve(match[1]!);
+      // A port still held (a browser killed a moment ago): Chromium runs on without its endpoint.
+      if (/Cannot start http server for devtools/.test(text)) reject(new Error(`the DevTools port is taken: ${text}`));
     });
     browser.once('exit', () => reject(new Error(`browser exited: ${text}`)));
+  }).catch(async (error: unknown) => {
+    await kill();
+    throw error;
   });
   return { process: browser, endpoint: `http://127.0.0.1:${port}`, port: Number(port), kill };
 }
