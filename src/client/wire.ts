@@ -36,6 +36,7 @@ export type {
   ScreenshotParams,
   ServerInfoResult as ServerInfo,
   SessionCreateParams,
+  SessionCreateResult,
   SessionSummary,
   StorageState,
   TabSummary,

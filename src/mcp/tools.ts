@@ -266,8 +266,8 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'browser_session',
     description:
-      'Create (name, viewport, dialogs: hold|accept|dismiss, user_agent), list, or close (session_id) browser sessions: each has ' +
-      'its own cookies, storage and tabs. Other tools use your default session unless given a session_id.',
+      'Create (name, viewport, dialogs: hold|accept|dismiss, user_agent, endpoint), list, or close (session_id) browser sessions: ' +
+      'each has its own cookies, storage and tabs. Other tools use your default session unless given a session_id.',
     annotations: { ...WRITE, openWorldHint: false },
     methods: { create: 'session.create', list: 'session.list', close: 'session.close' },
     onSession: false,

@@ -26,6 +26,8 @@ export interface SessionOptions {
   userAgent?: string | undefined;
   /** The session's own domain rules, narrowing the server's. */
   policy?: DomainPolicyInit | undefined;
+  /** The endpoint the client asked for (a URL: it may carry a farm's token, so it is never shown). */
+  endpointUrl?: string | undefined;
 }
 
 /** How many cut observations a session keeps the rest of (PROTOCOL.md §6). */
@@ -39,6 +41,8 @@ export class Session {
   readonly options: SessionOptions;
   readonly browser: Browser;
   readonly browserContextId: string;
+  /** The id of the endpoint the session's browser is (PROTOCOL.md §1); undefined on a launched browser. */
+  readonly endpoint: string | undefined;
   readonly queue = new SerialQueue();
   /** Every observation this session issued (one current per tab). */
   readonly states = new StateStore();
@@ -89,6 +93,7 @@ export class Session {
     options: SessionOptions;
     browser: Browser;
     browserContextId: string;
+    endpoint?: string | undefined;
     now: number;
     policy: PolicyChain;
     /** Forms of the configured secrets' values (SecretStore.forms). */
@@ -101,6 +106,7 @@ export class Session {
     this.options = init.options;
     this.browser = init.browser;
     this.browserContextId = init.browserContextId;
+    this.endpoint = init.endpoint;
     this.createdAt = init.now;
     this.lastUsedAt = init.now;
     this.#readTotals = init.readTotals;
