@@ -167,7 +167,6 @@ export class SessionRegistry {
         proxy ? { server: proxy.url, bypassList: PROXY_BYPASS } : undefined,
       );
       try {
-        const id = randomId('s_');
         session = new Session({
           id,
           principalId,
