@@ -3,6 +3,7 @@
 // with a ConfigError (print it, exit 2).
 import { z } from 'zod';
 import { parseDomainPattern, PatternError } from './sessions/domain-policy.ts';
+import { DEFAULT_MAX_FRAMES } from './sessions/trace-recorder.ts';
 import { hostForUrl, isLoopbackHost } from './util/host.ts';
 import { LOG_LEVELS, type LogLevel } from './util/log.ts';
 import { MCP_MAX_BYTES } from './util/result-budget.ts';
@@ -54,6 +55,8 @@ export interface Config {
   readonly maxSessions: number;
   /** tabs.new is refused at this many tabs (popups are never refused, but they count). */
   readonly maxTabsPerSession: number;
+  /** Screenshots a session's trace keeps; past them the oldest are dropped and counted (PROTOCOL.md §16). */
+  readonly traceMaxFrames: number;
   /** Requests of one connection in flight at once (each batch element counts). */
   readonly maxPendingPerConnection: number;
   readonly maxSubscriptionsPerConnection: number;
@@ -112,6 +115,11 @@ export const FLAGS = {
     kind: 'string',
     arg: 'N',
     help: `tabs.new refused at N tabs in a session (default ${DEFAULT_MAX_TABS_PER_SESSION})`,
+  },
+  'trace-max-frames': {
+    kind: 'string',
+    arg: 'N',
+    help: `screenshots a session's trace keeps, the oldest dropped past it (default ${DEFAULT_MAX_FRAMES})`,
   },
   'max-pending-per-connection': {
     kind: 'string',
@@ -388,6 +396,7 @@ const rawSchema = z.object({
   uploads: pathSchema.optional(),
   'max-sessions': intIn(1, 10_000).optional(),
   'max-tabs-per-session': intIn(1, 1_000).optional(),
+  'trace-max-frames': intIn(2, 100_000).optional(),
   'max-pending-per-connection': intIn(1, 10_000).optional(),
   'max-subscriptions-per-connection': intIn(1, 10_000).optional(),
   'allow-raw-cdp': z.boolean().default(false),
@@ -446,6 +455,7 @@ function validate(raw: Map<FlagName, RawEntry>, env: Record<string, string | und
     viewport: v.viewport ?? DEFAULT_VIEWPORT,
     maxSessions: v['max-sessions'] ?? DEFAULT_MAX_SESSIONS,
     maxTabsPerSession: v['max-tabs-per-session'] ?? DEFAULT_MAX_TABS_PER_SESSION,
+    traceMaxFrames: v['trace-max-frames'] ?? DEFAULT_MAX_FRAMES,
     maxPendingPerConnection: v['max-pending-per-connection'] ?? DEFAULT_MAX_PENDING_PER_CONNECTION,
     maxSubscriptionsPerConnection: v['max-subscriptions-per-connection'] ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     allowRawCdp: v['allow-raw-cdp'],

@@ -34,6 +34,9 @@ import { SessionDownloads } from './sessions/session-downloads.ts';
 import { DownloadFolders, NodeDownloadFiles } from './runtime/download-files.ts';
 import { downloadMethods } from './rpc/methods/downloads.ts';
 import { pdfMethods } from './rpc/methods/pdf.ts';
+import { traceMethods } from './rpc/methods/traces.ts';
+import { TraceFiles } from './runtime/trace-files.ts';
+import { oneTraceFile, traceRoute, TRACES_PATH } from './runtime/trace-route.ts';
 import { SessionFiles } from './runtime/saved-files.ts';
 import { nodeFileReader } from './runtime/text-files.ts';
 import { DEFAULT_MAX_RECORDS as STATES_PER_SESSION, KEPT_FOR_CLOSED_TABS, KEPT_PER_TAB } from './observe/state-store.ts';
@@ -118,6 +121,8 @@ export function serverLimits(config: Config): ServerLimits {
 /** Everything but the doors: browser host, sessions, the method table and the MCP tools on it. */
 interface Core {
   readonly host: BrowserHost;
+  /** The trace files sessions wrote (served by GET /traces/<name>). */
+  readonly traceFiles: TraceFiles;
   readonly registry: SessionRegistry;
   readonly hub: SubscriptionHub;
   readonly screencasts: Screencasts;
@@ -149,6 +154,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
   const host = new BrowserHost(browserLauncher(config, log.child('browser')), trace ? { trace } : {});
   const folders = new DownloadFolders(config.downloads);
   const downloads = new SessionDownloads({ folderFor: (id) => folders.folderFor(id), files: new NodeDownloadFiles() });
+  const traceFiles = new TraceFiles(folders);
   const policy = new DomainPolicy('server', {
     allow: config.allowDomains,
     block: config.blockDomains,
@@ -163,6 +169,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     secrets,
     policy,
     proxies: (checks) => startSocksProxy(checks),
+    traces: { spillFor: (id) => traceFiles.spillFor(id), maxFrames: config.traceMaxFrames },
   }));
   const hub = new SubscriptionHub({ maxPerConnection: config.maxSubscriptionsPerConnection });
   const uploads = new UploadPolicy(config.uploads);
@@ -181,6 +188,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     ...modalMethods(registry, uploads),
     ...downloadMethods(registry, (session) => downloads.historyOf(session)),
     ...networkMethods(registry),
+    ...traceMethods(registry, traceFiles),
     ...serverMethods({
       registry,
       host,
@@ -213,6 +221,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
   let closing: Promise<void> | undefined;
   return {
     host,
+    traceFiles,
     registry,
     hub,
     screencasts,
@@ -275,6 +284,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
             ),
         }),
         ...Object.fromEntries(INSPECTOR_PATHS.map((path) => [path, inspectorRoute])),
+        [TRACES_PATH]: traceRoute((name, principal) => core.traceFiles.pathOf(name, principal.id)),
       },
       cors: { '/mcp': MCP_CORS, '/rpc': RPC_CORS },
       onConnection(socket, principal, signal) {
@@ -350,5 +360,39 @@ export function startMcpStdio(config: Config, options: StartOptions): RunningMcp
       })();
       return closing;
     },
+  };
+}
+
+/** `pagewire trace show FILE`: the inspector and one trace file on a loopback listener; no browser, no session. */
+export interface TraceViewer {
+  /** `http://127.0.0.1:PORT/inspector?token=TOKEN&trace=NAME`: the page that opens the trace. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function serveTraceFile(file: string, options: { port: number; log?: Logger }): Promise<TraceViewer> {
+  const trace = await oneTraceFile(file);
+  const token = crypto.randomUUID().replaceAll('-', '');
+  const listening = await HttpListener.listen({
+    host: '127.0.0.1',
+    port: options.port,
+    tokens: [token],
+    noAuth: false,
+    allowOrigins: [],
+    ...(options.log ? { log: options.log } : {}),
+    routes: {
+      ...Object.fromEntries(INSPECTOR_PATHS.map((path) => [path, inspectorRoute])),
+      [TRACES_PATH]: traceRoute((name) => trace.find(name)),
+    },
+    // A viewer of a file has no sessions: its socket serves no calls.
+    onConnection(socket) {
+      socket.close(1008, 'a trace viewer: no sessions here');
+      return { onMessage() {} };
+    },
+  });
+  const base = listening.url.replace(/^ws:/, 'http:');
+  return {
+    url: `${base}inspector?token=${token}&trace=${encodeURIComponent(trace.name)}`,
+    close: () => listening.close(),
   };
 }

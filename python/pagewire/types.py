@@ -55,6 +55,8 @@ class SessionCreateParams(TypedDict, total=False):
     block_domains: list[str]
     #: true: refuse loopback and private addresses
     block_private_network: bool
+    #: true: record every call from the first (trace.export writes it)
+    trace: bool
     #: Cookies and localStorage to start from (Playwright's storageState)
     storage_state: SessionCreateParamsStorageState
 
@@ -1109,6 +1111,50 @@ class NetworkListResult(TypedDict):
     dropped: int
 
 
+class TraceStartParams(TypedDict, total=False):
+    """The params of trace.start: Record every call on the session, with screenshots before and after each act, until trace.stop."""
+    #: Session id; omitted: the caller's "default" session
+    session_id: str
+
+
+class TraceStartResult(TypedDict):
+    """What trace.start answers."""
+    recording: Literal[True]
+
+
+class TraceStopParams(TypedDict, total=False):
+    """The params of trace.stop: Stop recording; what was recorded is kept for trace.export."""
+    #: Session id; omitted: the caller's "default" session
+    session_id: str
+
+
+class TraceStopResult(TypedDict):
+    """What trace.stop answers."""
+    recording: Literal[False]
+    #: Steps recorded
+    steps: int
+
+
+class TraceExportParams(TypedDict, total=False):
+    """The params of trace.export: Write what was recorded as one trace file (a zip) in the session's downloads folder."""
+    #: Session id; omitted: the caller's "default" session
+    session_id: str
+
+
+class TraceExportResult(TypedDict):
+    """What trace.export answers."""
+    #: The file's absolute path, in the session's downloads folder
+    path: str
+    #: Its length in bytes
+    size: int
+    #: Steps in it
+    steps: int
+    #: Screenshots in it
+    frames: int
+    #: Screenshots dropped under the per-session cap (the oldest)
+    dropped_frames: int
+
+
 class _ServerInfoResultRequired(TypedDict):
     name: Literal["pagewire"]
     version: str
@@ -1320,7 +1366,7 @@ RpcDiscoverResult = OpenRpcDocument
 CdpSendResult = dict[str, Any]
 
 
-MethodName = Literal["session.create", "session.list", "session.close", "session.storage_state", "tabs.list", "tabs.new", "tabs.select", "tabs.close", "frames.list", "frames.select", "observe", "screenshot", "page.pdf", "screencast.start", "screencast.stop", "events.subscribe", "events.unsubscribe", "events.poll", "act", "cancel", "wait", "dialog.handle", "file_chooser.resolve", "downloads.list", "network.list", "server.info", "rpc.discover", "cdp.send"]
+MethodName = Literal["session.create", "session.list", "session.close", "session.storage_state", "tabs.list", "tabs.new", "tabs.select", "tabs.close", "frames.list", "frames.select", "observe", "screenshot", "page.pdf", "screencast.start", "screencast.stop", "events.subscribe", "events.unsubscribe", "events.poll", "act", "cancel", "wait", "dialog.handle", "file_chooser.resolve", "downloads.list", "network.list", "trace.start", "trace.stop", "trace.export", "server.info", "rpc.discover", "cdp.send"]
 
 
 #: Every method: its params and result types.
@@ -1350,6 +1396,9 @@ METHODS: dict[str, tuple[Any, Any]] = {
     "file_chooser.resolve": (FileChooserResolveParams, FileChooserResolveResult),
     "downloads.list": (DownloadsListParams, DownloadsListResult),
     "network.list": (NetworkListParams, NetworkListResult),
+    "trace.start": (TraceStartParams, TraceStartResult),
+    "trace.stop": (TraceStopParams, TraceStopResult),
+    "trace.export": (TraceExportParams, TraceExportResult),
     "server.info": (ServerInfoParams, ServerInfoResult),
     "rpc.discover": (RpcDiscoverParams, RpcDiscoverResult),
     "cdp.send": (CdpSendParams, CdpSendResult),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import zipfile
 from typing import Any
 
 import pytest
@@ -89,6 +90,24 @@ def test_pdf_prints_the_tab_to_a_file_of_the_session_folder(server: Server, page
         with pytest.raises(RpcError) as refused:
             session.pdf(ranges="first two")
         assert refused.value.error_type == "invalid_params"
+
+
+def test_a_trace_records_the_calls_and_exports_a_zip(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-trace") as session:
+        session.tabs.new(url=pages.url("/counter.html"))
+        assert session.trace_start() == {"recording": True}
+        observed = session.observe()
+        button = next(element for element in observed["elements"] if element["role"] == "button")
+        session.act({"action": "click", "ref": button["ref"]}, state_id=observed)
+        assert session.trace_stop() == {"recording": False, "steps": 2}
+        trace = session.trace_export()
+        assert trace["steps"] == 2 and trace["frames"] == 2 and trace["dropped_frames"] == 0
+        assert f"/{session.id}/pagewire-trace-{session.id}-" in trace["path"]
+        with zipfile.ZipFile(trace["path"]) as archive:
+            header = json.loads(archive.read("trace.json"))
+            steps = [json.loads(line) for line in archive.read("steps.jsonl").splitlines()]
+        assert header["format"] == "pagewire-trace" and header["version"] == 1 and header["steps"] == 2
+        assert [step["method"] for step in steps] == ["observe", "act"] and steps[1]["acted_on"] == 1
 
 
 def test_a_lone_navigation_needs_no_observation(server: Server, pages: Pages) -> None:

@@ -277,6 +277,18 @@ export function sessionsText(result: Obj): string {
   );
 }
 
+/** trace.start, trace.stop and trace.export, in words (PROTOCOL.md §16). */
+export function traceText(result: Obj): string {
+  if (result['path'] !== undefined) {
+    const dropped = Number(result['dropped_frames'] ?? 0);
+    return `trace written to ${str(result['path'])} (${str(result['size'])} bytes): ${str(result['steps'])} steps, ` +
+      `${str(result['frames'])} screenshots${dropped > 0 ? ` (${dropped} older ones dropped)` : ''}; open it in the inspector`;
+  }
+  return result['recording'] === true
+    ? 'recording: every call on the session is a step of its trace'
+    : `recording stopped after ${str(result['steps'])} steps`;
+}
+
 export function screenshotText(result: Obj, params: Obj): string {
   const what = params['ref'] ? `element ${str(params['ref'])}` : params['full_page'] ? 'whole page' : 'viewport';
   const scale = typeof result['scale'] === 'number' ? result['scale'] : undefined;

@@ -57,7 +57,7 @@ export interface HttpServerOptions {
   log?: Logger;
   /** The rest of the app: called once per accepted socket. `signal` aborts when it closes. */
   onConnection(socket: RpcSocket, principal: Principal, signal: AbortSignal): ConnectionHandler;
-  /** Exact paths (`/mcp`) answered over plain HTTP once their request passed the checks. */
+  /** Paths (`/mcp`; a key ending with `/` serves every path under it) answered over plain HTTP once their request passed the checks. */
   routes?: Readonly<Record<string, HttpRoute>>;
   /** The routes that browser pages of accepted Origins may call, and how. */
   cors?: Readonly<Record<string, CorsPolicy>>;
@@ -136,7 +136,7 @@ export class HttpListener {
   /** A plain HTTP request: a route's (after the checks, and CORS), else 426 (only WebSocket is served). */
   handleRequest(req: IncomingMessage, res: ServerResponse): void {
     const { path, query } = splitUrl(req.url ?? '/');
-    const route = this.#options.routes?.[path];
+    const route = this.#routeFor(path);
     if (route) {
       if (this.#closing !== undefined) return answer(res, 503, 'server is shutting down');
       const cors = this.#options.cors?.[path];
@@ -173,6 +173,14 @@ export class HttpListener {
     });
     res.end(body);
     req.resume();
+  }
+
+  /** The route of a path: an exact one, else one whose key ends with `/` and starts the path (`/traces/`). */
+  #routeFor(path: string): HttpRoute | undefined {
+    const routes = this.#options.routes ?? {};
+    if (Object.hasOwn(routes, path)) return routes[path];
+    const prefix = Object.keys(routes).find((key) => key.endsWith('/') && key.length > 1 && path.startsWith(key));
+    return prefix === undefined ? undefined : routes[prefix];
   }
 
   /** A WebSocket handshake: on `/`, past the checks, it becomes an RPC socket. */

@@ -13,6 +13,7 @@ import type { Disposable } from '../util/disposable.ts';
 import type { SessionDownloads } from './session-downloads.ts';
 import { watchSessionEvents } from './session-events.ts';
 import { Session, type SessionOptions } from './session.ts';
+import type { TraceSpill } from './trace-recorder.ts';
 import { type StorageStateInput, writeStorageState } from './storage-state.ts';
 
 export const DEFAULT_SESSION_NAME = 'default';
@@ -45,6 +46,8 @@ export interface RegistryOptions {
   policy?: DomainPolicy;
   /** Starts the proxy of a context with a domain policy (all of its traffic goes through it). */
   proxies?: ProxyFactory;
+  /** Where each session's trace spills its screenshots (PROTOCOL.md §16), and how many it keeps. */
+  traces: { spillFor(sessionId: string): TraceSpill; maxFrames?: number | undefined };
 }
 
 /**
@@ -82,8 +85,10 @@ export class SessionRegistry {
   readonly #secrets: SecretStore | undefined;
   readonly #policy: DomainPolicy;
   readonly #proxies: ProxyFactory | undefined;
+  readonly #traces: RegistryOptions['traces'];
 
   constructor(options: RegistryOptions) {
+    this.#traces = options.traces;
     this.#secrets = options.secrets;
     this.#policy = options.policy ?? new DomainPolicy('server', {});
     this.#proxies = options.proxies;
@@ -145,8 +150,9 @@ export class SessionRegistry {
         proxy ? { server: proxy.url, bypassList: PROXY_BYPASS } : undefined,
       );
       try {
+        const id = randomId('s_');
         session = new Session({
-          id: randomId('s_'),
+          id,
           principalId,
           options,
           browser,
@@ -155,6 +161,7 @@ export class SessionRegistry {
           policy,
           ...(this.#secrets ? { secretForms: this.#secrets.forms } : {}),
           readTotals: this.readCounts,
+          trace: { spill: this.#traces.spillFor(id), maxFrames: this.#traces.maxFrames },
         });
         const traffic = session.traffic;
         browser.setContextSetup(browserContextId, {
@@ -253,6 +260,8 @@ export class SessionRegistry {
     this.#proxyOf.delete(session.id);
     void proxy?.close();
     session.markClosed(reason);
+    // Its screenshots go with it; a trace it exported stays in its downloads folder.
+    void session.trace.dispose().catch(() => {});
     if (reason.startsWith(BROWSER_GONE)) {
       session.events.publish({
         kind: 'crash',

@@ -40,6 +40,7 @@ export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {
             viewport: params.viewport,
             dialogs: params.dialogs ?? 'hold',
             userAgent: params.user_agent,
+            trace: params.trace === true,
             policy: {
               allow: params.allow_domains ?? [],
               block: params.block_domains ?? [],
