@@ -19,7 +19,17 @@ export type ActOutcome = Pick<ActResult, 'status' | 'execution' | 'error_type' |
 export interface CallError {
   code: number;
   message: string;
-  data?: { error_type?: string; error_text?: string } | undefined;
+  /** The wire's error data (`error_type`, `error_text`…), as the trace kept it. */
+  data?: unknown;
+}
+
+/** The error word and text of a call's error data, when it has them. */
+export function errorDetails(error: CallError): { type?: string; text?: string } {
+  const data = isRecord(error.data) ? error.data : {};
+  return {
+    ...(typeof data['error_type'] === 'string' ? { type: data['error_type'] } : {}),
+    ...(typeof data['error_text'] === 'string' ? { text: data['error_text'] } : {}),
+  };
 }
 
 /** Long texts (an error, a console line) are cut in a row; the step's details show them whole. */
@@ -121,8 +131,8 @@ export function actRow(actions: readonly string[], outcome: ActOutcome): Row {
 
 /** A call that failed on the wire (not an act's outcome: the JSON-RPC error itself). */
 export function errorWords(error: CallError): string {
-  const word = error.data?.error_type;
-  return `error${word ? `: ${word}` : ''} — ${cut(error.data?.error_text ?? error.message)}`;
+  const { type, text } = errorDetails(error);
+  return `error${type ? `: ${type}` : ''} — ${cut(text ?? error.message)}`;
 }
 
 /** An observation, briefly: `s12 "Checkout" 43 refs`. */

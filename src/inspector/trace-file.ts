@@ -1,58 +1,17 @@
-// A trace file opened in the page (PROTOCOL.md §13, "The inspector"): its header checked, its
+// A trace file (PROTOCOL.md §16) opened in the page (§13, "The inspector"): its header checked, its
 // steps and events read, its frames handed out as images. Anything that is not a trace this
 // page can read is refused with one sentence that says why.
+import type { TraceEvent, TraceHeader, TraceStep } from '../wire/index.ts';
 import { ZipArchive, ZipError } from './zip.ts';
 
+export type { TraceEvent, TraceHeader, TraceStep };
+/** The box of a step's target, in CSS px of the viewport of its frame before. */
+export type TraceBox = NonNullable<TraceStep['target']>['box'];
+
+/** The `format` of a trace's header (PROTOCOL.md §16): the reader's own copy, as the wire's schema module carries zod. */
 export const TRACE_FORMAT = 'pagewire-trace';
 /** The trace versions this page reads. */
 export const TRACE_VERSIONS: readonly number[] = [1];
-
-export interface TraceHeader {
-  format: string;
-  version: number;
-  pagewire: string;
-  protocol: string;
-  session_id: string;
-  started_at: number;
-  ended_at: number;
-  steps: number;
-  events: number;
-  frames: number;
-  dropped_frames: number;
-  dropped_events?: number | undefined;
-  viewport?: { width: number; height: number } | undefined;
-}
-
-export interface TraceBox {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-export interface TraceStep {
-  seq: number;
-  method: string;
-  tab_id?: string | undefined;
-  at: number;
-  duration_ms: number;
-  params: Record<string, unknown>;
-  result?: unknown;
-  error?: { code: number; message: string; data?: { error_type?: string; error_text?: string } | undefined } | undefined;
-  acted_on?: number | undefined;
-  frame_before?: string | undefined;
-  frame_after?: string | undefined;
-  target?: { ref: string; box: TraceBox } | undefined;
-  frame_scale?: number | undefined;
-}
-
-export interface TraceEvent {
-  seq: number;
-  step?: number | undefined;
-  at: number;
-  kind: string;
-  data: unknown;
-}
 
 /** Why a file is not shown, as the sentence the page says. */
 export class TraceError extends Error {
@@ -116,7 +75,7 @@ export async function readTrace(fileName: string, bytes: Uint8Array): Promise<Tr
   }
   try {
     const header = parseHeader(await zip.text(HEADER), named);
-    const steps = parseLines(await zip.text(STEPS), STEPS, isStep, named).map((step) => ({ ...step, params: step.params ?? {} }));
+    const steps = parseLines(await zip.text(STEPS), STEPS, isStep, named);
     const events = parseLines(await zip.text(EVENTS), EVENTS, isEvent, named);
     return new Trace(fileName, zip, header, steps, events);
   } catch (error) {
@@ -174,7 +133,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function isStep(value: unknown): value is TraceStep {
   return isRecord(value) && typeof value['seq'] === 'number' && typeof value['method'] === 'string' && typeof value['at'] === 'number' &&
-    (value['params'] === undefined || isRecord(value['params']));
+    isRecord(value['params']);
 }
 
 function isEvent(value: unknown): value is TraceEvent {

@@ -6,7 +6,7 @@
 import type { ActResult, Observation } from '../client/exports.ts';
 import { h, rowElement } from './dom.ts';
 import { diffHunks, lineDiff } from './line-diff.ts';
-import { blockerWords, ERROR_MEANINGS, eventRow, observationIn, observationWords } from './rows.ts';
+import { blockerWords, ERROR_MEANINGS, errorDetails, eventRow, observationIn, observationWords } from './rows.ts';
 import type { Trace, TraceBox, TraceEvent, TraceStep } from './trace-file.ts';
 import { fellShort, lineNames, type StepView, stepViews } from './trace-steps.ts';
 
@@ -207,9 +207,9 @@ function table(record: Record<string, unknown>, words: Record<string, string> = 
 /** The result in words: the act's four fields and why it fell short, or the call's error, or what it answered. */
 function resultTable(step: TraceStep): HTMLElement {
   if (step.error) {
-    const type = step.error.data?.error_type;
+    const { type, text } = errorDetails(step.error);
     return table(
-      { error_type: type, code: step.error.code, message: step.error.message, error_text: step.error.data?.error_text },
+      { error_type: type, code: step.error.code, message: step.error.message, error_text: text },
       type && ERROR_MEANINGS[type] ? { error_type: ERROR_MEANINGS[type] } : {},
     );
   }

@@ -1,7 +1,9 @@
 // Reading a ZIP file in the page (a trace is one): the central directory names the entries, each
 // entry is STORED or raw DEFLATE (inflated by the browser's DecompressionStream), and its CRC-32
 // is checked, so a damaged file is refused with a sentence instead of showing wrong data.
-// Neither ZIP64 nor encryption: a trace uses neither (PROTOCOL.md §13, "The inspector").
+// Neither ZIP64 nor encryption: a trace uses neither (PROTOCOL.md §16, "The file"). The server
+// frames the same files with src/util/zip.ts, whose CRC-32 this reader checks against.
+import { crc32 } from '../util/zip.ts';
 
 /** Why a file could not be read as a ZIP, as a sentence for the page. */
 export class ZipError extends Error {
@@ -32,8 +34,6 @@ export class ZipArchive {
   readonly #bytes: Uint8Array;
   readonly #view: DataView;
   readonly #entries = new Map<string, Entry>();
-  /** The CRC-32 table, built the first time an entry is checked. */
-  #crcTable: Uint32Array | undefined;
 
   constructor(bytes: Uint8Array) {
     this.#bytes = bytes;
@@ -65,7 +65,7 @@ export class ZipArchive {
     else if (entry.method === DEFLATED) data = await inflate(stored, entry);
     else throw new ZipError(`${name} is compressed with method ${entry.method}; only STORE and DEFLATE are read.`);
     if (data.length !== entry.size) throw new ZipError(`${name} is damaged: it holds ${data.length} bytes, not ${entry.size}.`);
-    if (this.#crc(data) !== entry.crc) throw new ZipError(`${name} is damaged: its checksum does not match.`);
+    if (crc32(data) !== entry.crc) throw new ZipError(`${name} is damaged: its checksum does not match.`);
     return data;
   }
 
@@ -116,23 +116,6 @@ export class ZipArchive {
     }
     return at + LOCAL_HEADER_BYTES + this.#view.getUint16(at + 26, true) + this.#view.getUint16(at + 28, true);
   }
-
-  #crc(data: Uint8Array): number {
-    const table = (this.#crcTable ??= crcTable());
-    let crc = 0xffffffff;
-    for (const byte of data) crc = table[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
-    return (crc ^ 0xffffffff) >>> 0;
-  }
-}
-
-function crcTable(): Uint32Array {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
 }
 
 /** Raw DEFLATE, inflated by the browser; stopped once it grows past the size the directory declares. */

@@ -1,22 +1,24 @@
-// Traces in the inspector, in real headless Chromium: a trace file dropped on the page opens as a
-// timeline of steps whose refusal shows its reason and blocker, and a file of another version,
-// another format, or a damaged one is refused with a sentence in the page.
+// Traces in the inspector, in real headless Chromium: a run recorded with a refusal, a dialog and a
+// navigation, exported, opens from `?trace=` (and dropped on the page) as a timeline of every step;
+// the refusal shows its reason and blocker, the password field is masked in the frames shown, and
+// a file of another version, another format, or a damaged one is refused with a sentence in the
+// page. The trace screenshot of the README is taken here (docs/images/inspector-trace.png).
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { InspectorPage } from '../helpers/inspector-page.ts';
+import { evaluate } from '../helpers/page.ts';
 import { sharedServer, type TestServer } from '../helpers/pagewire.ts';
-import { decodeBase64 } from '../helpers/png.ts';
 import { traceZip } from '../helpers/trace-zip.ts';
-import { ref } from '../helpers/wire.ts';
+import { freshState, ref } from '../helpers/wire.ts';
 
 const s = suite('trace view');
 let server: TestServer;
 let fixtures: FixtureServer;
 let agent: TestClient;
-let agentSession: string;
-let agentTab: string;
 let viewer: TestClient;
 let viewerSession: string;
 let inspector: InspectorPage;
@@ -27,92 +29,166 @@ s.before(async () => {
   server = await sharedServer();
   fixtures = await fixtureServer();
   agent = await server.connect();
-  ({ session_id: agentSession, target_id: agentTab } = await agent.call('session.create', {
-    name: 'agent',
-    viewport: VIEWPORT,
-    dialogs: 'accept',
-  }));
   viewer = await server.connect();
   viewerSession = (await viewer.call('session.create', { name: 'viewer', viewport: { width: 1400, height: 900 } })).session_id;
   inspector = await InspectorPage.open(server, viewer, viewerSession);
   await inspector.until(`document.body.dataset.ready`);
 });
 s.after(async () => {
-  await agent?.call('session.close', { session_id: agentSession }).catch(() => {});
   await viewer?.call('session.close', { session_id: viewerSession }).catch(() => {});
   agent?.close();
   viewer?.close();
 });
 
 /** The text of the selected step's part `id` (`step-result`, `step-events`…). */
-const partText = (id: string) => inspector.eval<string>(`document.getElementById(${JSON.stringify(id)})?.innerText ?? ''`);
+const partText = (page: InspectorPage, id: string) => page.eval<string>(`document.getElementById(${JSON.stringify(id)})?.innerText ?? ''`);
 
-s('a trace file dropped on the inspector opens: every step, the refused one with its reason and blocker', async () => {
-  await agent.call('act', { session_id: agentSession, action: 'navigate', url: fixtures.url('/account-security.html') });
-  const seen = await agent.call('observe', { session_id: agentSession, include_boxes: true });
-  const remove = ref(seen, 'Delete account', 'button');
-  const shot = async () => decodeBase64((await agent.call('screenshot', { session_id: agentSession, format: 'jpeg', quality: 60 })).data);
-  const before = await shot();
-  const at = Date.now();
-  const refused = await agent.call('act', { session_id: agentSession, state_id: seen.state_id, action: 'click', ref: remove });
-  assert.is(refused.error_type, 'click_intercepted');
-  const after = await shot();
-  const [x, y, width, height] = seen.boxes![remove]!;
-  // Laid out as the server writes a trace (PROTOCOL.md §16), from what the wire answered here.
-  const file = traceZip({
-    deflate: true,
-    header: { session_id: agentSession, viewport: VIEWPORT },
-    steps: [
-      { seq: 1, method: 'observe', tab_id: agentTab, at: at - 400, duration_ms: 90, params: { include_boxes: true }, result: seen },
-      {
-        seq: 2,
-        method: 'act',
-        tab_id: agentTab,
-        at,
-        duration_ms: 140,
-        params: { state_id: seen.state_id, action: 'click', ref: remove },
-        result: refused,
-        acted_on: 1,
-        frame_before: 'frames/1.jpg',
-        frame_after: 'frames/2.jpg',
-        target: { ref: remove, box: { x, y, width, height } },
-        frame_scale: 1,
-      },
-    ],
-    events: [{ seq: 1, step: 2, at: at + 20, kind: 'console', data: { level: 'warn', text: 'consent: banner shown' } }],
-    frames: { 'frames/1.jpg': before, 'frames/2.jpg': after },
-  });
-  await inspector.drop('run.zip', file);
+/** Selects step `seq` in the timeline and waits for its details. */
+async function select(page: InspectorPage, seq: number): Promise<void> {
+  await page.eval(`document.querySelector('#timeline [data-seq="${seq}"]').click()`);
+  await page.until(`document.querySelector('#step-title[data-seq="${seq}"]')`);
+}
+
+/** Mean of each pixel's brightest channel in `rect` (CSS px of the recorded viewport) of the frame `which` shown for the selected step. */
+function frameBrightness(page: InspectorPage, which: 'before' | 'after', rect: Rect): Promise<number> {
+  return page.eval<number>(`(async () => {
+    const image = document.querySelector('#step-frames [data-frame=${which}] img.frame');
+    await image.decode();
+    const k = image.naturalWidth / ${VIEWPORT.width};
+    const canvas = document.createElement('canvas');
+    canvas.width = image.naturalWidth;
+    canvas.height = image.naturalHeight;
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const { data } = context.getImageData(${rect.x} * k, ${rect.y} * k, ${rect.width} * k, ${rect.height} * k);
+    let sum = 0;
+    for (let i = 0; i < data.length; i += 4) sum += Math.max(data[i], data[i + 1], data[i + 2]);
+    return sum / (data.length / 4);
+  })()`);
+}
+
+interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+const SECRET_TEXT = 'correct horse battery staple';
+let exported: { path: string; steps: number };
+let trace: InspectorPage;
+
+s(
+  'a recorded run with a refusal, a dialog and a navigation, exported, opens from ?trace=: every step, the refusal with its reason and blocker, masked frames',
+  async () => {
+    const created = await agent.call('session.create', { name: 'recorded', viewport: VIEWPORT, dialogs: 'accept', trace: true });
+    const session_id = created.session_id;
+    await agent.call('act', { session_id, action: 'navigate', url: fixtures.url('/account-security.html') });
+    const first = await agent.call('observe', { session_id });
+    const filled = await agent.call('act', {
+      session_id,
+      state_id: first.state_id,
+      action: 'fill',
+      ref: ref(first, 'Current password', 'textbox'),
+      text: SECRET_TEXT,
+    });
+    assert.is(filled.status, 'completed');
+    // Where the fields are (inside their borders), measured in the page, not taken from the trace.
+    const inner = (id: string) =>
+      evaluate<Rect>(
+        server,
+        created.target_id,
+        `(() => { const r = document.getElementById('${id}').getBoundingClientRect(); return { x: r.x + 6, y: r.y + 6, width: r.width - 12, height: r.height - 12 }; })()`,
+      );
+    const [password, email] = [await inner('current'), await inner('email')];
+    const remove = ref(freshState(filled), 'Delete account', 'button');
+    const refused = await agent.call('act', { session_id, state_id: freshState(filled).state_id, action: 'click', ref: remove });
+    assert.is(refused.error_type, 'click_intercepted');
+    const dismissed = await agent.call('act', {
+      session_id,
+      state_id: freshState(refused).state_id,
+      action: 'click',
+      ref: refused.hit!.dismiss_ref!,
+    });
+    const confirmed = await agent.call('act', {
+      session_id,
+      state_id: freshState(dismissed).state_id,
+      action: 'click',
+      ref: ref(freshState(dismissed), 'Delete account', 'button'),
+    });
+    assert.ok(confirmed.events.some((event) => event.kind === 'dialog'), 'the click opened a confirm');
+    await agent.call('act', {
+      session_id,
+      state_id: freshState(confirmed).state_id,
+      action: 'click',
+      ref: ref(freshState(confirmed), 'Statements', 'link'),
+    });
+    exported = await agent.call('trace.export', { session_id });
+    assert.is(exported.steps, 7);
+
+    trace = await InspectorPage.open(server, viewer, viewerSession, `&trace=${encodeURIComponent(basename(exported.path))}`);
+    await trace.until(`document.getElementById('trace-view')?.dataset.state === 'ready'`);
+    const rows = await trace.eval<string[]>(
+      `[...document.querySelectorAll('#timeline [data-seq]')].map((li) => li.querySelector('.words').textContent)`,
+    );
+    assert.is(rows.length, exported.steps, 'every step is in the timeline');
+    assert.match(rows[0]!, `act navigate ${fixtures.url('/account-security.html')} → completed`);
+    assert.match(rows[2]!, /^act fill @\d+ "\[redacted\]" → completed$/);
+    assert.is(
+      rows[3],
+      `act click ${remove} → refused: click_intercepted — covered by region "Cookie banner" ${refused.hit!.ref} (dismiss: ${
+        refused.hit!.dismiss_ref
+      })`,
+    );
+    assert.not.match(await trace.eval<string>('document.body.innerText'), SECRET_TEXT);
+
+    // The refused step: its reason and blocker in words, the ref it aimed at lit in the observation it acted on.
+    await select(trace, 4);
+    const result = await partText(trace, 'step-result');
+    assert.match(result, /error_type\s+click_intercepted — another element is on top/);
+    assert.match(result, /blocker\s+covered by region "Cookie banner"/);
+    assert.match(
+      await trace.eval<string>(`document.querySelector('#step-observation .line.acted').textContent`),
+      `"Delete account" ${remove}`,
+    );
+    assert.match(await partText(trace, 'step-diff'), 'the tree did not change');
+    await trace.until(`document.querySelector('#step-frames [data-frame=before] .target')`);
+    await trace.screenshot('inspector-trace.png');
+
+    // Accepting the cookies took the banner away: the diff to the next observation says so.
+    await select(trace, 5);
+    assert.match(await partText(trace, 'step-diff'), /- region "Cookie banner"/);
+
+    // The dialog and the navigation, as rows of the steps during which they came.
+    await select(trace, 6);
+    assert.match(await partText(trace, 'step-events'), 'dialog confirm "Delete your account?" → accepted');
+    await select(trace, 7);
+    assert.match(await partText(trace, 'step-events'), `navigation ${fixtures.url('/receipt.html')}`);
+
+    // The fill's frames: the password field is the mask's black before and after, the email field beside it is not.
+    await select(trace, 3);
+    for (const which of ['before', 'after'] as const) {
+      const masked = await frameBrightness(trace, which, password);
+      const plain = await frameBrightness(trace, which, email);
+      assert.ok(masked < 40, `the password field in the frame ${which} is masked (mean brightness ${masked})`);
+      assert.ok(plain > 180, `the email field in the frame ${which} is drawn (mean brightness ${plain})`);
+    }
+
+    // The refusals filter keeps the refused step only.
+    await trace.eval(
+      `(() => { const f = document.getElementById('trace-filter'); f.value = 'short'; f.dispatchEvent(new Event('change')); })()`,
+    );
+    assert.equal(await trace.eval<string[]>(`[...document.querySelectorAll('#timeline [data-seq]')].map((li) => li.dataset.seq)`), ['4']);
+    await trace.close();
+    await agent.call('session.close', { session_id });
+  },
+);
+
+s('the same file dropped on the live inspector opens the same timeline', async () => {
+  await inspector.front();
+  await inspector.drop(basename(exported.path), new Uint8Array(readFileSync(exported.path)));
   await inspector.until(`document.getElementById('trace-view')?.dataset.state === 'ready'`);
-  assert.is(await inspector.eval<number>(`document.querySelectorAll('#timeline [data-seq]').length`), 2);
-  const refusedRow = await inspector.eval<string>(`document.querySelector('#timeline [data-seq="2"]').innerText`);
-  assert.match(refusedRow, `act click ${remove} → refused: click_intercepted — covered by region "Cookie banner"`);
-  await inspector.eval(`document.querySelector('#timeline [data-seq="2"]').click()`);
-  await inspector.until(`document.querySelector('#step-title[data-seq="2"]')`);
-  const result = await partText('step-result');
-  assert.match(result, /blocker\s+covered by region "Cookie banner"/);
-  assert.match(result, /error_type\s+click_intercepted — another element is on top/);
-  // The observation acted on, with the acted ref's line lit.
-  assert.match(
-    await inspector.eval<string>(`document.querySelector('#step-observation .line.acted').textContent`),
-    `"Delete account" ${remove}`,
-  );
-  assert.match(await partText('step-console'), 'console warn consent: banner shown');
-  // The target's box over the frame before, where the button is in that frame.
-  await inspector.until(`document.querySelector('#step-frames [data-frame=before] .target')`);
-  const drawn = await inspector.eval<{ x: number; w: number }>(`(() => {
-    const b = document.querySelector('#step-frames [data-frame=before] .target').getBoundingClientRect();
-    const i = document.querySelector('#step-frames [data-frame=before] img').getBoundingClientRect();
-    return { x: (b.x - i.x) / i.width, w: b.width / i.width }; })()`);
-  assert.ok(Math.abs(drawn.x - x / VIEWPORT.width) < 0.01 && Math.abs(drawn.w - width / VIEWPORT.width) < 0.01, JSON.stringify(drawn));
-  // The refusals filter keeps the refused step only.
-  await inspector.eval(
-    `(() => { const f = document.getElementById('trace-filter'); f.value = 'short'; f.dispatchEvent(new Event('change')); })()`,
-  );
-  assert.equal(await inspector.eval<string[]>(`[...document.querySelectorAll('#timeline [data-seq]')].map((li) => li.dataset.seq)`), ['2']);
-  await inspector.eval(
-    `(() => { const f = document.getElementById('trace-filter'); f.value = 'all'; f.dispatchEvent(new Event('change')); })()`,
-  );
+  assert.is(await inspector.eval<number>(`document.querySelectorAll('#timeline [data-seq]').length`), exported.steps);
 });
 
 s('a trace of another version, another format, a missing entry or damaged bytes: a sentence in the page', async () => {

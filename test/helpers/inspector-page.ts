@@ -63,6 +63,11 @@ export class InspectorPage {
     })()`);
   }
 
+  /** Brings the page to the front: a page behind another tab runs no animation frames, which until() waits for. */
+  front(): Promise<unknown> {
+    return this.viewer.call('tabs.select', { session_id: this.sessionId, target_id: this.targetId });
+  }
+
   close(): Promise<unknown> {
     return this.viewer.call('tabs.close', { session_id: this.sessionId, target_id: this.targetId });
   }

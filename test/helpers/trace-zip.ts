@@ -1,7 +1,8 @@
-// Trace files written by the tests themselves (the format of PROTOCOL.md §13's traces): a plain
-// ZIP whose entries are STORED or raw DEFLATE, and the ways one can be wrong (another version,
-// another format, a missing entry, damaged bytes) for the inspector's refusals.
-import { crc32, deflateRawSync } from 'node:zlib';
+// Trace files written by the tests themselves (the format of PROTOCOL.md §16): a plain ZIP whose
+// entries are STORED or raw DEFLATE, and the ways one can be wrong (another version, another
+// format, a missing entry, damaged bytes) for the inspector's refusals.
+import { deflateRawSync } from 'node:zlib';
+import { ZipWriter } from '../../src/util/zip.ts';
 
 export interface ZipInput {
   name: string;
@@ -10,49 +11,15 @@ export interface ZipInput {
   deflate?: boolean;
 }
 
-/** A ZIP of `entries` in order: local headers, then the central directory and its end record. */
+/** A ZIP of `entries` in order, framed by the server's own writer. */
 export function zipOf(entries: ZipInput[]): Uint8Array {
+  const zip = new ZipWriter(new Date());
   const parts: Uint8Array[] = [];
-  const directory: Uint8Array[] = [];
-  let offset = 0;
   for (const entry of entries) {
-    const name = new TextEncoder().encode(entry.name);
     const data = typeof entry.data === 'string' ? new TextEncoder().encode(entry.data) : entry.data;
-    const stored = entry.deflate ? new Uint8Array(deflateRawSync(data)) : data;
-    const crc = crc32(data);
-    const local = new DataView(new ArrayBuffer(30));
-    local.setUint32(0, 0x04034b50, true);
-    local.setUint16(4, 20, true);
-    local.setUint16(8, entry.deflate ? 8 : 0, true);
-    local.setUint32(14, crc, true);
-    local.setUint32(18, stored.length, true);
-    local.setUint32(22, data.length, true);
-    local.setUint16(26, name.length, true);
-    const central = new DataView(new ArrayBuffer(46));
-    central.setUint32(0, 0x02014b50, true);
-    central.setUint16(4, 20, true);
-    central.setUint16(6, 20, true);
-    central.setUint16(10, entry.deflate ? 8 : 0, true);
-    central.setUint32(16, crc, true);
-    central.setUint32(20, stored.length, true);
-    central.setUint32(24, data.length, true);
-    central.setUint16(28, name.length, true);
-    central.setUint32(42, offset, true);
-    parts.push(new Uint8Array(local.buffer), name, stored);
-    directory.push(new Uint8Array(central.buffer), name);
-    offset += 30 + name.length + stored.length;
+    parts.push(...zip.entry(entry.name, entry.deflate ? { data, deflated: new Uint8Array(deflateRawSync(data)) } : { data }));
   }
-  const directorySize = directory.reduce((sum, part) => sum + part.length, 0);
-  const end = new DataView(new ArrayBuffer(22));
-  end.setUint32(0, 0x06054b50, true);
-  end.setUint16(8, entries.length, true);
-  end.setUint16(10, entries.length, true);
-  end.setUint32(12, directorySize, true);
-  end.setUint32(16, offset, true);
-  return concat([...parts, ...directory, new Uint8Array(end.buffer)]);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
+  parts.push(...zip.finish());
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
   for (const part of parts) {
