@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
+import { traceViewer } from '../helpers/cli-process.ts';
 import { InspectorPage } from '../helpers/inspector-page.ts';
 import { evaluate } from '../helpers/page.ts';
 import { sharedServer, type TestServer } from '../helpers/pagewire.ts';
@@ -191,7 +192,17 @@ s('the same file dropped on the live inspector opens the same timeline', async (
   assert.is(await inspector.eval<number>(`document.querySelectorAll('#timeline [data-seq]').length`), exported.steps);
 });
 
+s('pagewire trace show FILE: the saved trace opens in a browser from a viewer with no session', async () => {
+  const { viewer: process, url } = await traceViewer(exported.path);
+  const shown = await InspectorPage.open(server, viewer, viewerSession, '', url.href);
+  await shown.until(`document.getElementById('trace-view')?.dataset.state === 'ready'`);
+  assert.is(await shown.eval<number>(`document.querySelectorAll('#timeline [data-seq]').length`), exported.steps);
+  await shown.close();
+  process.kill('SIGTERM');
+});
+
 s('a trace of another version, another format, a missing entry or damaged bytes: a sentence in the page', async () => {
+  await inspector.front();
   const steps = [{ seq: 1, method: 'observe', at: Date.now(), duration_ms: 5, params: {} }];
   const good = traceZip({ steps, deflate: true });
   const cases: Array<[string, Uint8Array, string]> = [

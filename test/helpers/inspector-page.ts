@@ -22,11 +22,14 @@ export class InspectorPage {
     this.targetId = targetId;
   }
 
-  /** Opens `/inspector?token=…` and `query` (`&session=…`, `&trace=…`) in a new tab of the viewer session. */
-  static async open(server: TestServer, viewer: TestClient, sessionId: string, query = ''): Promise<InspectorPage> {
+  /**
+   * Opens `/inspector?token=…` and `query` (`&session=…`, `&trace=…`) in a new tab of the viewer
+   * session; or `url`, an inspector page served elsewhere (`pagewire trace show`).
+   */
+  static async open(server: TestServer, viewer: TestClient, sessionId: string, query = '', url?: string): Promise<InspectorPage> {
     const { target_id } = await viewer.call('tabs.new', {
       session_id: sessionId,
-      url: `${server.server.inspectorUrl}?token=${server.token}${query}`,
+      url: url ?? `${server.server.inspectorUrl}?token=${server.token}${query}`,
     });
     return new InspectorPage(server, viewer, sessionId, target_id);
   }
