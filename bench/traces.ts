@@ -1,6 +1,6 @@
-// `npm run bench:traces`: how big a trace gets (PROTOCOL.md §16, docs/traces.md). A 50-step run
-// on real-looking pages (25 observe + act pairs across a to-do app, a shop behind a cookie dialog
-// and a long article), exported; prints the file's size and what it holds (steps, frames, the
+// `npm run bench:traces`: how big a trace gets (PROTOCOL.md §16, docs/traces.md). A run of 56
+// steps on real-looking pages (a tab, 25 observe + scroll pairs across a to-do app, a shop behind
+// a cookie dialog, an article, a counter and a cart, a navigate before every fifth), exported; prints the file's size and what it holds (steps, frames, the
 // JSON and the JPEGs apart), and what recording adds to an act (median, recorded against not).
 import process from 'node:process';
 import { readFileSync } from 'node:fs';

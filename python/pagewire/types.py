@@ -55,7 +55,6 @@ class SessionCreateParams(TypedDict, total=False):
     block_domains: list[str]
     #: true: refuse loopback and private addresses
     block_private_network: bool
-    #: true: record every call from the first (trace.export writes it)
     trace: bool
     #: Cookies and localStorage to start from (Playwright's storageState)
     storage_state: SessionCreateParamsStorageState

@@ -786,7 +786,7 @@ function fail(message: string): number {
 export async function runClient(name: string, argv: string[]): Promise<number> {
   const spec = COMMANDS[name];
   if (!spec) return fail(`no client command ${name}`);
-  const usage = `usage: pagewire ${usageOf(name) ?? name} [--url URL] [--session ID] [--tab ID] [--json]`;
+  const usage = `usage: pagewire ${usageOf(name) ?? name} [--url URL] [--session ID] [--tab ID] [--json] [--trace]`;
   let args: ParsedArgs;
   try {
     args = parseArgs(argv, { ...COMMON, ...spec.flags });

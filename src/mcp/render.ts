@@ -4,6 +4,7 @@
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
 import type { IdsSaid } from './ids-said.ts';
 import type { WireEvent } from './principal.ts';
+import { blockerLine, type BlockerWords } from '../wire/blocker-line.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -66,7 +67,9 @@ export function observationText(o: Obj, ids: IdsSaid): string {
   // format "markdown": the markdown carries the refs in place of the tree.
   const tree = typeof markdown === 'string' ? markdown : str(o['tree']);
   if (tree) lines.push(tree);
-  for (const blocker of (o['blockers'] as Obj[] | undefined) ?? []) lines.push(blockerLine(blocker));
+  for (const blocker of (o['blockers'] as Obj[] | undefined) ?? []) {
+    lines.push(blockerLine(blocker as unknown as BlockerWords, COVERED_REFS_SAID));
+  }
   if (typeof o['text'] === 'string' && o['text']) lines.push('text:', o['text']);
   if (typeof o['next_cursor'] === 'string') {
     lines.push(`more: browser_observe {cursor: ${JSON.stringify(o['next_cursor'])}} reads on (this answer was cut at its byte budget)`);
@@ -76,16 +79,6 @@ export function observationText(o: Obj, ids: IdsSaid): string {
 
 /** How many covered refs a blocker's line names before it only counts the rest. */
 const COVERED_REFS_SAID = 30;
-
-/** `covered by dialog "Cookies" @40: @3 @4; @42 dismisses it`: what an agent clicks first. */
-function blockerLine(blocker: Obj): string {
-  const covers = (blocker['covers'] as string[] | undefined) ?? [];
-  const said = covers.slice(0, COVERED_REFS_SAID).join(' ');
-  const more = covers.length > COVERED_REFS_SAID ? ` and ${covers.length - COVERED_REFS_SAID} more` : '';
-  const ref = blocker['ref'] ? ` ${str(blocker['ref'])}` : '';
-  const dismiss = blocker['dismiss_ref'] ? `; ${str(blocker['dismiss_ref'])} dismisses it` : '';
-  return `covered by ${str(blocker['role'])} ${quote(blocker['name'])}${ref}: ${said}${more}${dismiss}`;
-}
 
 const ACT_HINTS: Record<string, string> = {
   stale_observation: 'Nothing ran. Observe again (browser_observe) and act on the new state_id.',

@@ -266,9 +266,8 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'browser_session',
     description:
-      'Create (name, viewport, dialogs: hold|accept|dismiss, user_agent, trace), list, or close (session_id) browser sessions: each has ' +
-      'its own cookies, storage and tabs. Other tools use your default session unless given a session_id. A trace records every ' +
-      'call with screenshots around each act: trace_start, trace_stop, trace_export (a zip file for the inspector).',
+      'Create, list or close browser sessions: each has its own cookies, storage and tabs. Other tools use your default session ' +
+      'unless given a session_id. trace_*: record calls, with screenshots, to a zip.',
     annotations: { ...WRITE, openWorldHint: false },
     methods: {
       create: 'session.create',

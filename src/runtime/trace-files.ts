@@ -8,10 +8,13 @@
 import { deflateRawSync } from 'node:zlib';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { BoundedMap } from '../util/bounded-map.ts';
 import { ZipWriter } from '../util/zip.ts';
 import type { DownloadFolders } from './download-files.ts';
 import { timeStem, writeNewFile } from './saved-files.ts';
 
+/** Trace files GET /traces serves, the newest: an older one stays on disk, no longer served. */
+const TRACES_SERVED = 1_000;
 /** A spilled entry's name: `frames/<n>.jpg`, nothing that could climb out of the folder. */
 const SPILL_NAME = /^frames\/[1-9]\d{0,9}\.jpg$/;
 /** The folder a session's spilled screenshots wait in, inside its downloads folder. */
@@ -70,8 +73,8 @@ export interface TraceFileEntry {
 /** Trace files: the spills of sessions, the files trace.export writes, and which principal may read each. */
 export class TraceFiles {
   readonly #folders: DownloadFolders;
-  /** File name → its absolute path and the principal whose session wrote it. */
-  readonly #written = new Map<string, { path: string; principalId: string }>();
+  /** File name → its absolute path and the principal whose session wrote it (the newest, so that memory stays bounded). */
+  readonly #written = new BoundedMap<string, { path: string; principalId: string }>(TRACES_SERVED);
 
   constructor(folders: DownloadFolders) {
     this.#folders = folders;

@@ -225,7 +225,9 @@ export class TraceRecorder {
           : {}),
       };
     });
-    const events = this.#withNetwork(network, startedAt, endedAt);
+    // Scrubbed again as they leave: a secret the session learnt after a line was recorded is hidden too.
+    const scrub = this.#options.scrubber();
+    const events = scrubStrings(this.#withNetwork(network, startedAt, endedAt), scrub);
     const header: TraceHeader = {
       format: TRACE_FORMAT,
       version: TRACE_VERSION,
@@ -243,7 +245,7 @@ export class TraceRecorder {
     };
     const lines = (records: readonly unknown[]) => encoder.encode(records.map((record) => `${JSON.stringify(record)}\n`).join(''));
     yield { name: 'trace.json', data: encoder.encode(JSON.stringify(header)) };
-    yield { name: 'steps.jsonl', data: lines(steps) };
+    yield { name: 'steps.jsonl', data: lines(scrubStrings(steps, scrub)) };
     yield { name: 'events.jsonl', data: lines(events) };
     for (const name of [...kept].sort((a, b) => frameNumber(a) - frameNumber(b))) {
       yield { name, data: await this.#options.spill.read(name) };

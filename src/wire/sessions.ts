@@ -62,7 +62,7 @@ export const sessionCreate = wireMethod({
       allow_domains: z.array(domainPattern).min(1).max(100).optional().describe("Hosts it may reach (narrows the server's policy)"),
       block_domains: z.array(domainPattern).min(1).max(100).optional().describe('Hosts it never reaches'),
       block_private_network: z.boolean().optional().describe('true: refuse loopback and private addresses'),
-      trace: z.boolean().optional().describe('true: record every call from the first (trace.export writes it)'),
+      trace: z.boolean().optional(),
       storage_state: storageStateInput.optional().describe("Cookies and localStorage to start from (Playwright's storageState)"),
     })
     .strict(),
