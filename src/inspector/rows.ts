@@ -89,11 +89,14 @@ export function actionsOf(params: Record<string, unknown>): Array<Record<string,
   return params['action'] === undefined ? [] : [params];
 }
 
-/** What covers the point a click aimed at: `covered by region "Cookie banner" @40 (dismiss: @41)`. */
+/**
+ * What covers the point a click aimed at, worded as an observation's blocker line is
+ * (src/wire/blocker-line.ts): `covered by region "Cookie banner" @40; @41 dismisses it`.
+ */
 export function blockerWords(hit: NonNullable<ActResult['hit']>): string {
   const what = hit.role && hit.role !== 'generic' && hit.role !== 'none' ? hit.role : hit.tag;
   const name = hit.name ? ` ${quoted(hit.name)}` : '';
-  return `covered by ${what}${name}${hit.ref ? ` ${hit.ref}` : ''}${hit.dismiss_ref ? ` (dismiss: ${hit.dismiss_ref})` : ''}`;
+  return `covered by ${what}${name}${hit.ref ? ` ${hit.ref}` : ''}${hit.dismiss_ref ? `; ${hit.dismiss_ref} dismisses it` : ''}`;
 }
 
 /**

@@ -128,59 +128,63 @@ s(
     assert.is(exported.steps, 7);
 
     trace = await InspectorPage.open(server, viewer, viewerSession, `&trace=${encodeURIComponent(basename(exported.path))}`);
-    await trace.until(`document.getElementById('trace-view')?.dataset.state === 'ready'`);
-    const rows = await trace.eval<string[]>(
-      `[...document.querySelectorAll('#timeline [data-seq]')].map((li) => li.querySelector('.words').textContent)`,
-    );
-    assert.is(rows.length, exported.steps, 'every step is in the timeline');
-    assert.match(rows[0]!, `act navigate ${fixtures.url('/account-security.html')} → completed`);
-    assert.match(rows[2]!, /^act fill @\d+ "\[redacted\]" → completed$/);
-    assert.is(
-      rows[3],
-      `act click ${remove} → refused: click_intercepted — covered by region "Cookie banner" ${refused.hit!.ref} (dismiss: ${
-        refused.hit!.dismiss_ref
-      })`,
-    );
-    assert.not.match(await trace.eval<string>('document.body.innerText'), SECRET_TEXT);
+    try {
+      await trace.until(`document.getElementById('trace-view')?.dataset.state === 'ready'`);
+      const rows = await trace.eval<string[]>(
+        `[...document.querySelectorAll('#timeline [data-seq]')].map((li) => li.querySelector('.words').textContent)`,
+      );
+      assert.is(rows.length, exported.steps, 'every step is in the timeline');
+      assert.match(rows[0]!, `act navigate ${fixtures.url('/account-security.html')} → completed`);
+      assert.match(rows[2]!, /^act fill @\d+ "\[redacted\]" → completed$/);
+      assert.is(
+        rows[3],
+        `act click ${remove} → refused: click_intercepted — covered by region "Cookie banner" ${refused.hit!.ref}; ${
+          refused.hit!.dismiss_ref
+        } dismisses it`,
+      );
+      assert.not.match(await trace.eval<string>('document.body.innerText'), SECRET_TEXT);
 
-    // The refused step: its reason and blocker in words, the ref it aimed at lit in the observation it acted on.
-    await select(trace, 4);
-    const result = await partText(trace, 'step-result');
-    assert.match(result, /error_type\s+click_intercepted — another element is on top/);
-    assert.match(result, /blocker\s+covered by region "Cookie banner"/);
-    assert.match(
-      await trace.eval<string>(`document.querySelector('#step-observation .line.acted').textContent`),
-      `"Delete account" ${remove}`,
-    );
-    assert.match(await partText(trace, 'step-diff'), 'the tree did not change');
-    await trace.until(`document.querySelector('#step-frames [data-frame=before] .target')`);
-    await trace.screenshot('inspector-trace.png');
+      // The refused step: its reason and blocker in words, the ref it aimed at lit in the observation it acted on.
+      await select(trace, 4);
+      const result = await partText(trace, 'step-result');
+      assert.match(result, /error_type\s+click_intercepted — another element is on top/);
+      assert.match(result, /blocker\s+covered by region "Cookie banner"/);
+      assert.match(
+        await trace.eval<string>(`document.querySelector('#step-observation .line.acted').textContent`),
+        `"Delete account" ${remove}`,
+      );
+      assert.match(await partText(trace, 'step-diff'), 'the tree did not change');
+      await trace.until(`document.querySelector('#step-frames [data-frame=before] .target')`);
+      await trace.screenshot('inspector-trace.png');
 
-    // Accepting the cookies took the banner away: the diff to the next observation says so.
-    await select(trace, 5);
-    assert.match(await partText(trace, 'step-diff'), /- region "Cookie banner"/);
+      // Accepting the cookies took the banner away: the diff to the next observation says so.
+      await select(trace, 5);
+      assert.match(await partText(trace, 'step-diff'), /- region "Cookie banner"/);
 
-    // The dialog and the navigation, as rows of the steps during which they came.
-    await select(trace, 6);
-    assert.match(await partText(trace, 'step-events'), 'dialog confirm "Delete your account?" → accepted');
-    await select(trace, 7);
-    assert.match(await partText(trace, 'step-events'), `navigation ${fixtures.url('/receipt.html')}`);
+      // The dialog and the navigation, as rows of the steps during which they came.
+      await select(trace, 6);
+      assert.match(await partText(trace, 'step-events'), 'dialog confirm "Delete your account?" → accepted');
+      await select(trace, 7);
+      assert.match(await partText(trace, 'step-events'), `navigation ${fixtures.url('/receipt.html')}`);
 
-    // The fill's frames: the password field is the mask's black before and after, the email field beside it is not.
-    await select(trace, 3);
-    for (const which of ['before', 'after'] as const) {
-      const masked = await frameBrightness(trace, which, password);
-      const plain = await frameBrightness(trace, which, email);
-      assert.ok(masked < 40, `the password field in the frame ${which} is masked (mean brightness ${masked})`);
-      assert.ok(plain > 180, `the email field in the frame ${which} is drawn (mean brightness ${plain})`);
+      // The fill's frames: the password field is the mask's black before and after, the email field beside it is not.
+      await select(trace, 3);
+      for (const which of ['before', 'after'] as const) {
+        const masked = await frameBrightness(trace, which, password);
+        const plain = await frameBrightness(trace, which, email);
+        assert.ok(masked < 40, `the password field in the frame ${which} is masked (mean brightness ${masked})`);
+        assert.ok(plain > 180, `the email field in the frame ${which} is drawn (mean brightness ${plain})`);
+      }
+
+      // The refusals filter keeps the refused step only.
+      await trace.eval(
+        `(() => { const f = document.getElementById('trace-filter'); f.value = 'short'; f.dispatchEvent(new Event('change')); })()`,
+      );
+      assert.equal(await trace.eval<string[]>(`[...document.querySelectorAll('#timeline [data-seq]')].map((li) => li.dataset.seq)`), ['4']);
+    } finally {
+      // A page left in front would keep the next tests' page in the background (no animation frames).
+      await trace.close();
     }
-
-    // The refusals filter keeps the refused step only.
-    await trace.eval(
-      `(() => { const f = document.getElementById('trace-filter'); f.value = 'short'; f.dispatchEvent(new Event('change')); })()`,
-    );
-    assert.equal(await trace.eval<string[]>(`[...document.querySelectorAll('#timeline [data-seq]')].map((li) => li.dataset.seq)`), ['4']);
-    await trace.close();
     await agent.call('session.close', { session_id });
   },
 );

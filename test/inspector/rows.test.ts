@@ -20,7 +20,7 @@ const refused = {
 
 s('a refused click says what covered its target, and how to dismiss it', () => {
   assert.equal(callRow('act', { state_id: 's3', action: 'click', ref: '@12' }, refused, undefined), {
-    text: 'act click @12 → refused: click_intercepted — covered by region "Cookie banner" @40 (dismiss: @41)',
+    text: 'act click @12 → refused: click_intercepted — covered by region "Cookie banner" @40; @41 dismisses it',
     tone: 'refused',
   });
 });
