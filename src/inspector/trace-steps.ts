@@ -15,6 +15,8 @@ export interface StepView {
   /** The refs the step acted on: its target, and each action's ref. */
   refs: string[];
   events: TraceEvent[];
+  /** Events that came after the step and before the next one began (no step was running). */
+  after_events: TraceEvent[];
 }
 
 export function stepViews(trace: Trace): StepView[] {
@@ -25,11 +27,15 @@ export function stepViews(trace: Trace): StepView[] {
     return observation && (step.tab_id === undefined || observation.target_id === step.tab_id) ? observation : undefined;
   };
   const eventsOf = new Map<number, TraceEvent[]>();
+  const betweenOf = new Map<number, TraceEvent[]>();
   for (const event of trace.events) {
-    if (event.step === undefined) continue;
-    const list = eventsOf.get(event.step) ?? [];
+    // An event between steps goes with the last step that began before it.
+    const seq = event.step ?? trace.steps.findLast((step) => step.at <= event.at)?.seq;
+    if (seq === undefined) continue;
+    const into = event.step === undefined ? betweenOf : eventsOf;
+    const list = into.get(seq) ?? [];
     list.push(event);
-    eventsOf.set(event.step, list);
+    into.set(seq, list);
   }
   return trace.steps.map((step, index) => {
     const actedOn = step.acted_on === undefined ? undefined : bySeq.get(step.acted_on);
@@ -44,6 +50,7 @@ export function stepViews(trace: Trace): StepView[] {
       after,
       refs: actedRefs(step),
       events: eventsOf.get(step.seq) ?? [],
+      after_events: betweenOf.get(step.seq) ?? [],
     };
   });
 }

@@ -158,6 +158,7 @@ export class TraceView {
         section('Console', 'step-console', eventList(consoleEvents)),
       ),
       section('Network', 'step-network', eventList(network)),
+      ...(view.after_events.length ? [section('After the step, before the next', 'step-after', eventList(view.after_events))] : []),
       h(
         'div',
         { class: 'pair' },
