@@ -80,11 +80,6 @@ export interface StartOptions {
 const CONNECT_TIMEOUT_MS = 10_000;
 
 export function browserLauncher(config: Config, log: Logger): BrowserLauncher {
-  if (config.connect) {
-    const url = config.connect;
-    // A browser we only attached to is never closed by us.
-    return async () => ({ transport: await connectBrowser(url, CONNECT_TIMEOUT_MS), owned: false, shutdown: async () => {} });
-  }
   return async () => {
     const executable = findBrowser(config.browser);
     const proc = await launchBrowser({
@@ -92,7 +87,7 @@ export function browserLauncher(config: Config, log: Logger): BrowserLauncher {
       headful: config.headful,
       onStderr: (line) => log.debug(line),
     });
-    return { transport: proc.transport, pid: proc.pid, exited: proc.exited, owned: true, shutdown: () => proc.kill() };
+    return { transport: proc.transport, pid: proc.pid, exited: proc.exited, shutdown: () => proc.kill() };
   };
 }
 
@@ -151,7 +146,15 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     ? (direction: 'send' | 'recv', message: string) =>
       cdpLog.debug(`${direction} ${redactSecrets(scrubCdpMessage(message, { quiet }), knownSecrets()).slice(0, 500)}`)
     : undefined;
-  const host = new BrowserHost(browserLauncher(config, log.child('browser')), trace ? { trace } : {});
+  const host = new BrowserHost({
+    launch: browserLauncher(config, log.child('browser')),
+    endpoints: {
+      specs: config.endpoints,
+      allow: config.allowEndpoints,
+      connect: (spec) => connectBrowser(spec, CONNECT_TIMEOUT_MS),
+    },
+    ...(trace ? { connectionOptions: { trace } } : {}),
+  });
   const folders = new DownloadFolders(config.downloads);
   const downloads = new SessionDownloads({ folderFor: (id) => folders.folderFor(id), files: new NodeDownloadFiles() });
   const traceFiles = new TraceFiles(folders);

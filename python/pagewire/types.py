@@ -58,6 +58,8 @@ class SessionCreateParams(TypedDict, total=False):
     trace: bool
     #: Cookies and localStorage to start from (Playwright's storageState)
     storage_state: SessionCreateParamsStorageState
+    #: A browser's CDP endpoint URL to run in (ws://… or http://host:port); only one the server's --allow-endpoint allows
+    endpoint: str
 
 
 class SessionCreateParamsViewport(TypedDict):
@@ -95,11 +97,16 @@ class StorageOriginLocalStorageItem(TypedDict):
     value: str
 
 
-class SessionCreateResult(TypedDict):
-    """What session.create answers."""
+class _SessionCreateResultRequired(TypedDict):
     session_id: str
     #: The first tab
     target_id: str
+
+
+class SessionCreateResult(_SessionCreateResultRequired, total=False):
+    """What session.create answers."""
+    #: The id of the endpoint the session's browser is (e1, c1…; server.info endpoints)
+    endpoint: str
 
 
 class SessionListResult(TypedDict):
@@ -107,7 +114,7 @@ class SessionListResult(TypedDict):
     sessions: list[SessionSummary]
 
 
-class SessionSummary(TypedDict):
+class _SessionSummaryRequired(TypedDict):
     session_id: str
     name: str
     #: Open tabs
@@ -116,6 +123,11 @@ class SessionSummary(TypedDict):
     created_at: float
     #: Connections that have used the session
     clients: int
+
+
+class SessionSummary(_SessionSummaryRequired, total=False):
+    #: The id of the endpoint the session's browser is (e1, c1…; server.info endpoints)
+    endpoint: str
 
 
 class SessionCloseParams(TypedDict):
@@ -1172,6 +1184,8 @@ class ServerInfoResult(_ServerInfoResultRequired, total=False):
     """What server.info answers."""
     #: While a browser runs: its product and CDP version
     browser: ServerInfoResultBrowser
+    #: When browsers come from endpoints (--connect): each, its state and sessions
+    endpoints: list[EndpointSummary]
 
 
 class ServerInfoResultBrowser(TypedDict):
@@ -1265,6 +1279,20 @@ class DomainPolicy(TypedDict):
     allow: list[str]
     block: list[str]
     block_private_network: bool
+
+
+class _EndpointSummaryRequired(TypedDict):
+    id: str
+    #: Without userinfo, query or fragment
+    url: str
+    state: Literal["idle", "connecting", "live", "lost"]
+    #: Sessions on it, of every principal
+    sessions: int
+
+
+class EndpointSummary(_EndpointSummaryRequired, total=False):
+    #: Why its last connection failed or ended
+    error: str
 
 
 class OpenRpcDocument(TypedDict):

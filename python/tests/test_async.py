@@ -371,3 +371,14 @@ def test_wait_answers_with_an_observation_met_or_not_and_an_act_goes_on_from_it(
             assert invalid.value.error_type == "invalid_params"
 
     run(test)
+
+
+def test_create_session_passes_endpoint_through(server: Server) -> None:
+    async def test() -> None:
+        async with pagewire.connect(server.url) as client:
+            with pytest.raises(RpcError) as refused:
+                await client.create_session(endpoint="ws://10.0.0.5:3000/?token=farm-secret")
+            assert refused.value.error_type == "forbidden"
+            assert "farm-secret" not in str(refused.value), "the URL's query is never echoed"
+
+    run(test)

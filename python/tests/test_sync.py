@@ -295,3 +295,19 @@ def test_observe_find_passes_through_and_its_refs_act(server: Server, pages: Pag
         with pytest.raises(RpcError) as empty:
             session.observe(find=" ")
         assert empty.value.error_type == "invalid_params"
+
+
+def test_create_session_passes_endpoint_through_and_the_server_judges_it(server: Server, private_server: Any) -> None:
+    with pagewire.Client(server.url) as client:
+        with pytest.raises(RpcError) as refused:
+            client.create_session(endpoint="http://127.0.0.1:9")
+        assert refused.value.error_type == "forbidden"
+        assert "--allow-endpoint" in str(refused.value)
+    allowing = private_server("--allow-endpoint", "http://127.0.0.1:*")
+    with pagewire.Client(allowing.url) as client:
+        # Allowed, but nothing listens there: the server says so, and keeps no endpoint for it.
+        with pytest.raises(RpcError) as unreachable:
+            client.create_session(endpoint="http://127.0.0.1:9")
+        assert unreachable.value.error_type == "browser_unavailable"
+        assert unreachable.value.data["reason"] == "connect_failed"
+        assert "endpoints" not in client.server_info()

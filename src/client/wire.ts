@@ -37,6 +37,7 @@ export type {
   ScreenshotParams,
   ServerInfoResult as ServerInfo,
   SessionCreateParams,
+  SessionCreateResult,
   SessionSummary,
   StorageState,
   TabSummary,

@@ -265,9 +265,12 @@ export function sessionsText(result: Obj): string {
   const sessions = result['sessions'] as Obj[] | undefined;
   if (!sessions) return summary(result);
   if (sessions.length === 0) return 'no sessions';
-  return sessions.map((s) => `${str(s['session_id'])} ${quote(s['name'])} tabs: ${str(s['tabs'])}, clients: ${str(s['clients'])}`).join(
-    '\n',
-  );
+  return sessions
+    .map((s) => {
+      const on = s['endpoint'] === undefined ? '' : `, endpoint: ${str(s['endpoint'])}`;
+      return `${str(s['session_id'])} ${quote(s['name'])} tabs: ${str(s['tabs'])}, clients: ${str(s['clients'])}${on}`;
+    })
+    .join('\n');
 }
 
 /** trace.start, trace.stop and trace.export, in words (PROTOCOL.md §16). */

@@ -5,6 +5,7 @@ import { ServerError } from '../errors.ts';
 import { Deadline } from '../util/deadline.ts';
 import { DomainPolicy, PolicyChain, type Verdict } from './domain-policy.ts';
 import type { SecretStore } from '../util/secrets.ts';
+import { BoundedMap } from '../util/bounded-map.ts';
 import { Emitter } from '../util/emitter.ts';
 import { randomId } from '../util/ids.ts';
 import { ReadCounts } from '../observe/tab-reader.ts';
@@ -63,6 +64,14 @@ export interface RegistryEvents extends Record<string, unknown> {
 }
 
 const TAB_BUDGET_MS = 30_000;
+/** Sessions a lost endpoint ended, remembered so that a later call on one says why (PROTOCOL.md §1). */
+const LOST_SESSIONS_KEPT = 256;
+
+interface LostSession {
+  principalId: string;
+  endpoint: string;
+  reason: string;
+}
 
 export class SessionRegistry {
   readonly events = new Emitter<RegistryEvents>();
@@ -85,6 +94,7 @@ export class SessionRegistry {
   readonly #secrets: SecretStore | undefined;
   readonly #policy: DomainPolicy;
   readonly #proxies: ProxyFactory | undefined;
+  readonly #lost = new BoundedMap<string, LostSession>(LOST_SESSIONS_KEPT);
   readonly #traces: RegistryOptions['traces'];
 
   constructor(options: RegistryOptions) {
@@ -98,10 +108,12 @@ export class SessionRegistry {
     this.#idleTimeoutMs = options.idleTimeoutMs;
     this.#viewport = options.viewport;
     this.#now = options.now ?? (() => Date.now());
-    options.host.events.on('lost', ({ browser, reason }) => {
+    options.host.events.on('lost', ({ browser, reason, endpoint }) => {
       this.downloads.lost(browser);
       for (const session of [...this.#sessions.values()]) {
-        if (session.browser === browser) this.#forget(session, `${BROWSER_GONE}: ${reason}`);
+        if (session.browser !== browser) continue;
+        if (endpoint !== undefined) this.#lost.set(session.id, { principalId: session.principalId, endpoint, reason });
+        this.#forget(session, `${BROWSER_GONE}: ${reason}`);
       }
     });
     const sweepEveryMs = Math.max(1_000, Math.min(30_000, Math.floor(this.#idleTimeoutMs / 4)));
@@ -135,10 +147,15 @@ export class SessionRegistry {
       );
     }
     this.#creating++;
+    const id = randomId('s_');
     let proxy: ContextProxy | undefined;
     try {
       const policy = new PolicyChain([this.#policy, new DomainPolicy('session', options.policy ?? {})]);
-      const browser = await this.#host.get();
+      // A policed context's traffic goes through a proxy on loopback: only a browser here reaches it.
+      const { browser, endpoint } = await this.#host.place(id, {
+        ...(options.endpointUrl !== undefined ? { endpoint: options.endpointUrl } : {}),
+        needsLocalBrowser: !policy.empty,
+      });
       let session: Session | undefined;
       if (!policy.empty && this.#proxies) {
         proxy = await this.#proxies({
@@ -157,6 +174,7 @@ export class SessionRegistry {
           options,
           browser,
           browserContextId,
+          endpoint,
           now: this.#now(),
           policy,
           ...(this.#secrets ? { secretForms: this.#secrets.forms } : {}),
@@ -192,6 +210,7 @@ export class SessionRegistry {
         throw error;
       }
     } catch (error) {
+      this.#host.release(id);
       await proxy?.close();
       throw error;
     } finally {
@@ -202,6 +221,14 @@ export class SessionRegistry {
   /** A session the principal may use: another principal's is `forbidden`. */
   get(sessionId: string, principalId: string): Session {
     const session = this.#sessions.get(sessionId);
+    const lost = this.#lost.get(sessionId);
+    if (!session && lost?.principalId === principalId) {
+      throw new ServerError(
+        'browser_unavailable',
+        `session ${sessionId} ended: ${lost.reason}; create a new session: it goes to a live endpoint`,
+        { details: { reason: 'endpoint_lost', session_id: sessionId, endpoint: lost.endpoint } },
+      );
+    }
     if (!session || session.closed) {
       throw new ServerError('session_not_found', `no open session ${sessionId}`, { details: { session_id: sessionId } });
     }
@@ -253,6 +280,7 @@ export class SessionRegistry {
 
   #forget(session: Session, reason: string): void {
     if (!this.#sessions.delete(session.id)) return;
+    this.#host.release(session.id);
     this.#watchers.get(session.id)?.dispose();
     this.#watchers.delete(session.id);
     this.downloads.forget(session);
@@ -267,7 +295,9 @@ export class SessionRegistry {
         kind: 'crash',
         data: {
           scope: 'browser',
-          hint: 'the browser went away; this session is closed: create a new one (a fresh browser starts on demand)',
+          hint: session.endpoint === undefined
+            ? 'the browser went away; this session is closed: create a new one (a fresh browser starts on demand)'
+            : `endpoint ${session.endpoint} was lost; this session is closed: create a new one (it goes to a live endpoint)`,
         },
       });
     }

@@ -27,6 +27,8 @@ export interface SessionOptions {
   userAgent?: string | undefined;
   /** The session's own domain rules, narrowing the server's. */
   policy?: DomainPolicyInit | undefined;
+  /** The endpoint the client asked for (a URL: it may carry a farm's token, so it is never shown). */
+  endpointUrl?: string | undefined;
   /** Record from the first call (session.create `trace`, PROTOCOL.md §16). */
   trace?: boolean | undefined;
 }
@@ -48,6 +50,8 @@ export class Session {
   readonly options: SessionOptions;
   readonly browser: Browser;
   readonly browserContextId: string;
+  /** The id of the endpoint the session's browser is (PROTOCOL.md §1); undefined on a launched browser. */
+  readonly endpoint: string | undefined;
   readonly queue = new SerialQueue();
   /** Every observation this session issued (one current per tab). */
   readonly states = new StateStore();
@@ -100,6 +104,7 @@ export class Session {
     options: SessionOptions;
     browser: Browser;
     browserContextId: string;
+    endpoint?: string | undefined;
     now: number;
     policy: PolicyChain;
     /** Forms of the configured secrets' values (SecretStore.forms). */
@@ -113,6 +118,7 @@ export class Session {
     this.options = init.options;
     this.browser = init.browser;
     this.browserContextId = init.browserContextId;
+    this.endpoint = init.endpoint;
     this.createdAt = init.now;
     this.lastUsedAt = init.now;
     this.#readTotals = init.readTotals;
