@@ -1,6 +1,7 @@
 // Trace files written by the tests themselves (the format of PROTOCOL.md §16): a plain ZIP whose
 // entries are STORED or raw DEFLATE, and the ways one can be wrong (another version, another
 // format, a missing entry, damaged bytes) for the inspector's refusals.
+import { Buffer } from 'node:buffer';
 import { deflateRawSync } from 'node:zlib';
 import { ZipWriter } from '../../src/util/zip.ts';
 
@@ -20,13 +21,7 @@ export function zipOf(entries: ZipInput[]): Uint8Array {
     parts.push(...zip.entry(entry.name, entry.deflate ? { data, deflated: new Uint8Array(deflateRawSync(data)) } : { data }));
   }
   parts.push(...zip.finish());
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return new Uint8Array(Buffer.concat(parts));
 }
 
 export interface TraceInput {
