@@ -58,7 +58,7 @@ class SessionCreateParams(TypedDict, total=False):
     trace: bool
     #: Cookies and localStorage to start from (Playwright's storageState)
     storage_state: SessionCreateParamsStorageState
-    #: A browser's CDP endpoint URL to run in (ws://… or http://host:port); only one the server's --allow-endpoint allows
+    #: A CDP endpoint URL (ws://… or http://host:port) that --allow-endpoint allows
     endpoint: str
 
 

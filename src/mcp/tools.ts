@@ -122,9 +122,9 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'browser_observe',
     description:
       'Read a tab: its accessibility tree, one node a line, with refs (@1, @2…) on the elements you can act on, and a state_id ' +
-      'naming this observation (format "markdown": the main content to read, refs inline). Act with browser_act on the refs of the newest observation: another observation of the tab ' +
-      '(by anyone) or an act makes a state stale. In every tool, omitted ids mean your default session, its selected tab and frame; ' +
-      'max_bytes caps a result (default 24 KB): a cut one ends with the cursor that reads on.',
+      'naming this observation (format "markdown": the main content to read, refs inline). Act with browser_act on the refs of the newest observation: a newer one or an act makes a state ' +
+      'stale. In every tool, omitted ids mean your default session, its selected tab and frame; ' +
+      'max_bytes caps a result (default 24 KB); a cut one gives a cursor to read on.',
     annotations: READ,
     methods: 'observe',
     onSession: true,
@@ -141,8 +141,8 @@ export const TOOLS: readonly ToolSpec[] = [
       'hover, type (text; clear_first, submit), fill (text), check (checked), select (value, values or label), press (key like ' +
       'Enter or Control+A; ref optional), scroll (delta_x, delta_y; ref optional), drag (ref, to_ref), upload (paths), navigate ' +
       '(url), back, forward, reload. wait_for {text|url|selector, state} waits for a condition after; expect {selector, text} ' +
-      'checks one once. navigate, back, forward and reload need no state_id. Without state_id: your last observation of that tab (stale if observed ' +
-      'since). Every result, refusals too, has a fresh observation to act on; read error_type.',
+      'checks one once. Without state_id: your last observation of that tab; navigations need none. ' +
+      'Every result, refusals too, has a fresh observation; read error_type.',
     annotations: WRITE,
     methods: 'act',
     onSession: true,
@@ -187,8 +187,8 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: 'browser_tabs',
-    description: "The session's tabs: list them, open one (new, with url and select; answers with its observation), select or close one " +
-      "(target_id), or list a tab's frames (frames).",
+    description: "The session's tabs: list them, open one (new: url, select; answers with its observation), select or close one " +
+      '(target_id), or list its frames (frames).',
     annotations: WRITE,
     methods: { list: 'tabs.list', new: 'tabs.new', select: 'tabs.select', close: 'tabs.close', frames: 'frames.list' },
     onSession: true,
@@ -207,7 +207,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'browser_screenshot',
     description: `A picture of the viewport, the whole page (full_page) or one element (ref), password fields masked. Scaled down to fit ` +
       `host image limits (${SCREENSHOT_MAX_SIDE} px long side, ${SCREENSHOT_MAX_PIXELS / 1e6} MP; the text gives the scale). ` +
-      'To read or act on the page, browser_observe is cheaper and exact.',
+      'To read or act, browser_observe is cheaper and exact.',
     annotations: READ,
     methods: 'screenshot',
     onSession: true,
@@ -267,7 +267,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'browser_session',
     description:
       'Create, list or close browser sessions: each has its own cookies, storage and tabs. Other tools use your default session ' +
-      'unless given a session_id. trace_*: record calls, with screenshots, to a zip.',
+      'unless given a session_id. trace_*: record calls and screenshots to a zip.',
     annotations: { ...WRITE, openWorldHint: false },
     methods: {
       create: 'session.create',
@@ -284,7 +284,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'browser_events',
     description:
       "The session's events after after_seq (dialogs, file choosers, downloads, popups, navigations, console, crashes), and its " +
-      'downloads. Each tool result already lists the important ones since your previous call.',
+      'downloads. Tool results already list the important ones since your last call.',
     annotations: LOCAL_READ,
     // The events come from this principal's subscription (see principal.ts); the params are events.subscribe's.
     methods: 'events.subscribe',

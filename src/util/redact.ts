@@ -70,10 +70,18 @@ export function containsSecret(text: string, secret: KnownSecret): boolean {
  */
 function hideSecrets(text: string, secrets: readonly string[]): string {
   const heads = secrets.filter((secret) => secret !== '').map((secret) => ({ secret, head: secret.slice(0, Math.min(4, secret.length)) }));
-  if (!heads.some(({ head }) => text.includes(head))) return text;
+  // The next place at or after `from` where some secret's beginning stands, or -1.
+  const nextAt = (from: number): number => {
+    let next = -1;
+    for (const { head } of heads) {
+      const at = text.indexOf(head, from);
+      if (at !== -1 && (next === -1 || at < next)) next = at;
+    }
+    return next;
+  };
   let out = '';
   let from = 0;
-  for (let at = 0; at < text.length;) {
+  for (let at = nextAt(0); at !== -1; at = nextAt(from)) {
     let longest = 0;
     for (const { secret, head } of heads) {
       if (!text.startsWith(head, at)) continue;
@@ -81,13 +89,8 @@ function hideSecrets(text: string, secrets: readonly string[]): string {
       while (length < secret.length && text[at + length] === secret[length]) length++;
       longest = Math.max(longest, length);
     }
-    if (longest === 0) {
-      at++;
-      continue;
-    }
     out += text.slice(from, at) + REDACTED;
-    at += longest;
-    from = at;
+    from = at + longest;
   }
   return out + text.slice(from);
 }

@@ -72,7 +72,7 @@ export const sessionCreate = wireMethod({
         .min(1)
         .max(2_048)
         .optional()
-        .describe("A browser's CDP endpoint URL to run in (ws://… or http://host:port); only one the server's --allow-endpoint allows"),
+        .describe('A CDP endpoint URL (ws://… or http://host:port) that --allow-endpoint allows'),
     })
     .strict(),
   result: z.object({
