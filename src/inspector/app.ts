@@ -15,6 +15,7 @@ import type {
 } from '../client/exports.ts';
 import type { connect as sdkConnect } from '../client/browser.ts';
 import { STYLES } from './styles.ts';
+import { instanceOf } from '../util/ids.ts';
 
 export interface StartOptions {
   sdk: { connect: typeof sdkConnect };
@@ -441,7 +442,9 @@ export async function start(options: StartOptions): Promise<void> {
   const status = h('p', { id: 'status' }, 'connecting…');
   options.root.append(status);
   try {
-    const client = await options.sdk.connect(options.url, { token: options.token });
+    // Behind a balancer the page's socket must reach the instance that holds the session.
+    const instance = options.session === undefined ? undefined : instanceOf(options.session);
+    const client = await options.sdk.connect(options.url, { token: options.token, ...(instance ? { instance } : {}) });
     status.remove();
     const inspector = new Inspector(client, options.root);
     if (options.session) await inspector.selectSession(options.session);
