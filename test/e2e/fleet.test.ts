@@ -91,11 +91,11 @@ const fleet = (name: string, body: () => Promise<void>) =>
 const sessions: Session[] = [];
 
 fleet('eight clients through the balancer spread over both instances, and a cut socket reconnects to the same session', async () => {
-  for (let i = 0; i < 8; i++) {
-    const client = await sdkClient();
-    const session = await client.createSession({ name: `client-${i}` });
-    sessions.push(session);
-    assert.is(client.instance, instanceOf(session.id!), 'the client names the instance of its session');
+  // Connected one after the other, so that each socket is a new placement among the open ones.
+  for (let i = 0; i < 8; i++) await sdkClient();
+  sessions.push(...(await Promise.all(clients.map((client, i) => client.createSession({ name: `client-${i}` })))));
+  for (const [i, session] of sessions.entries()) {
+    assert.is(clients[i]!.instance, instanceOf(session.id!), 'the client names the instance of its session');
   }
   const held = sessions.map((session) => instanceOf(session.id!));
   assert.is(held.filter((id) => id === 'pagewire-0').length, 4, `new sessions went to the least loaded instance: ${held}`);
@@ -212,6 +212,8 @@ fleet('SIGTERM drains an instance: no new sessions, a running act finishes, then
   const drainingBrowsers = draining.browsers();
   // An act that takes a while: a navigation to a page that answers after 3 s.
   const running = session.act({ action: 'navigate', url: fixtures.url('/slow?ms=3000') });
+  running.catch(() => {}); // awaited below: a failure must fail this test, not end the run before it
+
   await waitUntil(() => fixtures.seen.some((request) => request.path.startsWith('/slow')), Boolean, { what: 'the slow page asked for' });
   draining.process.kill('SIGTERM');
 
