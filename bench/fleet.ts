@@ -4,7 +4,8 @@
 // one instance and then through the balancer (which spreads it over both):
 // - sessions created per second: `--clients` clients each create and close sessions, all at once;
 // - acts per second: `--clients` clients each click a counter with a fresh observation per act,
-//   each act on the state the previous act returned, as an agent does.
+//   each act on the state the previous act returned, as an agent does;
+// - the hop itself: `server.info` round trips (no browser) of one client, one after the other.
 // Prints a table and writes the numbers to bench/results/fleet-<date>.json. Needs `npm run build`
 // and haproxy (/usr/sbin/haproxy, or on PATH).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,7 @@ function flag(name: string, fallback: number): number {
 const SESSIONS_PER_CLIENT = flag('sessions', 6);
 const ACTS_PER_CLIENT = flag('acts', 40);
 const CLIENTS = flag('clients', 4);
+const ROUND_TRIPS = 200;
 
 interface Row {
   door: string;
@@ -34,6 +36,7 @@ interface Row {
   session_create_median_ms: number;
   acts_per_s: number;
   act_median_ms: number;
+  server_info_median_ms: number;
   spread: Record<string, number>;
 }
 
@@ -58,6 +61,17 @@ async function createSessions(clients: Client[]): Promise<{ perSecond: number; m
   }));
   const seconds = (performance.now() - started) / 1000;
   return { perSecond: (clients.length * SESSIONS_PER_CLIENT) / seconds, medianMs: median(times), spread };
+}
+
+/** ROUND_TRIPS server.info calls, one after the other: what the way to the server costs, without a browser. */
+async function roundTrips(client: Client): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const t0 = performance.now();
+    await client.serverInfo();
+    times.push(performance.now() - t0);
+  }
+  return median(times);
 }
 
 function refOf(observation: Observation, name: string): string {
@@ -98,12 +112,14 @@ async function measure(door: string, url: string, fixtures: FixtureServer): Prom
     await createSessions(clients.slice(0, 1));
     const created = await createSessions(clients);
     const acts = await runActs(clients, fixtures);
+    const serverInfo = await roundTrips(clients[0]!);
     return {
       door,
       sessions_per_s: Math.round(created.perSecond * 10) / 10,
       session_create_median_ms: Math.round(created.medianMs),
       acts_per_s: Math.round(acts.perSecond * 10) / 10,
       act_median_ms: Math.round(acts.medianMs),
+      server_info_median_ms: Math.round(serverInfo * 100) / 100,
       spread: created.spread,
     };
   } finally {
