@@ -34,7 +34,7 @@ async function sdkClient(): Promise<Client> {
   const client = await connect(`ws://127.0.0.1:${proxy.port}/`, {
     token: TOKEN,
     reconnect: { initialDelayMs: 20, maxDelayMs: 100, giveUpAfterMs: 5_000 },
-    callTimeoutMs: 20_000,
+    callTimeoutMs: 60_000,
   });
   clients.push(client);
   return client;
@@ -70,7 +70,13 @@ s.before(async () => {
 s.after(async () => {
   for (const client of clients) client.close();
   noteBrowsers();
-  for (const instance of instances) instance.process.kill('SIGKILL');
+  for (const instance of instances) {
+    try {
+      instance.process.kill('SIGKILL');
+    } catch {
+      // Already gone (Deno throws on a kill of a process that has exited).
+    }
+  }
   await Promise.all(instances.map((instance) => instance.process.exit));
   await balancer?.stop();
   await proxy?.close();
