@@ -1,9 +1,11 @@
 // Many instances behind one entry point (PROTOCOL.md §13, "Fleet"): two pagewire processes behind
 // HAProxy running deploy/haproxy.cfg. Eight SDK clients spread over both; a cut socket reconnects
 // to the same session; POST /rpc, MCP (2025 sessions and 2026 requests) and the inspector reach
-// the instance that holds their session; a killed instance costs only its sessions, its clients
-// learn it on their next call within a second and start over on the live one; SIGTERM drains.
+// the instance that holds their session; a browser that dies ends only its sessions; a killed
+// instance costs only its sessions, its clients learn it on their next call within a second and
+// start over on the live one; SIGTERM drains.
 import { existsSync } from 'node:fs';
+import process from 'node:process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type Client, connect, isPagewireError, type Session } from '../../src/client/index.ts';
@@ -173,6 +175,36 @@ fleet('/healthz says whether an instance takes sessions, without a token', async
   });
   assert.ok(health.sessions >= held, `the sessions it holds: ${JSON.stringify(health)}`);
   assert.is(answer.headers.get('pagewire-instance'), 'pagewire-0');
+});
+
+fleet('a browser that dies ends only its own sessions, at once, and its instance starts another for new ones', async () => {
+  noteBrowsers();
+  const instance = instances[1]!;
+  const indexes = sessions.flatMap((session, index) => (instanceOf(session.id!) === instance.id ? [index] : []));
+  const killed = performance.now();
+  for (const pid of instance.browsers()) process.kill(pid, 'SIGKILL');
+  // An observe that was answered before the browser was seen to go is no failure: ask until one is refused.
+  await Promise.all(indexes.map(async (index) => {
+    const error = await waitUntil(
+      () => sessions[index]!.observe().then(() => undefined, (e: unknown) => e),
+      (answer) => answer !== undefined,
+      { what: 'the session ended', timeoutMs: 1_000, intervalMs: 0 },
+    );
+    assert.ok(isPagewireError(error), String(error));
+    assert.is(error.error_type, 'session_not_found');
+  }));
+  assert.ok(performance.now() - killed < 1_500, `the sessions ended ${Math.round(performance.now() - killed)} ms after the kill`);
+  for (const session of sessions.filter((one) => instanceOf(one.id!) !== instance.id)) {
+    assert.match((await session.observe()).tree, /Count: 0/, "the other instance's sessions live on");
+  }
+  // Their clients start over: a new session, on the same instance (their socket's), in a new browser.
+  await Promise.all(indexes.map(async (index) => {
+    const session = await clients[index]!.createSession({ name: `again-${index}` });
+    assert.is(instanceOf(session.id!), instance.id);
+    await session.act({ action: 'navigate', url: fixtures.url('/counter.html') });
+    sessions[index] = session;
+  }));
+  noteBrowsers();
 });
 
 fleet(
