@@ -9,12 +9,15 @@
 //                     these carry the peers' fixed waits, and the whole run must stay near 15 min)
 //   --warmups N       untimed rounds before each series (default 1)
 //   --only a,b        contenders to run: pagewire, pagewire-mcp, mcp-floor (needs pagewire-mcp),
-//                     playwright-mcp, chrome-devtools-mcp, agent-browser, cdp-floor, cdp-read-floor
+//                     playwright-mcp, chrome-devtools-mcp, agent-browser, cdp-floor, cdp-read-floor,
+//                     cdp-load-floor
 //                     (default: all)
 //   --pages a,b       pages: large-table, long-index, form, shadow-iframe, article (default: all)
 //   --browser PATH    Chromium for everyone (default /usr/bin/chromium)
 //   --no-report       write only bench/results/peers-<date>.json (for trial runs; implied by
 //                     --only and --pages, so a partial run never replaces the full report)
+//   --no-scale        skip the series of many sessions on one server (bench/scale.ts; by default it
+//                     runs after the pages, on a pagewire server of its own, once the contenders stopped)
 //   --render FILE     measure nothing: write RESULTS.md and the bench/README.md block from a saved run
 //                     (e.g. bench/RESULTS.json), after a change to the report's layout
 //
@@ -25,7 +28,9 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { type FixtureServer, startFixtureServer } from '../test/helpers/fixture-server.ts';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { type FixtureServer, PYTHON_DOCS_DIR, startFixtureServer } from '../test/helpers/fixture-server.ts';
 import { CdpFloor } from './peers/cdp-floor.ts';
 import { waitForQuietMachine } from './peers/quiet.ts';
 import type { Contender } from './peers/contender.ts';
@@ -34,6 +39,7 @@ import { PagewireContender } from './peers/pagewire.ts';
 import { McpFloorContender } from './peers/mcp-floor.ts';
 import { PagewireMcpContender } from './peers/pagewire-mcp.ts';
 import { PAGES } from './peers/pages.ts';
+import { runScale, SCALE_STEPS, type ScaleReport } from './scale.ts';
 import { killLeftovers, memoryOf, type MemoryReport } from './peers/procs.ts';
 import {
   type BenchReport,
@@ -57,6 +63,7 @@ interface Options {
   browser: string;
   report: boolean;
   render: string | undefined;
+  scale: boolean;
 }
 
 const CONTENDER_IDS = [
@@ -68,6 +75,7 @@ const CONTENDER_IDS = [
   'agent-browser',
   'cdp-floor',
   'cdp-read-floor',
+  'cdp-load-floor',
 ];
 
 function parseArgs(argv: string[]): Options {
@@ -80,6 +88,7 @@ function parseArgs(argv: string[]): Options {
     browser: '/usr/bin/chromium',
     report: true,
     render: undefined,
+    scale: true,
   };
   const value = (i: number, flag: string): string => {
     const v = argv[i + 1];
@@ -134,6 +143,9 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--no-report':
         options.report = false;
+        break;
+      case '--no-scale':
+        options.scale = false;
         break;
       case '--render':
         options.render = take();
@@ -253,9 +265,17 @@ async function main(): Promise<number> {
       id: 'cdp-read-floor',
       make: () => new CdpFloor(`cdp-read-floor-${nonce}`, options.browser, { navigateReads: 151 }),
     },
+    {
+      // What a navigation whose fresh observation waits for `load` takes at the least (issue 34's floor).
+      id: 'cdp-load-floor',
+      make: () => new CdpFloor(`cdp-load-floor-${nonce}`, options.browser, { afterLoad: true }),
+    },
   ];
   const chosen = all.filter((entry) => !options.only || options.only.includes(entry.id));
-  const pages = PAGES.filter((page) => !options.pages || options.pages.includes(page.id));
+  const listed = PAGES.filter((page) => !options.pages || options.pages.includes(page.id));
+  const noPythonDocs = listed.some((page) => page.pythonDocs) ? ensurePythonDocs(log) : undefined;
+  if (noPythonDocs) log(`bench: the Python documentation pages are not run: ${noPythonDocs}`);
+  const pages = listed.filter((page) => !(page.pythonDocs && noPythonDocs));
 
   const reports: ContenderReport[] = [];
   const running: Contender[] = [];
@@ -365,6 +385,18 @@ async function main(): Promise<number> {
     await fixtures?.close();
   }
 
+  // Many sessions on one server, alone on the machine: every contender has stopped.
+  let scale: ScaleReport | undefined;
+  if (options.scale && !options.only && !options.pages) {
+    log('many sessions on one server');
+    try {
+      scale = await runScale({ seconds: 15, steps: SCALE_STEPS }, log);
+    } catch (error) {
+      exitCode = 1;
+      log(`  the scale series failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   const report: BenchReport = {
     date: date.toISOString(),
     runs: options.runs,
@@ -382,6 +414,7 @@ async function main(): Promise<number> {
     },
     contenders: reports,
     pages: pageResults,
+    ...(scale ? { scale } : {}),
   };
 
   const stamp = report.date.replace(/[:.]/g, '-');
@@ -398,6 +431,7 @@ async function main(): Promise<number> {
   console.log('\n' + renderSeriesTables(report));
 
   const problems = [
+    ...(noPythonDocs ? [`the Python documentation pages: ${noPythonDocs}`] : []),
     ...reports.filter((r) => r.status !== 'ok').map((r) => `${r.label}: ${r.error}`),
     ...pageResults.flatMap((p) =>
       Object.entries(p.contenders).flatMap(([id, c]) => [
@@ -415,6 +449,26 @@ async function main(): Promise<number> {
   }
   log(`bench: done in ${report.seconds} s`);
   return exitCode;
+}
+
+/** Debian's python3-doc, installed when missing; why it cannot be, otherwise. */
+function ensurePythonDocs(log: (line: string) => void): string | undefined {
+  if (existsSync(join(PYTHON_DOCS_DIR, 'library', 'functions.html'))) return undefined;
+  log("bench: installing Debian's python3-doc (the Python documentation pages)");
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  const apt = (args: string[]) =>
+    spawnSync(root ? 'apt-get' : 'sudo', [...(root ? [] : ['apt-get']), ...args], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  let installed = apt(['install', '-y', '-qq', 'python3-doc']);
+  if (installed.status !== 0) {
+    apt(['update', '-qq']);
+    installed = apt(['install', '-y', '-qq', 'python3-doc']);
+  }
+  return existsSync(join(PYTHON_DOCS_DIR, 'library', 'functions.html'))
+    ? undefined
+    : `python3-doc could not be installed (apt-get install python3-doc; ${installed.error?.message ?? `exit ${installed.status}`})`;
 }
 
 function packageVersion(id: string): string | undefined {

@@ -3,6 +3,8 @@
 // with a ConfigError (print it, exit 2).
 import { z } from 'zod';
 import { parseDomainPattern, PatternError } from './sessions/domain-policy.ts';
+import { type EndpointSpec, endpointUrlProblem, parseEndpointFile } from './sessions/endpoint-spec.ts';
+import { DEFAULT_MAX_FRAMES } from './sessions/trace-recorder.ts';
 import { hostForUrl, isLoopbackHost } from './util/host.ts';
 import { LOG_LEVELS, type LogLevel } from './util/log.ts';
 import { MCP_MAX_BYTES } from './util/result-budget.ts';
@@ -10,7 +12,7 @@ import { INSTANCE_ID, randomInstanceId } from './util/ids.ts';
 import { isSecretName, parseSecretsFile, SECRET_NAME_RULE, type SecretSpec } from './util/secrets.ts';
 
 export { hostForUrl, isLoopbackHost };
-export type { SecretSpec };
+export type { EndpointSpec, SecretSpec };
 
 export const DEFAULT_PORT = 9333;
 export const DEFAULT_MAX_SESSIONS = 16;
@@ -47,7 +49,10 @@ export interface Config {
   /** Extra origins allowed to open a socket, as serialised origins (`http://host:port`). */
   readonly allowOrigins: readonly string[];
   readonly browser?: string;
-  readonly connect?: string;
+  /** Remote CDP endpoints (--connect, --connect-file): sessions go there and no browser is launched. */
+  readonly endpoints: readonly EndpointSpec[];
+  /** URL globs an endpoint named at session.create must match (--allow-endpoint). */
+  readonly allowEndpoints: readonly string[];
   readonly headful: boolean;
   /** The viewport of every tab of a session created without one (CSS px). */
   readonly viewport: Viewport;
@@ -56,6 +61,8 @@ export interface Config {
   readonly maxSessions: number;
   /** tabs.new is refused at this many tabs (popups are never refused, but they count). */
   readonly maxTabsPerSession: number;
+  /** Screenshots a session's trace keeps; past them the oldest are dropped and counted (PROTOCOL.md §16). */
+  readonly traceMaxFrames: number;
   /** Requests of one connection in flight at once (each batch element counts). */
   readonly maxPendingPerConnection: number;
   readonly maxSubscriptionsPerConnection: number;
@@ -103,7 +110,21 @@ export const FLAGS = {
   'no-auth': { kind: 'boolean', help: 'accept clients without a token (loopback hosts only)' },
   'allow-origin': { kind: 'list', arg: 'ORIGIN', help: 'origin allowed to connect from a browser page, repeatable' },
   browser: { kind: 'string', arg: 'PATH', help: 'Chromium/Chrome executable (default: search PATH and usual locations)' },
-  connect: { kind: 'string', arg: 'URL', help: 'attach to a running browser (ws://… or http://host:port) instead of launching one' },
+  connect: {
+    kind: 'list',
+    arg: 'URL',
+    help: 'attach to a running browser (ws://… or http://host:port) instead of launching one; repeatable: a pool of endpoints',
+  },
+  'connect-file': {
+    kind: 'string',
+    arg: 'FILE',
+    help: 'more endpoints, one a line: a URL or {"url": …, "headers": {…}} (# comments)',
+  },
+  'allow-endpoint': {
+    kind: 'list',
+    arg: 'PATTERN',
+    help: 'session.create may name an endpoint whose URL matches this glob (ws://10.0.0.*:*/**), repeatable',
+  },
   headful: { kind: 'boolean', help: 'show the browser window' },
   viewport: {
     kind: 'string',
@@ -118,6 +139,11 @@ export const FLAGS = {
     kind: 'string',
     arg: 'N',
     help: `tabs.new refused at N tabs in a session (default ${DEFAULT_MAX_TABS_PER_SESSION})`,
+  },
+  'trace-max-frames': {
+    kind: 'string',
+    arg: 'N',
+    help: `screenshots a session's trace keeps, the oldest dropped past it (default ${DEFAULT_MAX_FRAMES})`,
   },
   'max-pending-per-connection': {
     kind: 'string',
@@ -196,7 +222,8 @@ export function helpText(): string {
     ...rows,
     '',
     '--flag=value and --flag value both work. Repeatable flags take comma-separated lists in the environment',
-    '(PAGEWIRE_TOKEN, PAGEWIRE_ALLOW_ORIGIN, PAGEWIRE_SECRET, PAGEWIRE_ALLOW_DOMAIN, PAGEWIRE_BLOCK_DOMAIN).',
+    '(PAGEWIRE_TOKEN, PAGEWIRE_ALLOW_ORIGIN, PAGEWIRE_CONNECT, PAGEWIRE_ALLOW_ENDPOINT, PAGEWIRE_SECRET, PAGEWIRE_ALLOW_DOMAIN,',
+    'PAGEWIRE_BLOCK_DOMAIN).',
   ].join('\n');
 }
 
@@ -337,14 +364,10 @@ const originSchema = z.string().transform((text, ctx) => {
   return url.origin;
 });
 
-const connectSchema = z.string().refine((text) => {
-  try {
-    const url = new URL(text);
-    return ['ws:', 'wss:', 'http:', 'https:'].includes(url.protocol) && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}, 'must be a ws:// or http://host:port URL');
+const connectSchema = z.string().superRefine((text, ctx) => {
+  const problem = endpointUrlProblem(text);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 const pathSchema = z.string().min(1, 'must not be empty');
 
@@ -397,13 +420,16 @@ const rawSchema = z.object({
   'no-auth': z.boolean().default(false),
   'allow-origin': z.array(originSchema).default([]),
   browser: pathSchema.optional(),
-  connect: connectSchema.optional(),
+  connect: z.array(connectSchema).default([]),
+  'connect-file': pathSchema.optional(),
+  'allow-endpoint': z.array(z.string().min(1, 'must not be empty')).default([]),
   headful: z.boolean().default(false),
   viewport: viewportSchema.optional(),
   downloads: pathSchema.optional(),
   uploads: pathSchema.optional(),
   'max-sessions': intIn(1, 10_000).optional(),
   'max-tabs-per-session': intIn(1, 1_000).optional(),
+  'trace-max-frames': intIn(2, 100_000).optional(),
   'max-pending-per-connection': intIn(1, 10_000).optional(),
   'max-subscriptions-per-connection': intIn(1, 10_000).optional(),
   'allow-raw-cdp': z.boolean().default(false),
@@ -465,6 +491,7 @@ function validate(raw: Map<FlagName, RawEntry>, env: Record<string, string | und
     viewport: v.viewport ?? DEFAULT_VIEWPORT,
     maxSessions: v['max-sessions'] ?? DEFAULT_MAX_SESSIONS,
     maxTabsPerSession: v['max-tabs-per-session'] ?? DEFAULT_MAX_TABS_PER_SESSION,
+    traceMaxFrames: v['trace-max-frames'] ?? DEFAULT_MAX_FRAMES,
     maxPendingPerConnection: v['max-pending-per-connection'] ?? DEFAULT_MAX_PENDING_PER_CONNECTION,
     maxSubscriptionsPerConnection: v['max-subscriptions-per-connection'] ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     allowRawCdp: v['allow-raw-cdp'],
@@ -475,14 +502,42 @@ function validate(raw: Map<FlagName, RawEntry>, env: Record<string, string | und
     allowDomains: [...new Set(v['allow-domain'])],
     blockDomains: [...new Set(v['block-domain'])],
     blockPrivateNetwork: v['block-private-network'],
+    endpoints: resolveEndpoints(v.connect, v['connect-file'], sources, raw),
+    allowEndpoints: [...new Set(v['allow-endpoint'])],
     instanceId: v['instance-id'] ?? randomInstanceId(),
     drainTimeoutMs: (v['drain-timeout-s'] ?? DEFAULT_DRAIN_TIMEOUT_S) * 1000,
   };
   if (v.browser !== undefined) Object.assign(config, { browser: v.browser });
-  if (v.connect !== undefined) Object.assign(config, { connect: v.connect });
   if (v.downloads !== undefined) Object.assign(config, { downloads: v.downloads });
   if (v.uploads !== undefined) Object.assign(config, { uploads: v.uploads });
   return config;
+}
+
+/** --connect's URLs, then --connect-file's endpoints; the same URL twice is one endpoint. */
+function resolveEndpoints(
+  urls: readonly string[],
+  file: string | undefined,
+  sources: ConfigSources,
+  raw: Map<FlagName, RawEntry>,
+): EndpointSpec[] {
+  const specs: EndpointSpec[] = urls.map((url) => Object.freeze({ url, headers: Object.freeze({}) }));
+  if (file !== undefined) {
+    const fileSource = raw.get('connect-file')?.source ?? '--connect-file';
+    if (!sources.readFile) throw new ConfigError(`${fileSource}: this program cannot read files`);
+    let text: string;
+    try {
+      text = sources.readFile(file);
+    } catch (error) {
+      throw new ConfigError(`${fileSource}: cannot read ${file}: ${(error as Error).message}`);
+    }
+    try {
+      specs.push(...parseEndpointFile(text));
+    } catch (error) {
+      throw new ConfigError(`${fileSource} ${file}: ${(error as Error).message}`);
+    }
+  }
+  const seen = new Set<string>();
+  return specs.filter((spec) => !seen.has(spec.url) && seen.add(spec.url));
 }
 
 /**
@@ -547,6 +602,8 @@ function finish(v: Validated, help: boolean): Config {
     secrets: Object.freeze([...v.secrets]),
     allowDomains: Object.freeze([...v.allowDomains]),
     blockDomains: Object.freeze([...v.blockDomains]),
+    endpoints: Object.freeze([...v.endpoints]),
+    allowEndpoints: Object.freeze([...v.allowEndpoints]),
     generatedToken,
     help,
   });

@@ -14,6 +14,17 @@ const table: CommandTable = {
     load: () => import('./serve.ts').then((serve) => ({ run: (argv: string[], context) => serve.run(argv, context, 'mcp') })),
   },
   ...clientCommands(() => import('./cli/commands.ts')),
+  // `trace show FILE` serves a saved trace without a session or a browser: no client, no server.
+  trace: {
+    usage: 'trace start|stop|export [FILE] · trace show FILE',
+    summary: "record the session's calls, write them as a zip, or open a saved one in a local inspector",
+    load: async () => ({
+      run: (argv: string[]) =>
+        argv[0] === 'show'
+          ? import('./serve.ts').then((serve) => serve.showTrace(argv.slice(1)))
+          : import('./cli/commands.ts').then((cli) => cli.runClient('trace', argv)),
+    }),
+  },
   stop: { usage: 'stop', summary: 'end the background server the commands started (and its browser)', load: () => import('./cli/stop.ts') },
 };
 

@@ -3,10 +3,11 @@
 // own, or for `mcp` the client closing stdin) close every browser we launched before exiting.
 // SIGTERM (how a balancer's orchestrator asks an instance to go) drains first: no new sessions,
 // the calls under way finish, then the same close; a second signal closes at once.
+// `pagewire trace show FILE`: the inspector alone, on one saved trace, with no browser at all.
 import process from 'node:process';
 import { ConfigError, helpText, parseConfig } from './config.ts';
 import { readTextFile } from './runtime/text-files.ts';
-import { startMcpStdio, startServer } from './server.ts';
+import { serveTraceFile, startMcpStdio, startServer } from './server.ts';
 import { createLogger } from './util/log.ts';
 import type { CommandContext } from './cli/dispatch.ts';
 
@@ -85,4 +86,46 @@ export async function run(argv: string[], context?: CommandContext, mode: Mode =
     console.error(`pagewire: could not start: ${(error as Error).message}`);
     process.exit(1);
   }
+}
+
+/**
+ * `pagewire trace show FILE [--port N]`: one saved trace served to a local browser (PROTOCOL.md
+ * §16) with no session and no browser of ours: a loopback listener with a fresh token that answers
+ * the inspector page, its scripts and that one file, and nothing else (its socket serves no calls).
+ * Prints the page's URL, then runs until SIGINT/SIGTERM.
+ */
+export async function showTrace(argv: string[]): Promise<number | void> {
+  const usage = 'usage: pagewire trace show FILE [--port N]';
+  const { file, port } = traceShowArgs(argv);
+  if (file === undefined) {
+    console.error(`pagewire trace show: ${port === undefined ? 'a trace FILE is needed' : 'bad arguments'}\n${usage}`);
+    return 2;
+  }
+  let viewer;
+  try {
+    viewer = await serveTraceFile(file, { port: port ?? 0 });
+  } catch (error) {
+    console.error(`pagewire trace show: ${(error as Error).message}`);
+    return 1;
+  }
+  const running = viewer;
+  const stop = () => void running.close().finally(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  console.log(`pagewire trace viewer on ${running.url}`);
+}
+
+/** FILE and an optional --port (0–65535); `file` undefined when they are not that. */
+function traceShowArgs(argv: readonly string[]): { file?: string; port?: number } {
+  const rest = [...argv];
+  let port: number | undefined;
+  const at = rest.findIndex((arg) => arg === '--port' || arg.startsWith('--port='));
+  if (at !== -1) {
+    const value = rest[at]!.includes('=') ? rest[at]!.slice('--port='.length) : rest[at + 1];
+    rest.splice(at, rest[at]!.includes('=') ? 1 : 2);
+    port = Number(value);
+    if (value === undefined || !/^\d+$/.test(value) || port > 65_535) return { port: -1 };
+  }
+  if (rest.length !== 1 || rest[0]!.startsWith('-')) return port === undefined ? {} : { port };
+  return { file: rest[0]!, ...(port !== undefined ? { port } : {}) };
 }

@@ -36,6 +36,9 @@ import { SessionDownloads } from './sessions/session-downloads.ts';
 import { DownloadFolders, NodeDownloadFiles } from './runtime/download-files.ts';
 import { downloadMethods } from './rpc/methods/downloads.ts';
 import { pdfMethods } from './rpc/methods/pdf.ts';
+import { traceMethods } from './rpc/methods/traces.ts';
+import { TraceFiles } from './runtime/trace-files.ts';
+import { oneTraceFile, traceRoute, TRACES_PATH } from './runtime/trace-route.ts';
 import { SessionFiles } from './runtime/saved-files.ts';
 import { nodeFileReader } from './runtime/text-files.ts';
 import { DEFAULT_MAX_RECORDS as STATES_PER_SESSION, KEPT_FOR_CLOSED_TABS, KEPT_PER_TAB } from './observe/state-store.ts';
@@ -84,11 +87,6 @@ export interface StartOptions {
 const CONNECT_TIMEOUT_MS = 10_000;
 
 export function browserLauncher(config: Config, log: Logger): BrowserLauncher {
-  if (config.connect) {
-    const url = config.connect;
-    // A browser we only attached to is never closed by us.
-    return async () => ({ transport: await connectBrowser(url, CONNECT_TIMEOUT_MS), owned: false, shutdown: async () => {} });
-  }
   return async () => {
     const executable = findBrowser(config.browser);
     const proc = await launchBrowser({
@@ -96,7 +94,7 @@ export function browserLauncher(config: Config, log: Logger): BrowserLauncher {
       headful: config.headful,
       onStderr: (line) => log.debug(line),
     });
-    return { transport: proc.transport, pid: proc.pid, exited: proc.exited, owned: true, shutdown: () => proc.kill() };
+    return { transport: proc.transport, pid: proc.pid, exited: proc.exited, shutdown: () => proc.kill() };
   };
 }
 
@@ -125,6 +123,8 @@ export function serverLimits(config: Config): ServerLimits {
 /** Everything but the doors: browser host, sessions, the method table and the MCP tools on it. */
 interface Core {
   readonly host: BrowserHost;
+  /** The trace files sessions wrote (served by GET /traces/<name>). */
+  readonly traceFiles: TraceFiles;
   readonly registry: SessionRegistry;
   readonly hub: SubscriptionHub;
   readonly screencasts: Screencasts;
@@ -153,9 +153,18 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     ? (direction: 'send' | 'recv', message: string) =>
       cdpLog.debug(`${direction} ${redactSecrets(scrubCdpMessage(message, { quiet }), knownSecrets()).slice(0, 500)}`)
     : undefined;
-  const host = new BrowserHost(browserLauncher(config, log.child('browser')), trace ? { trace } : {});
+  const host = new BrowserHost({
+    launch: browserLauncher(config, log.child('browser')),
+    endpoints: {
+      specs: config.endpoints,
+      allow: config.allowEndpoints,
+      connect: (spec) => connectBrowser(spec, CONNECT_TIMEOUT_MS),
+    },
+    ...(trace ? { connectionOptions: { trace } } : {}),
+  });
   const folders = new DownloadFolders(config.downloads);
   const downloads = new SessionDownloads({ folderFor: (id) => folders.folderFor(id), files: new NodeDownloadFiles() });
+  const traceFiles = new TraceFiles(folders);
   const policy = new DomainPolicy('server', {
     allow: config.allowDomains,
     block: config.blockDomains,
@@ -171,6 +180,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     secrets,
     policy,
     proxies: (checks) => startSocksProxy(checks),
+    traces: { spillFor: (id) => traceFiles.spillFor(id), maxFrames: config.traceMaxFrames },
   }));
   const hub = new SubscriptionHub({ maxPerConnection: config.maxSubscriptionsPerConnection });
   const uploads = new UploadPolicy(config.uploads);
@@ -189,6 +199,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
     ...modalMethods(registry, uploads),
     ...downloadMethods(registry, (session) => downloads.historyOf(session)),
     ...networkMethods(registry),
+    ...traceMethods(registry, traceFiles),
     ...serverMethods({
       registry,
       host,
@@ -221,6 +232,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
   let closing: Promise<void> | undefined;
   return {
     host,
+    traceFiles,
     registry,
     hub,
     screencasts,
@@ -290,6 +302,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
             ),
         }),
         ...Object.fromEntries(INSPECTOR_PATHS.map((path) => [path, inspectorRoute])),
+        [TRACES_PATH]: traceRoute((name, principal) => core.traceFiles.pathOf(name, principal.id)),
       },
       cors: { '/mcp': MCP_CORS, '/rpc': RPC_CORS },
       onConnection(socket, principal, signal) {
@@ -358,7 +371,7 @@ function healthOf(config: Config, registry: SessionRegistry): Health {
 
 /** Whether a browser can be had: one to launch is found (one to attach to is only known by trying). */
 function browserAvailable(config: Config): boolean {
-  if (config.connect) return true;
+  if (config.endpoints.length > 0) return true;
   try {
     findBrowser(config.browser);
     return true;
@@ -391,5 +404,39 @@ export function startMcpStdio(config: Config, options: StartOptions): RunningMcp
       })();
       return closing;
     },
+  };
+}
+
+/** `pagewire trace show FILE`: the inspector and one trace file on a loopback listener; no browser, no session. */
+export interface TraceViewer {
+  /** `http://127.0.0.1:PORT/inspector?token=TOKEN&trace=NAME`: the page that opens the trace. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function serveTraceFile(file: string, options: { port: number; log?: Logger }): Promise<TraceViewer> {
+  const trace = await oneTraceFile(file);
+  const token = crypto.randomUUID().replaceAll('-', '');
+  const listening = await HttpListener.listen({
+    host: '127.0.0.1',
+    port: options.port,
+    tokens: [token],
+    noAuth: false,
+    allowOrigins: [],
+    ...(options.log ? { log: options.log } : {}),
+    routes: {
+      ...Object.fromEntries(INSPECTOR_PATHS.map((path) => [path, inspectorRoute])),
+      [TRACES_PATH]: traceRoute((name) => trace.find(name)),
+    },
+    // A viewer of a file has no sessions: its socket serves no calls.
+    onConnection(socket) {
+      socket.close(1008, 'a trace viewer: no sessions here');
+      return { onMessage() {} };
+    },
+  });
+  const base = listening.url.replace(/^ws:/, 'http:');
+  return {
+    url: `${base}inspector?token=${token}&trace=${encodeURIComponent(trace.name)}`,
+    close: () => listening.close(),
   };
 }

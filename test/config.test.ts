@@ -26,7 +26,8 @@ s('defaults', () => {
   assert.is(c.noAuth, false);
   assert.equal(c.allowOrigins, []);
   assert.is(c.browser, undefined);
-  assert.is(c.connect, undefined);
+  assert.equal(c.endpoints, []);
+  assert.equal(c.allowEndpoints, []);
   assert.is(c.headful, false);
   assert.is(c.downloads, undefined);
   assert.is(c.uploads, undefined);
@@ -82,7 +83,7 @@ s('every flag, in --flag value and --flag=value forms', () => {
   assert.is(c.generatedToken, false);
   assert.equal(c.allowOrigins, ['http://app.example:8080']);
   assert.is(c.browser, '/usr/bin/chromium');
-  assert.is(c.connect, 'http://127.0.0.1:9222');
+  assert.equal(c.endpoints, [{ url: 'http://127.0.0.1:9222', headers: {} }]);
   assert.is(c.headful, true);
   assert.is(c.downloads, '/tmp/dl');
   assert.is(c.uploads, '/tmp/up');
@@ -115,7 +116,7 @@ s('environment variables, and flags win over them', () => {
   assert.is(fromEnv.maxSessions, 3);
   assert.is(fromEnv.idleTimeoutMs, 5000);
   assert.is(fromEnv.logLevel, 'info');
-  assert.is(fromEnv.connect, 'ws://127.0.0.1:9222/devtools/browser/abc');
+  assert.equal(fromEnv.endpoints, [{ url: 'ws://127.0.0.1:9222/devtools/browser/abc', headers: {} }]);
 
   const flagged = parseConfig(['--port', '4321', '--token', 'flag-a', '--allow-origin', 'http://z.example', '--headful=false'], env);
   assert.is(flagged.port, 4321);
@@ -311,6 +312,58 @@ s('isLoopbackHost', () => {
   ) {
     assert.not.ok(isLoopbackHost(no), no);
   }
+});
+
+s('a pool of endpoints: --connect repeated, --connect-file (URLs or JSON lines with headers), --allow-endpoint', () => {
+  const file = [
+    '# the farm',
+    'ws://10.0.0.5:3000/?token=abc',
+    '',
+    '{"url": "wss://grid.example/session/1/se/cdp", "headers": {"Authorization": "Bearer s3cret-value"}}',
+    'http://127.0.0.1:9222',
+  ].join('\n');
+  const c = parseConfig(
+    [
+      '--connect',
+      'http://127.0.0.1:9222',
+      '--connect',
+      'http://127.0.0.1:9223',
+      '--connect-file',
+      '/farm',
+      '--allow-endpoint',
+      'ws://10.*/**',
+    ],
+    { PAGEWIRE_ALLOW_ENDPOINT: 'ignored-when-flagged' },
+    { readFile: () => file },
+  );
+  assert.equal(c.endpoints, [
+    { url: 'http://127.0.0.1:9222', headers: {} },
+    { url: 'http://127.0.0.1:9223', headers: {} },
+    { url: 'ws://10.0.0.5:3000/?token=abc', headers: {} },
+    { url: 'wss://grid.example/session/1/se/cdp', headers: { Authorization: 'Bearer s3cret-value' } },
+  ], 'in order; the same URL twice is one endpoint');
+  assert.equal(c.allowEndpoints, ['ws://10.*/**']);
+  assert.equal(parseConfig([], { PAGEWIRE_CONNECT: 'http://a:1,http://b:2' }).endpoints.map((e) => e.url), ['http://a:1', 'http://b:2']);
+  const bad = (text: string, pattern: RegExp) => {
+    try {
+      parseConfig(['--connect-file', '/farm'], {}, { readFile: () => text });
+    } catch (error) {
+      assert.instance(error, ConfigError);
+      assert.match((error as Error).message, pattern);
+      return error as Error;
+    }
+    throw new Error(`expected a ConfigError for ${JSON.stringify(text)}`);
+  };
+  bad('file:///x', /--connect-file \/farm: line 1: must be a ws:\/\/ or http/);
+  bad('{"url": 5}', /line 1: url must be a string/);
+  bad('{"url": "ws://h:1", "extra": 1}', /line 1: unknown field "extra"/);
+  bad('\n{not json', /line 2: not a JSON object/);
+  const leaky = bad(
+    '{"url": "ws://h:1", "headers": {"Authorization": "Bearer top\\nsecret"}}',
+    /the value of header Authorization must be a string on one line/,
+  );
+  assert.not.ok(leaky.message.includes('top'), 'a header value is never echoed');
+  fails(['--connect', 'ftp://h'], {}, /--connect: must be a ws:\/\/ or http/);
 });
 
 s('secrets: --secret NAME[@ORIGIN] (repeatable, or PAGEWIRE_SECRET), values from PAGEWIRE_SECRET_NAME or --secrets-file', () => {

@@ -54,6 +54,12 @@ export interface CdpFloorOptions {
    * (what a fresh observation of the first 150 refs must read at the least), not the first call.
    */
   navigateReads?: number;
+  /**
+   * The load floor: navigate only, and after the `load` event one whole read of the main frame
+   * (`getFullAXTree`), or the prefix read of 151 refs on a page whose whole read takes tens of
+   * seconds: what a navigation whose fresh observation waits for `load` must take at the least.
+   */
+  afterLoad?: boolean;
 }
 
 export class CdpFloor implements Contender {
@@ -75,6 +81,7 @@ export class CdpFloor implements Contender {
   readonly tag: string;
   readonly #browser: string;
   readonly #navigateReads: number | undefined;
+  readonly #afterLoad: boolean;
   #child: ChildProcess | undefined;
   #profile: string | undefined;
   #nextId = 1;
@@ -90,9 +97,10 @@ export class CdpFloor implements Contender {
     this.tag = tag;
     this.#browser = browser;
     this.#navigateReads = options.navigateReads;
-    const reads = options.navigateReads !== undefined;
-    this.id = reads ? 'cdp-read-floor' : 'cdp-floor';
-    this.label = reads ? 'raw CDP read floor' : 'raw CDP floor';
+    this.#afterLoad = options.afterLoad === true;
+    const reads = options.navigateReads !== undefined || this.#afterLoad;
+    this.id = this.#afterLoad ? 'cdp-load-floor' : reads ? 'cdp-read-floor' : 'cdp-floor';
+    this.label = this.#afterLoad ? 'raw CDP load floor' : reads ? 'raw CDP read floor' : 'raw CDP floor';
     this.series = reads ? ['navigate'] : undefined;
     this.clickObservation = reads ? 'option' : 'second-call';
     if (reads) {
@@ -103,6 +111,11 @@ export class CdpFloor implements Contender {
         `src/observe/ax-prefix.ts (\`getPartialAXTree\` from those probes and the document down until ${options.navigateReads} refs ` +
         'by role): the fewest accessibility calls known that read the tree of the first refs, with nothing checked or rendered ' +
         '(on every page, where pagewire reads documents under 2,000 elements whole: a floor on the large pages only)';
+    }
+    if (this.#afterLoad) {
+      this.calls.navigate = '`Page.navigate` until `Page.loadEventFired`, then one `Accessibility.getFullAXTree` of the main ' +
+        'frame (raw JSON; on the long index, where it takes tens of seconds, the prefix read of 151 refs instead): a fresh ' +
+        'observation taken after `load` comes no sooner';
     }
   }
 
@@ -369,12 +382,17 @@ export class CdpFloor implements Contender {
     }
   }
 
-  async navigate(url: string): Promise<NavOutcome> {
-    const loaded = this.#event('Page.domContentEventFired');
+  async navigate(url: string, page?: PageSpec): Promise<NavOutcome> {
+    const loaded = this.#event(this.#afterLoad ? 'Page.loadEventFired' : 'Page.domContentEventFired');
     try {
       const reply = await this.#send('Page.navigate', { url }, true);
       if (reply.errorText) throw new Error(`Page.navigate: ${String(reply.errorText)}`);
       await loaded.promise;
+      if (this.#afterLoad) {
+        if (page?.floorRead === 'prefix') return await this.#navigateRead(151);
+        await this.#send('Accessibility.getFullAXTree', {}, true);
+        return { ok: true, observation: false, text_bytes: 0 };
+      }
       if (this.#navigateReads !== undefined) return await this.#navigateRead(this.#navigateReads);
       // The renderer builds the new document's accessibility objects on the first call about it.
       const { root } = await this.#send('DOM.getDocument', { depth: 0 }, true) as { root: { backendNodeId: number } };

@@ -26,6 +26,8 @@ export interface PageSpec {
    * Chromium tens of seconds.
    */
   floorRead?: 'full' | 'prefix';
+  /** Served from Debian's python3-doc (installed by the bench when missing). */
+  pythonDocs?: boolean;
 }
 
 /** The runner's series (run.ts), by name. */
@@ -103,8 +105,8 @@ export interface Contender {
   clickObserved?(page: PageSpec): Promise<ActOutcome>;
   /** undefined: not measured for this contender. */
   fill?(page: PageSpec, text: string): Promise<ActOutcome>;
-  /** Navigate to url and wait as the tool does (DOMContentLoaded for pagewire and the floor). */
-  navigate(url: string): Promise<NavOutcome>;
+  /** Navigate to url and wait as the tool does (`page`: what the floors read after it). */
+  navigate(url: string, page?: PageSpec): Promise<NavOutcome>;
   stop(): Promise<void>;
 }
 

@@ -52,4 +52,19 @@ export const PAGES: PageSpec[] = [
     click: { role: 'link', name: 'still seems modest', js: 'document.querySelector(\'a[href="#sec-4"]\')' },
     fill: undefined,
   },
+  // Python's own documentation as Debian's python3-doc installs it (real Sphinx pages: highlighted code,
+  // long tables of contents), served from /python-docs/; only the navigation is timed on them.
+  ...[
+    ['python-asyncio-task', 'asyncio-task', "Python's library/asyncio-task.html: 3,400+ elements, every code token a span"],
+    ['python-functions', 'functions', "Python's library/functions.html: the built-in functions, a long reference page"],
+    ['python-stdtypes', 'stdtypes', "Python's library/stdtypes.html: the built-in types, the longest library page"],
+  ].map(([id, name, description]): PageSpec => ({
+    id: id!,
+    path: `/python-docs/library/${name}.html`,
+    description: description!,
+    pythonDocs: true,
+    click: { role: 'link', name: 'Python Module Index', js: 'document.querySelector(\'a[href$="py-modindex.html"]\')' },
+    fill: { role: 'textbox', name: 'Quick search', js: "document.querySelector('input[name=q]')" },
+    series: ['navigate'],
+  })),
 ];

@@ -1,4 +1,5 @@
 // bench/RESULTS.md and the summary block of bench/README.md, written from one run's data (bench/RESULTS.json).
+import type { ScaleReport } from '../scale.ts';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Contender } from './contender.ts';
 import type { MemoryReport } from './procs.ts';
@@ -37,6 +38,8 @@ export interface BenchReport {
   browser: { path: string; version: string };
   contenders: ContenderReport[];
   pages: PageResult[];
+  /** Many sessions on one pagewire server (bench/scale.ts), after the pages; absent with --no-scale. */
+  scale?: ScaleReport;
 }
 
 export const README_START = '<!-- bench:peers:start -->';
@@ -71,7 +74,9 @@ const CDM = 'chrome-devtools-mcp';
 const FLOOR = 'cdp-floor';
 /** The reference points, not peers: no "pagewire ÷ this" for them. */
 const READ_FLOOR = 'cdp-read-floor';
-const isFloor = (id: string): boolean => id === FLOOR || id === MCP_FLOOR || id === READ_FLOOR;
+const LOAD_FLOOR = 'cdp-load-floor';
+const AGENT_BROWSER = 'agent-browser';
+const isFloor = (id: string): boolean => id === FLOOR || id === MCP_FLOOR || id === READ_FLOOR || id === LOAD_FLOOR;
 
 // --- formatting ---------------------------------------------------------------------------------
 
@@ -291,6 +296,93 @@ export function verdicts(report: BenchReport): Verdict[] {
       ),
     );
   }
+  out.push(...roundThreeVerdicts(report));
+  return out;
+}
+
+/**
+ * Issue 34: a navigation with its fresh observation against Chromium's own floor (load, then one
+ * whole read) and Playwright MCP's navigate on every page; each act with its observation against the
+ * fastest peer's bare act; the server's memory against Playwright MCP's.
+ */
+function roundThreeVerdicts(report: BenchReport): Verdict[] {
+  const out: Verdict[] = [];
+  for (const page of report.pages) {
+    const mine = median(page, PW, 'navigate');
+    if (mine === undefined && median(page, PLAYWRIGHT, 'navigate') === undefined) continue;
+    const observed = series(page, PW, 'navigate')?.observation === true;
+    out.push(
+      timeVerdict(
+        'navigate with fresh observation ≤ 1.3× the load floor',
+        `${page.id} (median)`,
+        mine,
+        median(page, LOAD_FLOOR, 'navigate'),
+        1.3,
+        observed,
+      ),
+    );
+    out.push(
+      timeVerdict(
+        'navigate with fresh observation ≤ 0.8× Playwright MCP navigate',
+        `${page.id} (median)`,
+        mine,
+        median(page, PLAYWRIGHT, 'navigate'),
+        0.8,
+        observed,
+      ),
+    );
+  }
+  const peers = [PLAYWRIGHT, CDM, AGENT_BROWSER];
+  const fastest = (page: PageResult, name: SeriesName): { id: string; ms: number } | undefined =>
+    peers
+      .map((id) => ({ id, ms: median(page, id, name) }))
+      .filter((p): p is { id: string; ms: number } => p.ms !== undefined)
+      .sort((a, b) => a.ms - b.ms)[0];
+  for (const page of report.pages) {
+    for (const name of ['click', 'fill'] as const) {
+      const best = fastest(page, name);
+      const mine = median(page, PW, name);
+      if (mine === undefined && best === undefined) continue;
+      const verdict = timeVerdict(
+        `${name} with fresh observation ≤ 1× the fastest peer's bare ${name}`,
+        `${page.id} (median${best ? `; fastest: ${best.id}` : ''})`,
+        mine,
+        best?.ms,
+        1,
+        series(page, PW, name)?.observation === true,
+      );
+      out.push(verdict);
+    }
+  }
+  const memory = (id: string) => report.contenders.find((c) => c.id === id)?.memory?.server_mib;
+  const mine = memory(PW);
+  const theirs = memory(PLAYWRIGHT);
+  const scale = report.scale;
+  if (scale) {
+    const top = scale.steps.at(-1)!;
+    const best = scale.steps.reduce((a, b) => (b.clicks_per_s > a.clicks_per_s ? b : a));
+    out.push({
+      target: `${top.sessions} sessions: throughput ≥ 0.9× the best session count's`,
+      where: `one server, counter page, ${scale.seconds} s a step`,
+      pagewire: `${top.clicks_per_s} clicks/s (${scale.throughput_ratio}×)`,
+      limit: `${(best.clicks_per_s * 0.9).toFixed(1)} clicks/s (0.9 × ${best.clicks_per_s}, ${best.sessions} sessions)`,
+      met: scale.throughput_ratio >= 0.9,
+    });
+    out.push({
+      target: `${top.sessions} sessions: p95 ≤ 3× p50`,
+      where: 'click with a fresh observation',
+      pagewire: `p95 ${top.p95_ms} ms, p50 ${top.p50_ms} ms (${scale.spread}×)`,
+      limit: `${top.p50_ms * 3} ms`,
+      met: scale.spread <= 3,
+    });
+  }
+  out.push({
+    target: 'server memory (PSS) ≤ 0.5× Playwright MCP',
+    where: 'after the run',
+    pagewire: mine === undefined ? 'not measured' : `${mine} MiB`,
+    limit: theirs === undefined ? 'not measured' : `${(theirs * 0.5).toFixed(1)} MiB (0.5 × ${theirs})`,
+    met: mine === undefined || theirs === undefined ? undefined : mine <= 0.5 * theirs,
+  });
   return out;
 }
 
@@ -565,6 +657,30 @@ function memoryTable(report: BenchReport): string {
   );
 }
 
+function scaleSection(scale: ScaleReport): string {
+  return [
+    '## Many sessions on one server',
+    '',
+    `One pagewire server process and its browser; per step N clients, each with its own connection, session and tab of ` +
+    `fixtures/pages/counter.html, each clicking "Increment" with the fresh observation of its previous answer for ${scale.seconds} s ` +
+    '(the first second not counted); then the sessions close. Memory: PSS of the whole process tree (server and browser) at the ' +
+    "step's end (bench/scale.ts, `npm run bench:scale` alone).",
+    '',
+    table(
+      ['sessions', 'clicks/s', 'p50 ms', 'p95 ms', 'errors', 'tree MiB (PSS)', 'load after'],
+      scale.steps.map((s) => [
+        String(s.sessions),
+        String(s.clicks_per_s),
+        String(s.p50_ms),
+        String(s.p95_ms),
+        String(s.errors),
+        String(s.tree_pss_mib ?? '—'),
+        String(s.load_after),
+      ]),
+    ),
+  ].join('\n');
+}
+
 export function renderResults(report: BenchReport): string {
   const v = verdicts(report);
   const missed = v.filter((x) => x.met === false);
@@ -627,6 +743,7 @@ export function renderResults(report: BenchReport): string {
     'medians (and p90s), marked "sum".',
     '',
     ...report.pages.map((page) => pageSection(report, page) + '\n'),
+    ...(report.scale ? [scaleSection(report.scale), ''] : []),
     '## Memory after the run',
     '',
     'Proportional set size (shared pages split among the processes that map them), read from /proc once every page was done, ' +

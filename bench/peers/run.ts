@@ -331,7 +331,7 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
   // 5. Navigation to the same page (a new document every time).
   await step(
     'navigate',
-    () => runSeries('navigate', open, results, options, { runs: options.actRuns, call: (c) => timedAct(() => c.navigate(url)) }),
+    () => runSeries('navigate', open, results, options, { runs: options.actRuns, call: (c) => timedAct(() => c.navigate(url, page)) }),
     'navigate',
   );
 

@@ -39,6 +39,8 @@ RESENDABLE = frozenset(
         "server.info",
         "rpc.discover",
         "events.poll",
+        "trace.start",
+        "trace.stop",
         "act",
     }
 )

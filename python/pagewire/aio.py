@@ -287,6 +287,20 @@ class AsyncSession(SessionHandle):
         after a drop (each call writes a file)."""
         return await self._call("page.pdf", {"landscape": landscape, "paper": paper, "ranges": ranges, "target_id": target_id})
 
+    async def trace_start(self) -> wire.TraceStartResult:
+        """Records every call on the session from now on, with screenshots around each act."""
+        return await self._call("trace.start", {})
+
+    async def trace_stop(self) -> wire.TraceStopResult:
+        """Stops recording; what was recorded stays for ``trace_export``."""
+        return await self._call("trace.stop", {})
+
+    async def trace_export(self) -> wire.TraceExportResult:
+        """What was recorded, written as a zip in the session's downloads folder on the server's machine:
+        its ``path``, ``size``, ``steps``, ``frames`` and ``dropped_frames``. Not sent again after a drop
+        (each call writes a file)."""
+        return await self._call("trace.export", {})
+
     async def cancel(self) -> dict[str, Any]:
         """Interrupts the session's running call (whichever client made it)."""
         return await self._call("cancel", {})

@@ -197,6 +197,19 @@ class Session(SessionHandle):
         (password inputs and secrets masked): its ``path``, ``size`` and ``pages``."""
         return self._call("page.pdf", {"landscape": landscape, "paper": paper, "ranges": ranges, "target_id": target_id})
 
+    def trace_start(self) -> wire.TraceStartResult:
+        """Records every call on the session from now on, with screenshots around each act."""
+        return self._call("trace.start", {})
+
+    def trace_stop(self) -> wire.TraceStopResult:
+        """Stops recording; what was recorded stays for ``trace_export``."""
+        return self._call("trace.stop", {})
+
+    def trace_export(self) -> wire.TraceExportResult:
+        """What was recorded, written as a zip in the session's downloads folder on the server's machine:
+        its ``path``, ``size``, ``steps``, ``frames`` and ``dropped_frames`` (the inspector opens it)."""
+        return self._call("trace.export", {})
+
     def cancel(self) -> dict[str, Any]:
         return self._call("cancel", {})
 

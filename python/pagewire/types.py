@@ -55,8 +55,11 @@ class SessionCreateParams(TypedDict, total=False):
     block_domains: list[str]
     #: true: refuse loopback and private addresses
     block_private_network: bool
+    trace: bool
     #: Cookies and localStorage to start from (Playwright's storageState)
     storage_state: SessionCreateParamsStorageState
+    #: A browser's CDP endpoint URL to run in (ws://… or http://host:port); only one the server's --allow-endpoint allows
+    endpoint: str
 
 
 class SessionCreateParamsViewport(TypedDict):
@@ -94,11 +97,16 @@ class StorageOriginLocalStorageItem(TypedDict):
     value: str
 
 
-class SessionCreateResult(TypedDict):
-    """What session.create answers."""
+class _SessionCreateResultRequired(TypedDict):
     session_id: str
     #: The first tab
     target_id: str
+
+
+class SessionCreateResult(_SessionCreateResultRequired, total=False):
+    """What session.create answers."""
+    #: The id of the endpoint the session's browser is (e1, c1…; server.info endpoints)
+    endpoint: str
 
 
 class SessionListResult(TypedDict):
@@ -106,7 +114,7 @@ class SessionListResult(TypedDict):
     sessions: list[SessionSummary]
 
 
-class SessionSummary(TypedDict):
+class _SessionSummaryRequired(TypedDict):
     session_id: str
     name: str
     #: Open tabs
@@ -115,6 +123,11 @@ class SessionSummary(TypedDict):
     created_at: float
     #: Connections that have used the session
     clients: int
+
+
+class SessionSummary(_SessionSummaryRequired, total=False):
+    #: The id of the endpoint the session's browser is (e1, c1…; server.info endpoints)
+    endpoint: str
 
 
 class SessionCloseParams(TypedDict):
@@ -1109,6 +1122,50 @@ class NetworkListResult(TypedDict):
     dropped: int
 
 
+class TraceStartParams(TypedDict, total=False):
+    """The params of trace.start: Record every call on the session, with screenshots before and after each act, until trace.stop."""
+    #: Session id; omitted: the caller's "default" session
+    session_id: str
+
+
+class TraceStartResult(TypedDict):
+    """What trace.start answers."""
+    recording: Literal[True]
+
+
+class TraceStopParams(TypedDict, total=False):
+    """The params of trace.stop: Stop recording; what was recorded is kept for trace.export."""
+    #: Session id; omitted: the caller's "default" session
+    session_id: str
+
+
+class TraceStopResult(TypedDict):
+    """What trace.stop answers."""
+    recording: Literal[False]
+    #: Steps recorded
+    steps: int
+
+
+class TraceExportParams(TypedDict, total=False):
+    """The params of trace.export: Write what was recorded as one trace file (a zip) in the session's downloads folder."""
+    #: Session id; omitted: the caller's "default" session
+    session_id: str
+
+
+class TraceExportResult(TypedDict):
+    """What trace.export answers."""
+    #: The file's absolute path, in the session's downloads folder
+    path: str
+    #: Its length in bytes
+    size: int
+    #: Steps in it
+    steps: int
+    #: Screenshots in it
+    frames: int
+    #: Screenshots dropped under the per-session cap (the oldest)
+    dropped_frames: int
+
+
 class _ServerInfoResultRequired(TypedDict):
     name: Literal["pagewire"]
     version: str
@@ -1127,6 +1184,8 @@ class ServerInfoResult(_ServerInfoResultRequired, total=False):
     """What server.info answers."""
     #: While a browser runs: its product and CDP version
     browser: ServerInfoResultBrowser
+    #: When browsers come from endpoints (--connect): each, its state and sessions
+    endpoints: list[EndpointSummary]
 
 
 class ServerInfoResultBrowser(TypedDict):
@@ -1220,6 +1279,20 @@ class DomainPolicy(TypedDict):
     allow: list[str]
     block: list[str]
     block_private_network: bool
+
+
+class _EndpointSummaryRequired(TypedDict):
+    id: str
+    #: Without userinfo, query or fragment
+    url: str
+    state: Literal["idle", "connecting", "live", "lost"]
+    #: Sessions on it, of every principal
+    sessions: int
+
+
+class EndpointSummary(_EndpointSummaryRequired, total=False):
+    #: Why its last connection failed or ended
+    error: str
 
 
 class OpenRpcDocument(TypedDict):
@@ -1320,7 +1393,7 @@ RpcDiscoverResult = OpenRpcDocument
 CdpSendResult = dict[str, Any]
 
 
-MethodName = Literal["session.create", "session.list", "session.close", "session.storage_state", "tabs.list", "tabs.new", "tabs.select", "tabs.close", "frames.list", "frames.select", "observe", "screenshot", "page.pdf", "screencast.start", "screencast.stop", "events.subscribe", "events.unsubscribe", "events.poll", "act", "cancel", "wait", "dialog.handle", "file_chooser.resolve", "downloads.list", "network.list", "server.info", "rpc.discover", "cdp.send"]
+MethodName = Literal["session.create", "session.list", "session.close", "session.storage_state", "tabs.list", "tabs.new", "tabs.select", "tabs.close", "frames.list", "frames.select", "observe", "screenshot", "page.pdf", "screencast.start", "screencast.stop", "events.subscribe", "events.unsubscribe", "events.poll", "act", "cancel", "wait", "dialog.handle", "file_chooser.resolve", "downloads.list", "network.list", "trace.start", "trace.stop", "trace.export", "server.info", "rpc.discover", "cdp.send"]
 
 
 #: Every method: its params and result types.
@@ -1350,6 +1423,9 @@ METHODS: dict[str, tuple[Any, Any]] = {
     "file_chooser.resolve": (FileChooserResolveParams, FileChooserResolveResult),
     "downloads.list": (DownloadsListParams, DownloadsListResult),
     "network.list": (NetworkListParams, NetworkListResult),
+    "trace.start": (TraceStartParams, TraceStartResult),
+    "trace.stop": (TraceStopParams, TraceStopResult),
+    "trace.export": (TraceExportParams, TraceExportResult),
     "server.info": (ServerInfoParams, ServerInfoResult),
     "rpc.discover": (RpcDiscoverParams, RpcDiscoverResult),
     "cdp.send": (CdpSendParams, CdpSendResult),

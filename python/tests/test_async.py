@@ -9,8 +9,10 @@ loopback TCP proxy between the SDK and the server.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import re
+import zipfile
 from typing import Any, Awaitable, Callable
 
 import pytest
@@ -312,7 +314,7 @@ def test_screenshots_are_bytes_with_their_scale_and_the_safety_surface_is_reacha
             info = await client.server_info()
             assert info["secrets"] == [{"name": "SHOP_PASSWORD", "origins": [origin]}]
             assert info["domain_policy"]["block"] == ["blocked.example"]
-            async with client.create_session(name="py-safety", allow_domains=["127.0.0.1"]) as session:
+            async with client.create_session(name="py-safety", allow_domains=["127.0.0.1"], trace=True) as session:
                 with pytest.raises(RpcError) as refused:
                     await session.tabs.new(url="http://localhost:1/")
                 assert refused.value.error_type == "forbidden"
@@ -336,6 +338,16 @@ def test_screenshots_are_bytes_with_their_scale_and_the_safety_surface_is_reacha
                 assert isinstance(log["entries"], list)
                 state = await session.storage_state()
                 assert set(state) == {"cookies", "origins"}
+                stopped = await session.trace_stop()
+                assert stopped["recording"] is False and stopped["steps"] >= 7
+                trace = await session.trace_export()
+                with open(trace["path"], "rb") as file:
+                    recorded = file.read()
+                assert len(recorded) == trace["size"] and trace["frames"] >= 2
+                with zipfile.ZipFile(io.BytesIO(recorded)) as archive:
+                    assert archive.namelist()[:3] == ["trace.json", "steps.jsonl", "events.jsonl"]
+                    inside = b"".join(archive.read(name) for name in archive.namelist())
+                assert secret.encode() not in recorded and secret.encode() not in inside
 
     run(test)
 
@@ -369,4 +381,15 @@ def test_the_client_reconnects_to_the_instance_its_first_socket_reached(private_
         async with pagewire.connect(served.url) as client, client.create_session(name="py-fleet") as session:
             assert client.instance == "py-async-a"
             assert session.id is not None and session.id.startswith("s_py-async-a_")
+    run(test)
+
+
+def test_create_session_passes_endpoint_through(server: Server) -> None:
+    async def test() -> None:
+        async with pagewire.connect(server.url) as client:
+            with pytest.raises(RpcError) as refused:
+                await client.create_session(endpoint="ws://10.0.0.5:3000/?token=farm-secret")
+            assert refused.value.error_type == "forbidden"
+            assert "farm-secret" not in str(refused.value), "the URL's query is never echoed"
+
     run(test)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import zipfile
 from typing import Any
 
 import pytest
@@ -89,6 +90,24 @@ def test_pdf_prints_the_tab_to_a_file_of_the_session_folder(server: Server, page
         with pytest.raises(RpcError) as refused:
             session.pdf(ranges="first two")
         assert refused.value.error_type == "invalid_params"
+
+
+def test_a_trace_records_the_calls_and_exports_a_zip(server: Server, pages: Pages) -> None:
+    with pagewire.Client(server.url) as client, client.create_session(name="py-sync-trace") as session:
+        session.tabs.new(url=pages.url("/counter.html"))
+        assert session.trace_start() == {"recording": True}
+        observed = session.observe()
+        button = next(element for element in observed["elements"] if element["role"] == "button")
+        session.act({"action": "click", "ref": button["ref"]}, state_id=observed)
+        assert session.trace_stop() == {"recording": False, "steps": 2}
+        trace = session.trace_export()
+        assert trace["steps"] == 2 and trace["frames"] == 2 and trace["dropped_frames"] == 0
+        assert f"/{session.id}/pagewire-trace-{session.id}-" in trace["path"]
+        with zipfile.ZipFile(trace["path"]) as archive:
+            header = json.loads(archive.read("trace.json"))
+            steps = [json.loads(line) for line in archive.read("steps.jsonl").splitlines()]
+        assert header["format"] == "pagewire-trace" and header["version"] == 1 and header["steps"] == 2
+        assert [step["method"] for step in steps] == ["observe", "act"] and steps[1]["acted_on"] == 1
 
 
 def test_a_lone_navigation_needs_no_observation(server: Server, pages: Pages) -> None:
@@ -286,3 +305,19 @@ def test_the_client_names_the_instance_that_answered_it(private_server: Any) -> 
         with client.create_session(name="py-fleet") as session:
             assert client.instance == "py-sync-a"
             assert session.id is not None and session.id.startswith("s_py-sync-a_")
+
+
+def test_create_session_passes_endpoint_through_and_the_server_judges_it(server: Server, private_server: Any) -> None:
+    with pagewire.Client(server.url) as client:
+        with pytest.raises(RpcError) as refused:
+            client.create_session(endpoint="http://127.0.0.1:9")
+        assert refused.value.error_type == "forbidden"
+        assert "--allow-endpoint" in str(refused.value)
+    allowing = private_server("--allow-endpoint", "http://127.0.0.1:*")
+    with pagewire.Client(allowing.url) as client:
+        # Allowed, but nothing listens there: the server says so, and keeps no endpoint for it.
+        with pytest.raises(RpcError) as unreachable:
+            client.create_session(endpoint="http://127.0.0.1:9")
+        assert unreachable.value.error_type == "browser_unavailable"
+        assert unreachable.value.data["reason"] == "connect_failed"
+        assert "endpoints" not in client.server_info()

@@ -38,8 +38,15 @@ export class Browser {
   /** CDP sessionId → the tab whose page or iframe it belongs to. */
   readonly #sessionTabs = new Map<string, Tab>();
   readonly #disposables = new DisposableStack();
-  /** The tab last brought to front, until another tab appears (which may take the front). */
-  #frontTargetId: string | undefined;
+  /**
+   * The tab last brought to front in each window, until another tab appears there (which may take
+   * its front). Headless Chromium gives each browser context a window of its own, so sessions do
+   * not hide each other's tabs (docs/observation.md); a headed browser has one focused window, so
+   * there every tab shares one front.
+   */
+  readonly #front = new Map<string, string>();
+  /** Headless Chromium says so in its own user agent (a browser reached with a user agent of its own counts as headed: one front). */
+  readonly #headless: boolean;
   /** Per browser context: what every new target of that context gets before it runs. */
   readonly #contextSetup = new Map<string, ContextSetup>();
   #sharedWorkersAttached = false;
@@ -52,6 +59,7 @@ export class Browser {
     this.connection = connection;
     this.version = version;
     this.platform = platformOfUserAgent(version.userAgent);
+    this.#headless = version.userAgent.includes('HeadlessChrome');
     this.#disposables.add(connection.onAttached((attached) => this.#onAttached(attached)));
     const root = connection.root;
     this.#disposables.add(
@@ -145,16 +153,21 @@ export class Browser {
   /** Makes the tab visible and focused (input and focus checks need it); skipped when it is. */
   /** Whether `tab` is the one this server last brought to front (bringToFront has nothing to do). */
   isFront(tab: Tab): boolean {
-    return this.#frontTargetId === tab.targetId;
+    return this.#front.get(this.#windowOf(tab.browserContextId)) === tab.targetId;
   }
 
   async bringToFront(tab: Tab): Promise<void> {
-    if (this.#frontTargetId === tab.targetId) return;
+    if (this.isFront(tab)) return;
     // The browser's own command, not the page's Page.bringToFront: a crashed renderer holds every
     // command sent to its page until the next navigation, and then fails it ("Target crashed"),
     // which made a recovering navigate fail.
     await this.connection.root.send('Target.activateTarget', { targetId: tab.targetId });
-    this.#frontTargetId = tab.targetId;
+    this.#front.set(this.#windowOf(tab.browserContextId), tab.targetId);
+  }
+
+  /** Which front a tab of `browserContextId` competes for (see #front). */
+  #windowOf(browserContextId: string | undefined): string {
+    return this.#headless ? browserContextId ?? '' : '';
   }
 
   setContextSetup(browserContextId: string, setup: ContextSetup): void {
@@ -241,7 +254,7 @@ export class Browser {
         if (this.#tabs.get(tab.targetId) === tab) this.#tabs.delete(tab.targetId);
         this.events.emit('tabClosed', { tab, reason });
       });
-      this.#frontTargetId = undefined; // a new tab may have taken the front
+      this.#front.delete(this.#windowOf(tab.browserContextId)); // a new tab may have taken its window's front
       this.events.emit('tabCreated', tab);
       return;
     }

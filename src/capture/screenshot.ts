@@ -36,6 +36,8 @@ export interface ScreenshotOptions {
   secrets?: readonly KnownSecret[];
   /** Draw these refs' boxes and labels onto the image, in this order (annotate.ts). */
   annotate?: readonly RefNode[];
+  /** Measure these refs' boxes in the capture, without drawing them (a trace's target, PROTOCOL.md §16). */
+  measure?: readonly RefNode[];
 }
 
 export interface Screenshot {
@@ -49,6 +51,8 @@ export interface Screenshot {
   scale?: number;
   /** With `annotate`: the refs not drawn (no box now, or outside the image), in the order asked. */
   notDrawn?: string[];
+  /** With `measure`: each measured ref's box in CSS px of the captured area (refs without a box are absent). */
+  boxes?: Record<string, Rect>;
 }
 
 /** The capture itself; a full-page capture gets longer than one renderer call. */
@@ -66,6 +70,7 @@ export async function captureScreenshot(tab: Tab, worlds: IsolatedWorlds, option
   const size = imageSize(format, data) ?? region.size;
   const scale = region.clip && region.clip.scale < 1 ? region.clip.scale : undefined;
   const shot: Screenshot = { mime, data, width: size.width, height: size.height, ...(scale ? { scale } : {}) };
+  if (options.measure && boxes) shot.boxes = inCapturedArea(boxes, capturedArea(region));
   if (!options.annotate || !boxes) return shot;
   // Drawn once the masks are off again: the image holds them, the page need not any longer.
   const placed = placeMarks(options.annotate.map((node) => node.ref), boxes, capturedArea(region), size);
@@ -88,7 +93,8 @@ async function captureMasked(
     const [found] = await Promise.all([regionFor(tab, options, guard, step), masks.apply(options.secrets ?? [])]);
     const region = options.fit ? fitRegion(found, options.fit) : found;
     // Measured after the region, which may have scrolled an element into view.
-    const boxes = options.annotate ? await measureRefs(tab, options.annotate, guard, step) : undefined;
+    const refs = options.annotate ?? options.measure;
+    const boxes = refs ? await measureRefs(tab, refs, guard, step) : undefined;
     const { data } = await guard.run(
       tab.session.sendWith({ ...step, timeoutMs: CAPTURE_TIMEOUT_MS }, 'Page.captureScreenshot', {
         format,
@@ -107,4 +113,11 @@ async function captureMasked(
 function capturedArea(region: Region): Rect {
   const area = region.clip ?? region.viewport;
   return area ?? { x: 0, y: 0, width: region.size.width, height: region.size.height };
+}
+
+/** PURE: boxes in page coordinates, moved to the captured area's own (its top-left is 0, 0). */
+function inCapturedArea(boxes: Map<string, Rect>, area: Rect): Record<string, Rect> {
+  return Object.fromEntries(
+    [...boxes].map(([ref, box]) => [ref, { x: box.x - area.x, y: box.y - area.y, width: box.width, height: box.height }]),
+  );
 }

@@ -27,7 +27,7 @@ const DEFAULT_URL = 'ws://127.0.0.1:9333/';
 
 type FlagSpec = Readonly<Record<string, 'value' | 'bool'>>;
 
-const COMMON: FlagSpec = { url: 'value', session: 'value', tab: 'value', json: 'bool', help: 'bool' };
+const COMMON: FlagSpec = { url: 'value', session: 'value', tab: 'value', json: 'bool', help: 'bool', trace: 'bool' };
 const ACT: FlagSpec = {
   'wait-text': 'value',
   'wait-url': 'value',
@@ -619,6 +619,40 @@ const COMMANDS: Record<string, CommandSpec> = {
       return EXIT_OK;
     },
   },
+  trace: {
+    arity: [1, 2],
+    run: async (cx) => {
+      const [verb, file] = cx.args.positionals;
+      if (verb === 'start' || verb === 'stop') {
+        if (file !== undefined) throw new UsageError(`trace ${verb} takes no argument`);
+        const result = verb === 'start' ? await cx.session.trace.start() : await cx.session.trace.stop();
+        if (cx.json) printJson(result);
+        else out('steps' in result ? `recording stopped: ${result.steps} steps` : 'recording: every call on the session is a step');
+        return EXIT_OK;
+      }
+      if (verb !== 'export') throw new UsageError('trace takes start, stop, export [FILE] or show FILE');
+      const trace = await cx.session.trace.export();
+      // The server wrote it in its downloads folder; a FILE gets a copy (the CLI's server runs on this machine).
+      if (file !== undefined) copyFileSync(trace.path, file);
+      const saved = file ?? trace.path;
+      if (cx.json) {
+        printJson({
+          file: saved,
+          server_path: trace.path,
+          size: trace.size,
+          steps: trace.steps,
+          frames: trace.frames,
+          dropped_frames: trace.dropped_frames,
+        });
+      } else {
+        const dropped = trace.dropped_frames > 0 ? ` (${trace.dropped_frames} older ones dropped)` : '';
+        out(
+          `${saved}: trace, ${trace.steps} steps, ${trace.frames} screenshots${dropped}, ${trace.size} bytes; pagewire trace show ${saved}`,
+        );
+      }
+      return EXIT_OK;
+    },
+  },
   tabs: {
     arity: [0, 2],
     run: async (cx) => {
@@ -752,7 +786,7 @@ function fail(message: string): number {
 export async function runClient(name: string, argv: string[]): Promise<number> {
   const spec = COMMANDS[name];
   if (!spec) return fail(`no client command ${name}`);
-  const usage = `usage: pagewire ${usageOf(name) ?? name} [--url URL] [--session ID] [--tab ID] [--json]`;
+  const usage = `usage: pagewire ${usageOf(name) ?? name} [--url URL] [--session ID] [--tab ID] [--json] [--trace]`;
   let args: ParsedArgs;
   try {
     args = parseArgs(argv, { ...COMMON, ...spec.flags });
@@ -809,6 +843,8 @@ export async function runClient(name: string, argv: string[]): Promise<number> {
     tab: flagString(args, 'tab'),
   };
   try {
+    // --trace: the session records from this command on (trace.start is idempotent).
+    if (args.flags.has('trace') && name !== 'trace') await cx.session.trace.start();
     return await spec.run(cx);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,6 +1,7 @@
 // The CLI's human output: a page as a header line and its tree, an act as one status line, an
 // event as one line. `--json` prints the wire results instead (commands.ts).
 import type { ActEvent, ActResult, Observation, SessionEvent, TabSummary } from '../client/wire.ts';
+import { blockerLine } from '../wire/blocker-line.ts';
 
 export function pageHeader(observation: Observation): string {
   const parts = [`page: ${JSON.stringify(observation.title)} ${observation.url}`, `tab ${observation.target_id}`];
@@ -17,13 +18,7 @@ export function pageText(observation: Observation): string {
   for (const frame of unavailable) lines.push(`frame unavailable: ${frame.url} (${frame.reason ?? 'no reason given'})`);
   if (observation.tree !== '') lines.push(observation.tree.replace(/\n$/, ''));
   if (observation.markdown !== undefined) lines.push(observation.markdown);
-  for (const blocker of observation.blockers ?? []) {
-    lines.push(
-      `covered by ${blocker.role} ${JSON.stringify(blocker.name)}${blocker.ref ? ` ${blocker.ref}` : ''}: ${blocker.covers.join(' ')}${
-        blocker.dismiss_ref ? `; ${blocker.dismiss_ref} dismisses it` : ''
-      }`,
-    );
-  }
+  for (const blocker of observation.blockers ?? []) lines.push(blockerLine(blocker));
   if (observation.text !== undefined) lines.push('--- text ---', observation.text);
   if (observation.next_cursor) lines.push(`more: pagewire observe --cursor ${observation.next_cursor}`);
   return lines.join('\n');

@@ -39,6 +39,7 @@ const CLIENT_COMMANDS: ReadonlyArray<readonly [name: string, usage: string, summ
     'save a PNG (or JPEG for .jpg); --annotate draws the refs on it',
   ],
   ['pdf', 'pdf [FILE] [--landscape] [--paper a4] [--ranges 1-2]', "print the page to a PDF (copied to FILE, else the server's path)"],
+  ['trace', 'trace start|stop|export [FILE]', "record the session's calls (with screenshots), stop, or write them as a zip"],
   ['tabs', 'tabs [new URL | select ID | close ID]', 'list, open, select or close tabs'],
   ['dialog', 'dialog accept|dismiss [TEXT]', 'answer a pending alert/confirm/prompt'],
   ['events', 'events [--follow] [--kinds K,K] [--all]', 'print the events since the last `events`'],

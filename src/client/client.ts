@@ -5,7 +5,7 @@ import type { ReconnectOptions } from './backoff.ts';
 import { Connection } from './connection.ts';
 import { type CallOptions, Session, type SessionContext } from './session.ts';
 import type { SocketFactory, WebSocketClass } from './socket.ts';
-import type { ServerInfo, SessionCreateParams, SessionSummary } from './wire.ts';
+import type { ServerInfo, SessionCreateParams, SessionCreateResult, SessionSummary } from './wire.ts';
 import { instanceOf } from '../util/ids.ts';
 
 export interface ClientOptions {
@@ -66,10 +66,15 @@ export class Client {
     return new Session(this.#context, id);
   }
 
-  /** Creates a session (its first tab at about:blank) and returns a handle on it. */
-  async createSession(options: SessionCreateParams & CallOptions = {}): Promise<Session & { readonly targetId: string }> {
+  /**
+   * Creates a session (its first tab at about:blank) and returns a handle on it; `endpoint`: the
+   * id of the farm endpoint it went to (PROTOCOL.md §1), absent on a launched browser.
+   */
+  async createSession(
+    options: SessionCreateParams & CallOptions = {},
+  ): Promise<Session & { readonly targetId: string; readonly endpoint?: string }> {
     const { signal, timeoutMs, ...params } = options;
-    const created = await this.#context.connection.call<{ session_id: string; target_id: string }>(
+    const created = await this.#context.connection.call<SessionCreateResult>(
       'session.create',
       params as Record<string, unknown>,
       {
@@ -79,7 +84,10 @@ export class Client {
       },
     );
     this.#routeTo(created.session_id);
-    return Object.assign(new Session(this.#context, created.session_id), { targetId: created.target_id });
+    return Object.assign(new Session(this.#context, created.session_id), {
+      targetId: created.target_id,
+      ...(created.endpoint !== undefined ? { endpoint: created.endpoint } : {}),
+    });
   }
 
   /** The instance the client's sockets name behind a balancer (undefined: none known yet). */

@@ -26,6 +26,7 @@ import type {
   ScreenshotParams,
   StorageState,
   TabSummary,
+  TraceFile,
   WaitParams,
   WaitResult,
 } from './wire.ts';
@@ -60,6 +61,8 @@ const RESENDABLE = new Set([
   'network.list',
   'session.storage_state',
   'events.poll',
+  'trace.start',
+  'trace.stop',
 ]);
 
 const DEFAULT_ACT_TIMEOUT_MS = 30_000;
@@ -212,6 +215,17 @@ export class Session {
   pdf(options: PagePdfParams & CallOptions = {}): Promise<Pdf> {
     return this.#call('page.pdf', options);
   }
+
+  /**
+   * The session's trace (PROTOCOL.md §16): `start` records every call from now on (with screenshots
+   * around each act), `stop` ends it, `export` writes what was recorded as a zip in the session's
+   * downloads folder (on the server's machine) for the inspector to open.
+   */
+  readonly trace = {
+    start: (options: CallOptions = {}) => this.#call<{ recording: true }>('trace.start', options),
+    stop: (options: CallOptions = {}) => this.#call<{ recording: false; steps: number }>('trace.stop', options),
+    export: (options: CallOptions = {}) => this.#call<TraceFile>('trace.export', options),
+  };
 
   /** A tab's live view: `onFrame` gets each JPEG frame until `stop()` (or the client closes). */
   screencast(options: ScreencastOptions & CallOptions): Promise<Screencast> {

@@ -9,6 +9,7 @@ import type {
   FileChooserResolveResult,
   PagePdfResult,
   ScreenshotResult,
+  TraceExportResult,
 } from '../wire/index.ts';
 
 export type {
@@ -36,9 +37,13 @@ export type {
   ScreenshotParams,
   ServerInfoResult as ServerInfo,
   SessionCreateParams,
+  SessionCreateResult,
   SessionSummary,
   StorageState,
   TabSummary,
+  TraceEvent,
+  TraceHeader,
+  TraceStep,
   WaitFor,
   WaitParams,
   WaitResult,
@@ -57,5 +62,7 @@ export type SubscribeResult = EventsSubscribeResult;
 export type Screenshot = ScreenshotResult;
 /** A printed PDF: `path` on the server's machine (its downloads folder), `size` in bytes, `pages`. */
 export type Pdf = PagePdfResult;
+/** An exported trace: `path` on the server's machine (its downloads folder), `size` in bytes, what it holds. */
+export type TraceFile = TraceExportResult;
 export type DialogResult = DialogHandleResult;
 export type FileChooserResult = FileChooserResolveResult;

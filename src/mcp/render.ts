@@ -4,6 +4,7 @@
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
 import type { IdsSaid } from './ids-said.ts';
 import type { WireEvent } from './principal.ts';
+import { blockerLine, type BlockerWords } from '../wire/blocker-line.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -66,7 +67,9 @@ export function observationText(o: Obj, ids: IdsSaid): string {
   // format "markdown": the markdown carries the refs in place of the tree.
   const tree = typeof markdown === 'string' ? markdown : str(o['tree']);
   if (tree) lines.push(tree);
-  for (const blocker of (o['blockers'] as Obj[] | undefined) ?? []) lines.push(blockerLine(blocker));
+  for (const blocker of (o['blockers'] as Obj[] | undefined) ?? []) {
+    lines.push(blockerLine(blocker as unknown as BlockerWords, COVERED_REFS_SAID));
+  }
   if (typeof o['text'] === 'string' && o['text']) lines.push('text:', o['text']);
   if (typeof o['next_cursor'] === 'string') {
     lines.push(`more: browser_observe {cursor: ${JSON.stringify(o['next_cursor'])}} reads on (this answer was cut at its byte budget)`);
@@ -76,16 +79,6 @@ export function observationText(o: Obj, ids: IdsSaid): string {
 
 /** How many covered refs a blocker's line names before it only counts the rest. */
 const COVERED_REFS_SAID = 30;
-
-/** `covered by dialog "Cookies" @40: @3 @4; @42 dismisses it`: what an agent clicks first. */
-function blockerLine(blocker: Obj): string {
-  const covers = (blocker['covers'] as string[] | undefined) ?? [];
-  const said = covers.slice(0, COVERED_REFS_SAID).join(' ');
-  const more = covers.length > COVERED_REFS_SAID ? ` and ${covers.length - COVERED_REFS_SAID} more` : '';
-  const ref = blocker['ref'] ? ` ${str(blocker['ref'])}` : '';
-  const dismiss = blocker['dismiss_ref'] ? `; ${str(blocker['dismiss_ref'])} dismisses it` : '';
-  return `covered by ${str(blocker['role'])} ${quote(blocker['name'])}${ref}: ${said}${more}${dismiss}`;
-}
 
 const ACT_HINTS: Record<string, string> = {
   stale_observation: 'Nothing ran. Observe again (browser_observe) and act on the new state_id.',
@@ -272,9 +265,24 @@ export function sessionsText(result: Obj): string {
   const sessions = result['sessions'] as Obj[] | undefined;
   if (!sessions) return summary(result);
   if (sessions.length === 0) return 'no sessions';
-  return sessions.map((s) => `${str(s['session_id'])} ${quote(s['name'])} tabs: ${str(s['tabs'])}, clients: ${str(s['clients'])}`).join(
-    '\n',
-  );
+  return sessions
+    .map((s) => {
+      const on = s['endpoint'] === undefined ? '' : `, endpoint: ${str(s['endpoint'])}`;
+      return `${str(s['session_id'])} ${quote(s['name'])} tabs: ${str(s['tabs'])}, clients: ${str(s['clients'])}${on}`;
+    })
+    .join('\n');
+}
+
+/** trace.start, trace.stop and trace.export, in words (PROTOCOL.md §16). */
+export function traceText(result: Obj): string {
+  if (result['path'] !== undefined) {
+    const dropped = Number(result['dropped_frames'] ?? 0);
+    return `trace written to ${str(result['path'])} (${str(result['size'])} bytes): ${str(result['steps'])} steps, ` +
+      `${str(result['frames'])} screenshots${dropped > 0 ? ` (${dropped} older ones dropped)` : ''}; open it in the inspector`;
+  }
+  return result['recording'] === true
+    ? 'recording: every call on the session is a step of its trace'
+    : `recording stopped after ${str(result['steps'])} steps`;
 }
 
 export function screenshotText(result: Obj, params: Obj): string {

@@ -9,7 +9,7 @@ import type { IdsSaid } from './ids-said.ts';
 import type { McpPrincipal, WireEvent } from './principal.ts';
 import { utf8Length } from '../util/utf8.ts';
 import { ACT_RESERVE, callBudget, OBSERVATION_RESERVE, observationBytes } from './budget.ts';
-import { actText, eventListText, observationText, pdfText, screenshotText, sessionsText, tabsText, waitText } from './render.ts';
+import { actText, eventListText, observationText, pdfText, screenshotText, sessionsText, tabsText, traceText, waitText } from './render.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -266,12 +266,19 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'browser_session',
     description:
-      'Create (name, viewport, dialogs: hold|accept|dismiss, user_agent), list, or close (session_id) browser sessions: each has ' +
-      'its own cookies, storage and tabs. Other tools use your default session unless given a session_id.',
+      'Create, list or close browser sessions: each has its own cookies, storage and tabs. Other tools use your default session ' +
+      'unless given a session_id. trace_*: record calls, with screenshots, to a zip.',
     annotations: { ...WRITE, openWorldHint: false },
-    methods: { create: 'session.create', list: 'session.list', close: 'session.close' },
+    methods: {
+      create: 'session.create',
+      list: 'session.list',
+      close: 'session.close',
+      trace_start: 'trace.start',
+      trace_stop: 'trace.stop',
+      trace_export: 'trace.export',
+    },
     onSession: false,
-    text: (result) => sessionsText(result),
+    text: (result) => ('recording' in result || 'dropped_frames' in result ? traceText(result) : sessionsText(result)),
   },
   {
     name: 'browser_events',

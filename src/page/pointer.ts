@@ -73,18 +73,34 @@ export function flatTreeParent(node: Node): Node | null {
  * dialog or alertdialog, `<dialog>`, aria-modal), else the nearest fixed or sticky element above
  * it (a banner, an overlay's backdrop), else null.
  */
-export function pinnedAbove(start: Node | null): Element | null {
-  let pinned: Element | null = null;
-  for (let node = start; node; node = flatTreeParent(node)) {
-    if (!(node instanceof Element) || node === document.body || node === document.documentElement) continue;
-    const role = node.getAttribute('role');
-    if (node instanceof HTMLDialogElement || role === 'dialog' || role === 'alertdialog' || node.getAttribute('aria-modal') === 'true') {
-      return node;
+export function pinnedAbove(start: Node | null, known: Map<Node, Pinned> = new Map()): Element | null {
+  // The nodes up to the first one whose answer is known (`known`, shared by the calls of one
+  // in-page call that asks about many points: siblings share their ancestors' answers).
+  const path: Node[] = [];
+  let node = start;
+  for (; node && !known.has(node); node = flatTreeParent(node)) path.push(node);
+  let pinned: Pinned = node ? known.get(node)! : { element: null, dialog: false };
+  // Down from the top: a dialog above wins over anything pinned below it; the nearest one wins.
+  for (let i = path.length - 1; i >= 0; i--) {
+    const at = path[i]!;
+    if (at instanceof Element && at !== document.body && at !== document.documentElement) {
+      const role = at.getAttribute('role');
+      if (at instanceof HTMLDialogElement || role === 'dialog' || role === 'alertdialog' || at.getAttribute('aria-modal') === 'true') {
+        pinned = { element: at, dialog: true };
+      } else if (!pinned.dialog) {
+        const position = getComputedStyle(at).position;
+        if (position === 'fixed' || position === 'sticky') pinned = { element: at, dialog: false };
+      }
     }
-    const position = getComputedStyle(node).position;
-    if (!pinned && (position === 'fixed' || position === 'sticky')) pinned = node;
+    known.set(at, pinned);
   }
-  return pinned;
+  return pinned.element;
+}
+
+/** What pinnedAbove found above a node: the blocker, and whether it is a dialog. */
+export interface Pinned {
+  element: Element | null;
+  dialog: boolean;
 }
 
 /**
@@ -117,6 +133,7 @@ export function coversAt(boxes: ReadonlyArray<readonly [number, number, number, 
       Math.abs(rect.height - height!) < 1;
   };
   const blockers: Element[] = [];
+  const pinnedOf = new Map<Node, Pinned>();
   const covered = boxes.map((box) => {
     const [x, y, width, height] = box;
     const cx = x + width / 2;
@@ -125,7 +142,7 @@ export function coversAt(boxes: ReadonlyArray<readonly [number, number, number, 
     const stack = document.elementsFromPoint(cx, cy);
     const hit = stack[0];
     if (!hit) return -1;
-    const blocker = pinnedAbove(hit);
+    const blocker = pinnedAbove(hit, pinnedOf);
     if (!blocker) return -1;
     const element = stack.find((candidate) => sameBox(candidate, box));
     // Not found at its own centre (it lets the pointer through, or moved): nothing to say.

@@ -85,10 +85,12 @@ const CURSOR_ROOM = 64;
 
 /**
  * The part of `full` that begins at `start` and fits in `maxBytes` (its JSON, UTF-8), and where the
- * next one begins. `full` is never changed.
+ * next one begins; undefined when no part of `full` begins at `start` (a cursor of another cut).
+ * `full` is never changed.
  */
-export function cutObservation(full: Observation, start: PartStart, maxBytes: number): CutObservation {
+export function cutObservation(full: Observation, start: PartStart, maxBytes: number): CutObservation | undefined {
   const lines = new Lines(full);
+  if (start.line >= lines.count || start.offset >= Math.max(1, lines.line(start.line).length)) return undefined;
   const first = start.line === 0 && start.offset === 0;
   const { next_cursor: _cursor, blockers, diff, markdown, ...identity } = full;
   const opening = first ? { ...(blockers ? { blockers } : {}), ...(diff ? { diff } : {}) } : {};
@@ -158,10 +160,10 @@ export function cutObservation(full: Observation, start: PartStart, maxBytes: nu
   return { part: build(end, first && blockers ? { blockers } : {}), ...(end.line < total ? { next: end } : {}) };
 }
 
-/** Whether a part of `full` can begin at `start` (a cursor of another cut names nothing here). */
-export function startsWithin(full: Observation, start: PartStart): boolean {
-  const lines = new Lines(full);
-  return start.line < lines.count && start.offset < Math.max(1, lines.line(start.line).length);
+/** The first part of `full` within `maxBytes`, and where the next one begins. */
+export function firstPart(full: Observation, maxBytes: number): CutObservation {
+  // Every observation has a first line (an empty tree is one empty line), so a part begins there.
+  return cutObservation(full, { line: 0, offset: 0 }, maxBytes)!;
 }
 
 function isHighSurrogate(code: number): boolean {

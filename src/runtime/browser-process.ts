@@ -9,6 +9,7 @@ import process from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import { ServerError } from '../errors.ts';
 import type { CdpTransport } from '../cdp/transport.ts';
+import { redactUrl } from '../util/redact.ts';
 import { PipeTransport } from './pipe-transport.ts';
 import { WebSocketTransport } from './ws-transport.ts';
 
@@ -210,26 +211,44 @@ function launchError(executable: string, error: unknown): ServerError {
   });
 }
 
-/** `--connect ws://…` as given; `http://host:port` is resolved through /json/version. */
-export async function connectBrowser(url: string, timeoutMs: number): Promise<CdpTransport> {
-  let wsUrl = url;
+/**
+ * A remote endpoint's CDP socket: a ws(s) URL as given (its query kept: a Browserless token),
+ * `http(s)://host:port` resolved through /json/version. `headers` go with both requests; messages
+ * name the URL without its userinfo, query or fragment, and never a header.
+ */
+export async function connectBrowser(
+  endpoint: { url: string; headers: Readonly<Record<string, string>> },
+  timeoutMs: number,
+): Promise<CdpTransport> {
+  const { url, headers } = endpoint;
+  const discover = async (httpUrl: string) => {
+    const response = await fetch(new URL('/json/version', httpUrl), { headers, signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) throw new Error(`/json/version answered ${response.status}`);
+    const body = (await response.json()) as { webSocketDebuggerUrl?: string };
+    if (!body.webSocketDebuggerUrl) throw new Error('/json/version has no webSocketDebuggerUrl');
+    return body.webSocketDebuggerUrl;
+  };
   try {
-    if (/^https?:/i.test(url)) {
-      const response = await fetch(new URL('/json/version', url), { signal: AbortSignal.timeout(timeoutMs) });
-      const body = (await response.json()) as { webSocketDebuggerUrl?: string };
-      if (!body.webSocketDebuggerUrl) throw new Error('/json/version has no webSocketDebuggerUrl');
-      wsUrl = body.webSocketDebuggerUrl;
+    if (/^https?:/i.test(url)) return await WebSocketTransport.connect(await discover(url), timeoutMs, headers);
+    try {
+      return await WebSocketTransport.connect(url, timeoutMs, headers);
+    } catch (error) {
+      // A Chromium's /devtools/browser/ID names one browser process: one started again on the same
+      // port has another ID, which its /json/version tells.
+      const chromium = new URL(url);
+      if (!chromium.pathname.startsWith('/devtools/browser/')) throw error;
+      chromium.protocol = chromium.protocol === 'wss:' ? 'https:' : 'http:';
+      return await WebSocketTransport.connect(await discover(chromium.origin).catch(() => Promise.reject(error)), timeoutMs, headers);
     }
-    return await WebSocketTransport.connect(wsUrl, timeoutMs);
   } catch (error) {
-    const fix = `start the browser with --remote-debugging-port and check the --connect URL (${url})`;
-    throw new ServerError(
-      'browser_unavailable',
-      `could not reach the browser at ${url}: ${String((error as Error).message ?? error)}; ${fix}`,
-      {
-        details: { reason: 'connect_failed', fix },
-        cause: error,
-      },
-    );
+    const shown = redactUrl(url);
+    const fix = `start the browser with --remote-debugging-port and check the endpoint's URL (${shown})`;
+    const why = error instanceof DOMException && error.name === 'TimeoutError'
+      ? `no answer within ${timeoutMs} ms`
+      : String((error as Error).message ?? error);
+    throw new ServerError('browser_unavailable', `could not reach the browser at ${shown}: ${why}; ${fix}`, {
+      details: { reason: 'connect_failed', fix },
+      cause: error,
+    });
   }
 }

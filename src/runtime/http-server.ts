@@ -62,7 +62,7 @@ export interface HttpServerOptions {
   log?: Logger;
   /** The rest of the app: called once per accepted socket. `signal` aborts when it closes. */
   onConnection(socket: RpcSocket, principal: Principal, signal: AbortSignal): ConnectionHandler;
-  /** Exact paths (`/mcp`) answered over plain HTTP once their request passed the checks. */
+  /** Paths (`/mcp`; a key ending with `/` serves every path under it) answered over plain HTTP once their request passed the checks. */
   routes?: Readonly<Record<string, HttpRoute>>;
   /** Exact paths (`/healthz`) answered after the Host and Origin checks alone. */
   openRoutes?: Readonly<Record<string, OpenRoute>>;
@@ -161,7 +161,7 @@ export class HttpListener {
       open(req, res);
       return;
     }
-    const route = this.#options.routes?.[path];
+    const route = this.#routeFor(path);
     if (route) {
       if (this.#closing !== undefined) return answer(res, 503, 'server is shutting down');
       const cors = this.#options.cors?.[path];
@@ -198,6 +198,14 @@ export class HttpListener {
     });
     res.end(body);
     req.resume();
+  }
+
+  /** The route of a path: an exact one, else one whose key ends with `/` and starts the path (`/traces/`). */
+  #routeFor(path: string): HttpRoute | undefined {
+    const routes = this.#options.routes ?? {};
+    if (Object.hasOwn(routes, path)) return routes[path];
+    const prefix = Object.keys(routes).find((key) => key.endsWith('/') && key.length > 1 && path.startsWith(key));
+    return prefix === undefined ? undefined : routes[prefix];
   }
 
   /** A WebSocket handshake: on `/`, past the checks, it becomes an RPC socket. */

@@ -57,7 +57,14 @@ function page(nonce: string): string {
   const token = search.get('token') ?? '';
   const q = '?token=' + encodeURIComponent(token);
   const [sdk, app] = await Promise.all([import('/inspector/pagewire-client.js' + q), import('/inspector/inspector.js' + q)]);
-  app.start({ sdk, url: 'ws://' + location.host + '/', token, session: search.get('session') ?? undefined, root: document.body });
+  app.start({
+    sdk,
+    url: 'ws://' + location.host + '/',
+    token,
+    session: search.get('session') ?? undefined,
+    trace: search.get('trace') ?? undefined,
+    root: document.body,
+  });
 </script>
 </body>
 </html>

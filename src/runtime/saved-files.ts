@@ -1,4 +1,4 @@
-// Files the server itself writes for a session (page.pdf, PROTOCOL.md §10): into the session's
+// Files the server itself writes for a session (page.pdf, PROTOCOL.md §10; trace files, §16): into the session's
 // downloads folder (DownloadFolders), under a name the server makes, created exclusively so
 // that nothing already there is overwritten. No part of the name comes from a caller or a page,
 // so no name can climb out of the folder.
@@ -14,10 +14,42 @@ function errorCode(error: unknown): string {
   return typeof code === 'string' ? code : 'unknown error';
 }
 
-/** `page-YYYYMMDD-HHMMSS` in UTC: sorts by time, and says nothing of the page. */
-function timeStem(prefix: string, now: Date): string {
+/** `PREFIX-YYYYMMDD-HHMMSS` in UTC: sorts by time, and says nothing of the page. */
+export function timeStem(prefix: string, now: Date): string {
   const iso = now.toISOString(); // 2026-12-06T17:43:35.123Z
   return `${prefix}-${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}`;
+}
+
+/** An open file handle, as `writeNewFile` hands it over. */
+export type NewFile = Awaited<ReturnType<typeof open>>;
+
+/**
+ * Creates `<stem><ext>` in `folder`, or `<stem> (N)<ext>` when the name is taken (never
+ * overwriting anything), has `write` fill it, and returns its absolute path. A file `write` fails
+ * on is removed: a half-written file is no file to hand out.
+ */
+export async function writeNewFile(folder: string, stem: string, ext: string, write: (file: NewFile) => Promise<void>): Promise<string> {
+  for (let n = 0; n <= MAX_NUMBERED; n++) {
+    const path = resolve(join(folder, n === 0 ? `${stem}${ext}` : `${stem} (${n})${ext}`));
+    if (dirname(path) !== resolve(folder)) throw new Error(`${path} is not in ${folder}`);
+    let file;
+    try {
+      file = await open(path, 'wx', 0o600);
+    } catch (error) {
+      if (errorCode(error) === 'EEXIST') continue;
+      throw error;
+    }
+    try {
+      await write(file);
+    } catch (error) {
+      await file.close();
+      await unlink(path).catch(() => {});
+      throw error;
+    }
+    await file.close();
+    return path;
+  }
+  throw new Error(`${MAX_NUMBERED} files named ${stem} already in ${folder}`);
 }
 
 /** PdfFiles (src/rpc/methods/pdf.ts) on node:fs. */
@@ -31,28 +63,8 @@ export class SessionFiles {
   /** Writes `bytes` as a new `page-….pdf` in the session's folder; its absolute path. */
   async savePdf(sessionId: string, bytes: Uint8Array): Promise<string> {
     const folder = await this.#folders.folderFor(sessionId);
-    const stem = timeStem('page', new Date());
-    for (let n = 0; n <= MAX_NUMBERED; n++) {
-      const path = resolve(join(folder, n === 0 ? `${stem}.pdf` : `${stem} (${n}).pdf`));
-      if (dirname(path) !== resolve(folder)) throw new Error(`${path} is not in ${folder}`);
-      let file;
-      try {
-        file = await open(path, 'wx', 0o600);
-      } catch (error) {
-        if (errorCode(error) === 'EEXIST') continue;
-        throw error;
-      }
-      try {
-        await file.writeFile(bytes);
-      } catch (error) {
-        // A half-written PDF (a full disk) is no file to hand out.
-        await file.close();
-        await unlink(path).catch(() => {});
-        throw error;
-      }
-      await file.close();
-      return path;
-    }
-    throw new Error(`${MAX_NUMBERED} files named ${stem} already in ${folder}`);
+    return writeNewFile(folder, timeStem('page', new Date()), '.pdf', async (file) => {
+      await file.writeFile(bytes);
+    });
   }
 }

@@ -1,4 +1,4 @@
-// CDP over a WebSocket, for `--connect` to a browser someone else started.
+// CDP over a WebSocket, for `--connect` to a browser someone else started (a farm's endpoint).
 import WebSocket from 'ws';
 import type { CdpTransport } from '../cdp/transport.ts';
 
@@ -19,13 +19,14 @@ export class WebSocketTransport implements CdpTransport {
   }
 
   /** Opens the socket; full AX trees and screenshots are large, hence the 256 MiB payload cap. */
-  static connect(url: string, timeoutMs: number): Promise<WebSocketTransport> {
+  static connect(url: string, timeoutMs: number, headers: Readonly<Record<string, string>> = {}): Promise<WebSocketTransport> {
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(url, {
         perMessageDeflate: false,
         maxPayload: 256 * 1024 * 1024,
         allowSynchronousEvents: false,
         handshakeTimeout: timeoutMs,
+        headers: { ...headers },
       });
       const fail = (error: Error) => {
         socket.removeAllListeners();

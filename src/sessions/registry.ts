@@ -5,6 +5,7 @@ import { ServerError } from '../errors.ts';
 import { Deadline } from '../util/deadline.ts';
 import { DomainPolicy, PolicyChain, type Verdict } from './domain-policy.ts';
 import type { SecretStore } from '../util/secrets.ts';
+import { BoundedMap } from '../util/bounded-map.ts';
 import { Emitter } from '../util/emitter.ts';
 import { instanceOf, randomId } from '../util/ids.ts';
 import { ReadCounts } from '../observe/tab-reader.ts';
@@ -13,6 +14,7 @@ import type { Disposable } from '../util/disposable.ts';
 import type { SessionDownloads } from './session-downloads.ts';
 import { watchSessionEvents } from './session-events.ts';
 import { Session, type SessionOptions } from './session.ts';
+import type { TraceSpill } from './trace-recorder.ts';
 import { type StorageStateInput, writeStorageState } from './storage-state.ts';
 
 export const DEFAULT_SESSION_NAME = 'default';
@@ -47,6 +49,8 @@ export interface RegistryOptions {
   policy?: DomainPolicy;
   /** Starts the proxy of a context with a domain policy (all of its traffic goes through it). */
   proxies?: ProxyFactory;
+  /** Where each session's trace spills its screenshots (PROTOCOL.md §16), and how many it keeps. */
+  traces: { spillFor(sessionId: string): TraceSpill; maxFrames?: number | undefined };
 }
 
 /**
@@ -62,6 +66,14 @@ export interface RegistryEvents extends Record<string, unknown> {
 }
 
 const TAB_BUDGET_MS = 30_000;
+/** Sessions a lost endpoint ended, remembered so that a later call on one says why (PROTOCOL.md §1). */
+const LOST_SESSIONS_KEPT = 256;
+
+interface LostSession {
+  principalId: string;
+  endpoint: string;
+  reason: string;
+}
 
 export class SessionRegistry {
   readonly events = new Emitter<RegistryEvents>();
@@ -84,11 +96,14 @@ export class SessionRegistry {
   readonly #secrets: SecretStore | undefined;
   readonly #policy: DomainPolicy;
   readonly #proxies: ProxyFactory | undefined;
+  readonly #lost = new BoundedMap<string, LostSession>(LOST_SESSIONS_KEPT);
+  readonly #traces: RegistryOptions['traces'];
   readonly #instanceId: string;
   /** Set on SIGTERM: no new sessions from then on; the open ones are served until the server closes. */
   #draining = false;
 
   constructor(options: RegistryOptions) {
+    this.#traces = options.traces;
     this.#instanceId = options.instanceId;
     this.#secrets = options.secrets;
     this.#policy = options.policy ?? new DomainPolicy('server', {});
@@ -99,10 +114,12 @@ export class SessionRegistry {
     this.#idleTimeoutMs = options.idleTimeoutMs;
     this.#viewport = options.viewport;
     this.#now = options.now ?? (() => Date.now());
-    options.host.events.on('lost', ({ browser, reason }) => {
+    options.host.events.on('lost', ({ browser, reason, endpoint }) => {
       this.downloads.lost(browser);
       for (const session of [...this.#sessions.values()]) {
-        if (session.browser === browser) this.#forget(session, `${BROWSER_GONE}: ${reason}`);
+        if (session.browser !== browser) continue;
+        if (endpoint !== undefined) this.#lost.set(session.id, { principalId: session.principalId, endpoint, reason });
+        this.#forget(session, `${BROWSER_GONE}: ${reason}`);
       }
     });
     const sweepEveryMs = Math.max(1_000, Math.min(30_000, Math.floor(this.#idleTimeoutMs / 4)));
@@ -167,10 +184,15 @@ export class SessionRegistry {
       );
     }
     this.#creating++;
+    const id = randomId(`s_${this.#instanceId}_`);
     let proxy: ContextProxy | undefined;
     try {
       const policy = new PolicyChain([this.#policy, new DomainPolicy('session', options.policy ?? {})]);
-      const browser = await this.#host.get();
+      // A policed context's traffic goes through a proxy on loopback: only a browser here reaches it.
+      const { browser, endpoint } = await this.#host.place(id, {
+        ...(options.endpointUrl !== undefined ? { endpoint: options.endpointUrl } : {}),
+        needsLocalBrowser: !policy.empty,
+      });
       let session: Session | undefined;
       if (!policy.empty && this.#proxies) {
         proxy = await this.#proxies({
@@ -183,15 +205,17 @@ export class SessionRegistry {
       );
       try {
         session = new Session({
-          id: randomId(`s_${this.#instanceId}_`),
+          id,
           principalId,
           options,
           browser,
           browserContextId,
+          endpoint,
           now: this.#now(),
           policy,
           ...(this.#secrets ? { secretForms: this.#secrets.forms } : {}),
           readTotals: this.readCounts,
+          trace: { spill: this.#traces.spillFor(id), maxFrames: this.#traces.maxFrames },
         });
         const traffic = session.traffic;
         browser.setContextSetup(browserContextId, {
@@ -222,6 +246,7 @@ export class SessionRegistry {
         throw error;
       }
     } catch (error) {
+      this.#host.release(id);
       await proxy?.close();
       throw error;
     } finally {
@@ -232,6 +257,14 @@ export class SessionRegistry {
   /** A session the principal may use: another principal's is `forbidden`. */
   get(sessionId: string, principalId: string): Session {
     const session = this.#sessions.get(sessionId);
+    const lost = this.#lost.get(sessionId);
+    if (!session && lost?.principalId === principalId) {
+      throw new ServerError(
+        'browser_unavailable',
+        `session ${sessionId} ended: ${lost.reason}; create a new session: it goes to a live endpoint`,
+        { details: { reason: 'endpoint_lost', session_id: sessionId, endpoint: lost.endpoint } },
+      );
+    }
     if (!session || session.closed) {
       const holder = instanceOf(sessionId);
       // Through a balancer, a session of an instance that is gone reaches another one: say so.
@@ -289,6 +322,7 @@ export class SessionRegistry {
 
   #forget(session: Session, reason: string): void {
     if (!this.#sessions.delete(session.id)) return;
+    this.#host.release(session.id);
     this.#watchers.get(session.id)?.dispose();
     this.#watchers.delete(session.id);
     this.downloads.forget(session);
@@ -296,12 +330,16 @@ export class SessionRegistry {
     this.#proxyOf.delete(session.id);
     void proxy?.close();
     session.markClosed(reason);
+    // Its screenshots go with it; a trace it exported stays in its downloads folder.
+    void session.trace.dispose().catch(() => {});
     if (reason.startsWith(BROWSER_GONE)) {
       session.events.publish({
         kind: 'crash',
         data: {
           scope: 'browser',
-          hint: 'the browser went away; this session is closed: create a new one (a fresh browser starts on demand)',
+          hint: session.endpoint === undefined
+            ? 'the browser went away; this session is closed: create a new one (a fresh browser starts on demand)'
+            : `endpoint ${session.endpoint} was lost; this session is closed: create a new one (it goes to a live endpoint)`,
         },
       });
     }

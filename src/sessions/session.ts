@@ -8,7 +8,7 @@ import { EventLog } from '../events/event-log.ts';
 import { RefRegistry } from '../observe/refs.ts';
 import { StateStore } from '../observe/state-store.ts';
 import type { DomainPolicyInit, PolicyChain } from './domain-policy.ts';
-import { type KnownSecret, redactKnown, redactUrl } from '../util/redact.ts';
+import { type KnownSecret, redactKnown, redactSecrets, redactUrl } from '../util/redact.ts';
 import { randomId } from '../util/ids.ts';
 import { secretForms } from '../util/secrets.ts';
 import { type FrameReadCounts, type ReadCounts, TabReader } from '../observe/tab-reader.ts';
@@ -16,6 +16,7 @@ import { SerialQueue } from '../util/serial-queue.ts';
 import { BoundedMap } from '../util/bounded-map.ts';
 import type { Observation } from '../wire/index.ts';
 import { SessionTraffic } from './session-traffic.ts';
+import { TraceRecorder, type TraceSpill } from './trace-recorder.ts';
 
 export type DialogPolicy = 'hold' | 'accept' | 'dismiss';
 
@@ -26,6 +27,16 @@ export interface SessionOptions {
   userAgent?: string | undefined;
   /** The session's own domain rules, narrowing the server's. */
   policy?: DomainPolicyInit | undefined;
+  /** The endpoint the client asked for (a URL: it may carry a farm's token, so it is never shown). */
+  endpointUrl?: string | undefined;
+  /** Record from the first call (session.create `trace`, PROTOCOL.md §16). */
+  trace?: boolean | undefined;
+}
+
+/** Where a session's trace keeps its screenshots, and how many. */
+export interface TraceStorage {
+  spill: TraceSpill;
+  maxFrames?: number | undefined;
 }
 
 /** How many cut observations a session keeps the rest of (PROTOCOL.md §6). */
@@ -39,6 +50,8 @@ export class Session {
   readonly options: SessionOptions;
   readonly browser: Browser;
   readonly browserContextId: string;
+  /** The id of the endpoint the session's browser is (PROTOCOL.md §1); undefined on a launched browser. */
+  readonly endpoint: string | undefined;
   readonly queue = new SerialQueue();
   /** Every observation this session issued (one current per tab). */
   readonly states = new StateStore();
@@ -58,6 +71,8 @@ export class Session {
   readonly events = new EventLog({ sessionId: () => this.id, scrub: (text) => redactKnown(text, this.knownSecrets()) });
   /** The domain policy in its browser context, and its network log. */
   readonly traffic: SessionTraffic;
+  /** The record of the session's calls, when one is asked for (PROTOCOL.md §16); disposed with the session. */
+  readonly trace: TraceRecorder;
   /** Subscriptions that asked for `network` events. */
   #networkSubscribers = 0;
   /** Set by the first events.poll that named `network` (keepNetworkEvents). */
@@ -89,11 +104,13 @@ export class Session {
     options: SessionOptions;
     browser: Browser;
     browserContextId: string;
+    endpoint?: string | undefined;
     now: number;
     policy: PolicyChain;
     /** Forms of the configured secrets' values (SecretStore.forms). */
     secretForms?: readonly string[];
     readTotals?: ReadCounts;
+    trace: TraceStorage;
   }) {
     this.id = init.id;
     this.name = init.options.name;
@@ -101,10 +118,23 @@ export class Session {
     this.options = init.options;
     this.browser = init.browser;
     this.browserContextId = init.browserContextId;
+    this.endpoint = init.endpoint;
     this.createdAt = init.now;
     this.lastUsedAt = init.now;
     this.#readTotals = init.readTotals;
     this.#secretForms = (init.secretForms ?? []).map((exact) => ({ exact }));
+    this.trace = new TraceRecorder({
+      sessionId: init.id,
+      events: this.events,
+      spill: init.trace.spill,
+      ...(init.trace.maxFrames !== undefined ? { maxFrames: init.trace.maxFrames } : {}),
+      viewport: init.options.viewport,
+      scrubber: () => {
+        const known = this.knownSecrets();
+        return (text) => redactSecrets(text, known);
+      },
+    });
+    if (init.options.trace) this.trace.start();
     this.traffic = new SessionTraffic({
       browser: init.browser,
       policy: init.policy,

@@ -20,6 +20,7 @@ import type { networkEntry } from './events.ts';
 import type { sessionSummary, storageCookie, storageOrigin, storageState } from './sessions.ts';
 import type { domainPolicySummary } from './server.ts';
 import type { frameSummary, tabSummary } from './tabs.ts';
+import type { traceEvent, traceHeader, traceStep } from './traces.ts';
 
 export * from './act.ts';
 export * from './errors.ts';
@@ -38,6 +39,7 @@ export * from './screenshot.ts';
 export * from './server.ts';
 export * from './sessions.ts';
 export * from './tabs.ts';
+export * from './traces.ts';
 export * from './wait.ts';
 
 export type Element = z.infer<typeof element>;
@@ -80,6 +82,9 @@ export type ParamIssue = z.infer<typeof paramIssue>;
 export type RpcError = z.infer<typeof rpcError>;
 
 export type SessionSummary = z.infer<typeof sessionSummary>;
+export type TraceHeader = z.infer<typeof traceHeader>;
+export type TraceStep = z.infer<typeof traceStep>;
+export type TraceEvent = z.infer<typeof traceEvent>;
 export type TabSummary = z.infer<typeof tabSummary>;
 export type FrameSummary = z.infer<typeof frameSummary>;
 export type ServerLimits = z.infer<typeof serverLimits>;
@@ -143,6 +148,12 @@ export type ServerInfoParams = ParamsOf<'server.info'>;
 export type ServerInfoResult = ResultOf<'server.info'>;
 export type RpcDiscoverParams = ParamsOf<'rpc.discover'>;
 export type RpcDiscoverResult = ResultOf<'rpc.discover'>;
+export type TraceStartParams = ParamsOf<'trace.start'>;
+export type TraceStartResult = ResultOf<'trace.start'>;
+export type TraceStopParams = ParamsOf<'trace.stop'>;
+export type TraceStopResult = ResultOf<'trace.stop'>;
+export type TraceExportParams = ParamsOf<'trace.export'>;
+export type TraceExportResult = ResultOf<'trace.export'>;
 export type CdpSendParams = ParamsOf<'cdp.send'>;
 export type CdpSendResult = ResultOf<'cdp.send'>;
 

@@ -12,6 +12,7 @@ import { screenshot } from './screenshot.ts';
 import { networkList } from './network.ts';
 import { cdpSend, rpcDiscover, serverInfo } from './server.ts';
 import { sessionClose, sessionCreate, sessionList, sessionStorageState } from './sessions.ts';
+import { traceExport, traceStart, traceStop } from './traces.ts';
 import { framesList, framesSelect, tabsClose, tabsList, tabsNew, tabsSelect } from './tabs.ts';
 import { wait } from './wait.ts';
 
@@ -48,6 +49,9 @@ export const METHODS = byName([
   fileChooserResolve,
   downloadsList,
   networkList,
+  traceStart,
+  traceStop,
+  traceExport,
   serverInfo,
   rpcDiscover,
   cdpSend,

@@ -88,6 +88,17 @@ export const serverDiagnostics = z
   })
   .meta({ id: 'ServerDiagnostics', description: 'Diagnostic and unstable: how the engine read frames; not part of the contract' });
 
+/** One endpoint of the pool (PROTOCOL.md §1 "Browsers from endpoints"). */
+export const endpointSummary = z
+  .object({
+    id: z.string(),
+    url: z.string().describe('Without userinfo, query or fragment'),
+    state: z.enum(['idle', 'connecting', 'live', 'lost']),
+    sessions: count.describe('Sessions on it, of every principal'),
+    error: z.string().optional().describe('Why its last connection failed or ended'),
+  })
+  .meta({ id: 'EndpointSummary' });
+
 export const serverInfo = wireMethod({
   name: 'server.info',
   summary: 'Name, versions, runtime, the browser if one runs, and the limits in force.',
@@ -108,6 +119,7 @@ export const serverInfo = wireMethod({
       .array(z.object({ name: z.string(), origins: z.array(z.string()).describe('Where it may be typed; empty: any origin') }))
       .describe('The secrets act may type by name (never their values)'),
     domain_policy: domainPolicySummary,
+    endpoints: z.array(endpointSummary).optional().describe('When browsers come from endpoints (--connect): each, its state and sessions'),
   }),
 });
 

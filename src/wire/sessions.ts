@@ -47,6 +47,9 @@ const storageStateInput = z.object({
   origins: z.array(storageOrigin).max(1_000).default([]),
 });
 
+/** The id of the endpoint a session's browser is (PROTOCOL.md §1); absent on a launched browser. */
+const endpointId = z.string().describe("The id of the endpoint the session's browser is (e1, c1…; server.info endpoints)");
+
 export const sessionCreate = wireMethod({
   name: 'session.create',
   summary: 'Create an isolated browsing context with one tab at about:blank (selected).',
@@ -62,10 +65,21 @@ export const sessionCreate = wireMethod({
       allow_domains: z.array(domainPattern).min(1).max(100).optional().describe("Hosts it may reach (narrows the server's policy)"),
       block_domains: z.array(domainPattern).min(1).max(100).optional().describe('Hosts it never reaches'),
       block_private_network: z.boolean().optional().describe('true: refuse loopback and private addresses'),
+      trace: z.boolean().optional(),
       storage_state: storageStateInput.optional().describe("Cookies and localStorage to start from (Playwright's storageState)"),
+      endpoint: z
+        .string()
+        .min(1)
+        .max(2_048)
+        .optional()
+        .describe("A browser's CDP endpoint URL to run in (ws://… or http://host:port); only one the server's --allow-endpoint allows"),
     })
     .strict(),
-  result: z.object({ session_id: z.string(), target_id: z.string().describe('The first tab') }),
+  result: z.object({
+    session_id: z.string(),
+    target_id: z.string().describe('The first tab'),
+    endpoint: endpointId.optional(),
+  }),
 });
 
 export const sessionStorageState = wireMethod({
@@ -82,6 +96,7 @@ export const sessionSummary = z
     tabs: z.number().int().describe('Open tabs'),
     created_at: z.number().describe('Epoch ms'),
     clients: z.number().int().describe('Connections that have used the session'),
+    endpoint: endpointId.optional(),
   })
   .meta({ id: 'SessionSummary' });
 

@@ -8,12 +8,15 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
-import { type CliRun, runCli } from '../helpers/cli-process.ts';
+import { cliCommand, type CliRun, runCli } from '../helpers/cli-process.ts';
+import { descendants } from '../helpers/processes.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, type TestServer } from '../helpers/pagewire.ts';
 import { IS_DENO, ROOT, startServerProcess } from '../helpers/server-process.ts';
 import { onTeardown } from '../helpers/teardown.ts';
 import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import process from 'node:process';
 
 const s = suite('pagewire CLI');
 let server: TestServer;
@@ -344,6 +347,56 @@ s("pdf copies the print to FILE, or names the server's file; a bad paper is the 
   const bad = await cli(session, 'pdf', '--paper', 'a9');
   assert.is(bad.code, 3);
   assert.match(bad.stderr, /invalid_params|paper/);
+});
+
+s('--trace records the session, trace export copies the zip to FILE; trace show serves it with no browser launched', async () => {
+  const session = await newSession('cli-trace');
+  const opened = await cli(session, 'open', fixtures.url('/counter.html'), '--trace');
+  assert.is(opened.code, 0, opened.stderr);
+  const clicked = await cli(session, 'click', refIn(opened.stdout, /button "Increment/));
+  assert.is(clicked.code, 0, clicked.stderr);
+  const stopped = await cli(session, 'trace', 'stop');
+  assert.match(stopped.stdout, /recording stopped: 2 steps/);
+  const file = join(stateHome, 'run.zip');
+  const exported = await cli(session, 'trace', 'export', file);
+  assert.is(exported.code, 0, exported.stderr);
+  assert.match(exported.stdout, /run\.zip: trace, 2 steps, \d+ screenshots, \d+ bytes; pagewire trace show /);
+  const bytes = readFileSync(file);
+  assert.is(bytes.subarray(0, 4).toString('hex'), '504b0304', 'a zip');
+  assert.is((await cli(session, 'trace', 'rewind')).code, 2);
+
+  // The viewer: a process of its own, with no browser and no background server.
+  const viewer = spawn(process.execPath, cliCommand(['trace', 'show', file]), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  onTeardown(() => void viewer.kill('SIGTERM'));
+  const line = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    viewer.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes('\n')) resolve(seen.trim());
+    });
+    viewer.once('exit', (code) => reject(new Error(`trace show exited ${code}`)));
+  });
+  const url = new URL(line.match(/^pagewire trace viewer on (http:\/\/127\.0\.0\.1:\d+\/inspector\?\S+)$/)![1]!);
+  assert.is(url.searchParams.get('trace'), 'run.zip');
+  const token = url.searchParams.get('token')!;
+  const page = await fetch(url);
+  assert.is(page.status, 200);
+  assert.match(await page.text(), /pagewire inspector/);
+  const served = await fetch(`${url.origin}/traces/run.zip?token=${token}`);
+  assert.is(served.status, 200);
+  assert.ok(Buffer.from(await served.arrayBuffer()).equals(bytes), 'the file as saved');
+  const other = await fetch(`${url.origin}/traces/other.zip?token=${token}`);
+  assert.is(other.status, 404);
+  await other.body?.cancel();
+  const noToken = await fetch(`${url.origin}/traces/run.zip`);
+  assert.is(noToken.status, 401);
+  await noToken.body?.cancel();
+  assert.equal(descendants(viewer.pid!).map((p) => p.comm), [], 'no browser (no process at all) under the viewer');
+  viewer.kill('SIGTERM');
+  assert.is(await new Promise((resolve) => viewer.once('exit', (code) => resolve(code))), 0);
+  const missing = await runCli(['trace', 'show', join(stateHome, 'nothing.zip')], {});
+  assert.is(missing.code, 1);
+  assert.match(missing.stderr, /cannot read/);
 });
 
 s('the command table: no command or only flags is serve; mcp prints its help on stderr; help lists every command', async () => {

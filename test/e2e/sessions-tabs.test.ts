@@ -5,7 +5,8 @@ import { fixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, startTestServer } from '../helpers/pagewire.ts';
 import type { TestClient } from '../helpers/client.ts';
 import { waitUntil } from '../helpers/wait.ts';
-import type { FrameSummary as Frame } from '../helpers/wire.ts';
+import { type FrameSummary as Frame, type Observation, ref } from '../helpers/wire.ts';
+import { evaluate, sentDuring } from '../helpers/page.ts';
 
 const s = suite('sessions, tabs and frames');
 let client: TestClient;
@@ -199,6 +200,57 @@ s('a session no client uses is closed after the idle timeout', async () => {
   assert.is(error.data?.error_type, 'session_not_found');
   c.close();
   await server.server.close();
+});
+
+s('sessions keep their own front: acting in one session does not hide another, so neither brings its tab forward again', async () => {
+  const server = await sharedServer();
+  const fixtures = await fixtureServer();
+  const open = async (sessionId?: string) => {
+    const session_id = sessionId ?? (await newSession('front')).session_id;
+    const { target_id, observation } = await client.call('tabs.new', { session_id, url: fixtures.url('/counter.html'), observe: true });
+    return { session_id, target_id, observation: observation! };
+  };
+  const click = async (tab: { session_id: string; target_id: string; observation: Observation }) => {
+    const result = await client.call('act', {
+      session_id: tab.session_id,
+      target_id: tab.target_id,
+      state_id: tab.observation.state_id,
+      action: 'click',
+      ref: ref(tab.observation, 'Increment', 'button'),
+    });
+    assert.is(result.status, 'completed', result.error_text);
+    tab.observation = result.fresh_state!;
+  };
+  const activations = async (work: () => Promise<void>) =>
+    (await sentDuring(server.server.host.current!.connection.root, work)).filter((m) => m.method === 'Target.activateTarget').length;
+  const a = await open();
+  const b = await open();
+  await click(a);
+  await click(b);
+  assert.is(
+    await activations(async () => {
+      await click(a);
+      await click(b);
+      await click(a);
+    }),
+    0,
+    'each session is its own window (headless): its tab stayed in front',
+  );
+  for (const tab of [a, b]) {
+    assert.is(await evaluate(server, tab.target_id, 'document.visibilityState + " " + document.hasFocus()'), 'visible true');
+  }
+  // Two tabs of one session share its window: acting on the one behind brings it forward.
+  const other = await open(a.session_id);
+  assert.is(
+    await activations(async () => {
+      await click(other);
+      await click(a);
+    }),
+    2,
+  );
+  assert.is(await evaluate(server, other.target_id, 'document.visibilityState'), 'hidden');
+  await client.call('session.close', { session_id: a.session_id });
+  await client.call('session.close', { session_id: b.session_id });
 });
 
 s.run();

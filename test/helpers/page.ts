@@ -4,7 +4,7 @@ import type { TestServer } from './pagewire.ts';
 import type { CdpSession } from '../../src/cdp/session.ts';
 
 export function tabOf(server: TestServer, targetId: string) {
-  const tab = server.server.host.current?.tab(targetId);
+  const tab = server.server.host.browsers().map((browser) => browser.tab(targetId)).find((found) => found !== undefined);
   if (!tab) throw new Error(`no tab ${targetId} in the test server's browser`);
   return tab;
 }

@@ -207,7 +207,7 @@ export function actMethods(deps: ActMethodDeps): AnyMethodDef[] {
               },
             },
           ).then((outcome) => actResultOf(outcome, s, params.observe));
-        }).catch((error: unknown): ActResult => {
+        }, { step: { method: 'act', params: params as Record<string, unknown>, frames: true } }).catch((error: unknown): ActResult => {
           // Cancelled while still queued, or the session closed under it.
           if (!isServerError(error, 'operation_cancelled')) throw error;
           return refused('operation_cancelled', params, (error as Error).message);

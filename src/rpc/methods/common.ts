@@ -6,6 +6,7 @@ import { isServerError, ServerError } from '../../errors.ts';
 import type { CallContext } from '../context.ts';
 import { defineMethod, type MethodDef } from '../define.ts';
 import type { WireMethod } from '../../wire/method.ts';
+import { recorded, type RecordedCall } from '../trace-steps.ts';
 
 function cancelled(signal: AbortSignal): ServerError {
   const reason = signal.reason;
@@ -15,6 +16,8 @@ function cancelled(signal: AbortSignal): ServerError {
 export interface SessionCallOptions {
   /** Skip the session's queue (dialog.handle, cancel, session.close). */
   bypassQueue?: boolean;
+  /** The call as the session's trace records it (PROTOCOL.md §16); absent: it is no step of a trace. */
+  step?: RecordedCall;
 }
 
 /**
@@ -31,8 +34,10 @@ export async function onSession<T>(
   const session = await registry.resolve(call.principal.id, sessionId);
   session.clients.add(call.connection.id);
   const withdrawn = call.signal;
+  const step = options.step;
+  const perform = (signal: AbortSignal) => (step ? recorded(session, step, () => task(session, signal)) : task(session, signal));
   const run = async () => {
-    if (options.bypassQueue) return task(session, session.closeSignal);
+    if (options.bypassQueue) return perform(session.closeSignal);
     // Withdrawn while it waited in the queue: dropped, nothing of it runs.
     if (withdrawn?.aborted) throw new ServerError('operation_cancelled', 'the call was withdrawn before it ran');
     const operation = session.beginOperation();
@@ -41,7 +46,7 @@ export async function onSession<T>(
     withdrawn?.addEventListener('abort', stop, { once: true });
     try {
       if (operation.signal.aborted) throw cancelled(operation.signal);
-      return await task(session, operation.signal);
+      return await perform(operation.signal);
     } catch (error) {
       // Whatever a cancelled call was doing when it stopped, the caller hears "cancelled".
       if (operation.signal.aborted && !isServerError(error, 'operation_cancelled')) throw cancelled(operation.signal);
@@ -64,7 +69,14 @@ export interface SessionRun {
 }
 
 /** A method whose params name a session: its wire description, and what it does in that session. */
-export interface SessionMethodDef<P extends z.ZodType, R extends z.ZodType> extends WireMethod<string, P, R>, SessionCallOptions {
+export interface SessionMethodDef<P extends z.ZodType, R extends z.ZodType> extends WireMethod<string, P, R> {
+  /** Skip the session's queue (see SessionCallOptions). */
+  readonly bypassQueue?: boolean;
+  /**
+   * false for a method that only watches the session (events, screencast, the trace itself): a
+   * trace records what was done, not who looked (PROTOCOL.md §16).
+   */
+  readonly recorded?: boolean;
   readonly run: (session: Session, params: z.infer<P>, context: SessionRun) => Promise<z.input<R>>;
 }
 
@@ -73,12 +85,13 @@ export function sessionMethod<P extends z.ZodType<{ session_id?: string | undefi
   registry: SessionRegistry,
   def: SessionMethodDef<P, R>,
 ): MethodDef<P, R> {
-  const { run, bypassQueue, ...wire } = def;
+  const { run, bypassQueue, recorded: isRecorded, ...wire } = def;
   return defineMethod({
     ...wire,
     handler: (params, call) =>
       onSession(registry, call, params.session_id, (session, signal) => run(session, params, { call, signal }), {
         ...(bypassQueue ? { bypassQueue } : {}),
+        ...(isRecorded !== false ? { step: { method: wire.name, params: params as Record<string, unknown>, frames: false } } : {}),
       }),
   });
 }

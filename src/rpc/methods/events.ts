@@ -10,6 +10,7 @@ export function eventMethods(registry: SessionRegistry, hub: SubscriptionHub): A
   return [
     sessionMethod(registry, {
       ...eventsSubscribe,
+      recorded: false,
       // Subscribing must not wait behind a running act (whose dialog it may be meant to see).
       bypassQueue: true,
       run: async (session, params, { call }) => {
@@ -34,6 +35,7 @@ export function eventMethods(registry: SessionRegistry, hub: SubscriptionHub): A
     }),
     sessionMethod(registry, {
       ...eventsPoll,
+      recorded: false,
       // A long poll waits beside the queue, like a subscription (for the dialog a running act waits on).
       bypassQueue: true,
       run: async (session, params, { call }) => {

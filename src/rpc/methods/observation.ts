@@ -13,7 +13,7 @@ import {
 import type { Session } from '../../sessions/session.ts';
 import { ServerError } from '../../errors.ts';
 import { redactUrl } from '../../util/redact.ts';
-import { cursorOf, cutObservation, parseCursor, startsWithin } from '../observation-parts.ts';
+import { cursorOf, cutObservation, firstPart, parseCursor } from '../observation-parts.ts';
 import type { Observation } from '../../wire/index.ts';
 
 /** What the caller asked to see beyond the tree and the elements, and within what size. */
@@ -87,7 +87,7 @@ export async function observeForWire(
  */
 export function withinBudget(session: Pick<Session, 'cutObservations'>, whole: Observation, maxBytes: number | undefined): Observation {
   if (maxBytes === undefined) return whole;
-  const { part, next } = cutObservation(whole, { line: 0, offset: 0 }, maxBytes);
+  const { part, next } = firstPart(whole, maxBytes);
   if (!next) return part;
   session.cutObservations.renew(whole.state_id, whole);
   return { ...part, next_cursor: cursorOf(whole.state_id, next) };
@@ -97,16 +97,16 @@ export function withinBudget(session: Pick<Session, 'cutObservations'>, whole: O
 export function observationPart(session: Pick<Session, 'cutObservations'>, cursor: string, maxBytes: number | undefined): Observation {
   const named = parseCursor(cursor);
   const kept = named ? session.cutObservations.get(named.stateId) : undefined;
-  const whole = kept && startsWithin(kept, named!.start) ? kept : undefined;
-  if (!named || !whole) {
+  const cut = kept && cutObservation(kept, named!.start, maxBytes ?? Number.MAX_SAFE_INTEGER);
+  if (!named || !kept || !cut) {
     throw new ServerError(
       'invalid_params',
       kept || !named ? 'not a cursor an observation of this session gave' : "this cursor's observation is no longer kept: observe again",
       { details: { issues: [{ path: 'cursor', message: kept || !named ? 'not a cursor' : 'no longer kept' }] } },
     );
   }
-  const { part, next } = cutObservation(whole, named.start, maxBytes ?? Number.MAX_SAFE_INTEGER);
-  return next ? { ...part, next_cursor: cursorOf(whole.state_id, next) } : part;
+  const { part, next } = cut;
+  return next ? { ...part, next_cursor: cursorOf(kept.state_id, next) } : part;
 }
 
 /** Finds the matching elements of `frame` of `tab` (observe's find), issuing the tab's new current state, and words it. */

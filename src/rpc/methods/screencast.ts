@@ -157,6 +157,7 @@ export function screencastMethods(registry: SessionRegistry, screencasts: Screen
   return [
     sessionMethod(registry, {
       ...screencastStart,
+      recorded: false,
       // A viewer must not wait behind the agent's running act (it wants to watch it).
       bypassQueue: true,
       run: async (session, params, { call }) => {
@@ -177,6 +178,7 @@ export function screencastMethods(registry: SessionRegistry, screencasts: Screen
     }),
     sessionMethod(registry, {
       ...screencastStop,
+      recorded: false,
       bypassQueue: true,
       run: async (session, params, { call }) => ({
         stopped: await screencasts.stop(call.connection.id, session.resolveTab(params.target_id)),

@@ -35,12 +35,14 @@ export interface ServerMethodDeps {
 
 type BrowserCounts = ReturnType<NonNullable<BrowserHost['current']>['counts']>;
 
-function browserCounts(counts: BrowserCounts): Pick<ServerCounts, 'tabs' | 'cdp_sessions' | 'cdp_listeners' | 'pending_cdp_calls'> {
+/** Summed over every browser sessions run in (the launched one, or each live endpoint's). */
+function browserCounts(all: BrowserCounts[]): Pick<ServerCounts, 'tabs' | 'cdp_sessions' | 'cdp_listeners' | 'pending_cdp_calls'> {
+  const sum = (pick: (counts: BrowserCounts) => number) => all.reduce((total, counts) => total + pick(counts), 0);
   return {
-    tabs: counts.tabs,
-    cdp_sessions: counts.cdpSessions,
-    cdp_listeners: counts.cdpListeners,
-    pending_cdp_calls: counts.pendingCdpCalls,
+    tabs: sum((counts) => counts.tabs),
+    cdp_sessions: sum((counts) => counts.cdpSessions),
+    cdp_listeners: sum((counts) => counts.cdpListeners),
+    pending_cdp_calls: sum((counts) => counts.pendingCdpCalls),
   };
 }
 
@@ -78,6 +80,8 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
       ...serverInfo,
       handler: async (_params, call) => {
         const browser = deps.host.current;
+        const endpoints = deps.host.endpoints();
+        const running = deps.host.browsers();
         const own = deps.registry.all().filter((session) => session.principalId === call.principal.id);
         return {
           name: 'pagewire' as const,
@@ -89,7 +93,7 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
           counts: {
             sessions: deps.registry.size,
             browser_launches: deps.host.launches,
-            ...(browser ? browserCounts(browser.counts()) : {}),
+            ...(running.length > 0 ? browserCounts(running.map((each) => each.counts())) : {}),
             states: deps.registry.all().reduce((sum, session) => sum + session.states.size, 0),
             ...(deps.pendingRequests ? { pending_requests: deps.pendingRequests() } : {}),
             ...(deps.eventStats ? eventCounts(deps.eventStats()) : {}),
@@ -104,6 +108,7 @@ export function serverMethods(deps: ServerMethodDeps): AnyMethodDef[] {
           },
           secrets: deps.secrets ?? [],
           domain_policy: deps.domainPolicy ?? { allow: [], block: [], block_private_network: false },
+          ...(endpoints ? { endpoints } : {}),
         };
       },
     }),

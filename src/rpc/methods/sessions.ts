@@ -40,11 +40,13 @@ export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {
             viewport: params.viewport,
             dialogs: params.dialogs ?? 'hold',
             userAgent: params.user_agent,
+            trace: params.trace === true,
             policy: {
               allow: params.allow_domains ?? [],
               block: params.block_domains ?? [],
               blockPrivateNetwork: params.block_private_network === true,
             },
+            endpointUrl: params.endpoint,
           },
           params.storage_state,
         );
@@ -52,7 +54,7 @@ export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {
         const targetId = session.selectedTargetId;
         // Only if the first tab closed before this answer (its page closed it, or it crashed).
         if (targetId === undefined) throw new ServerError('target_not_found', `the first tab of session ${session.id} closed at once`);
-        return { session_id: session.id, target_id: targetId };
+        return { session_id: session.id, target_id: targetId, ...(session.endpoint ? { endpoint: session.endpoint } : {}) };
       },
     }),
     defineMethod({
@@ -64,6 +66,7 @@ export function sessionMethods(registry: SessionRegistry): AnyMethodDef[] {
           tabs: session.tabs().length,
           created_at: session.createdAt,
           clients: session.clients.size,
+          ...(session.endpoint ? { endpoint: session.endpoint } : {}),
         })),
       }),
     }),
