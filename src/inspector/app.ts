@@ -1,21 +1,14 @@
-// The inspector page's app (served at /inspector, built into dist/browser/inspector.js): a person
-// watching an agent sees its sessions and tabs, the tab live, the session's events, the current
-// observation, and can observe, act, and answer dialogs and file choosers by hand. It speaks the
+// The inspector page's app (served at /inspector, built into dist/browser/inspector.js): the live
+// view of the server's sessions (live.ts), and the view of a recorded trace (trace-view.ts),
+// opened from `?trace=NAME`, from a file dropped on the page, or with Open trace…. It speaks the
 // wire through the SDK's browser build, which the page loads and hands to start().
-import type {
-  ActResult,
-  Client,
-  EventData,
-  Observation,
-  Screencast,
-  Session,
-  SessionEvent,
-  SessionSummary,
-  TabSummary,
-} from '../client/exports.ts';
 import type { connect as sdkConnect } from '../client/browser.ts';
+import { h } from './dom.ts';
+import { LiveInspector } from './live.ts';
 import { STYLES } from './styles.ts';
 import { instanceOf } from '../util/ids.ts';
+import { readTrace, TraceError } from './trace-file.ts';
+import { TraceView } from './trace-view.ts';
 
 export interface StartOptions {
   sdk: { connect: typeof sdkConnect };
@@ -24,434 +17,124 @@ export interface StartOptions {
   token: string;
   /** The session to show first (`?session=`); default: the first listed. */
   session?: string | undefined;
+  /** A trace file the server wrote, to open instead of the live view (`?trace=`). */
+  trace?: string | undefined;
   root: HTMLElement;
 }
 
-/** Events shown in the log (the oldest go first). */
-const MAX_EVENTS = 200;
-const MAX_ACTS = 50;
+/** Where the server serves the trace files it wrote (PROTOCOL.md §13). */
+const TRACES_PATH = '/traces/';
 
-type Attrs = Record<string, string | ((event: Event) => void)>;
+class App {
+  readonly #options: StartOptions;
+  readonly #status = h('p', { id: 'status' });
+  #live: LiveInspector | undefined;
+  #traceView: TraceView | undefined;
+  /** Counts the opens: a file opened while another still loads replaces it, whichever ends first. */
+  #opens = 0;
 
-function h(tag: string, attrs: Attrs = {}, ...children: Array<Node | string | undefined>): HTMLElement {
-  const element = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (typeof value === 'function') element.addEventListener(key, value);
-    else element.setAttribute(key, value);
-  }
-  for (const child of children) if (child !== undefined) element.append(child);
-  return element;
-}
-
-function brief(value: unknown, max = 300): string {
-  const text = JSON.stringify(value);
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-class Inspector {
-  readonly #client: Client;
-  readonly #ui: ReturnType<typeof layout>;
-  #session: Session | undefined;
-  #sessionId: string | undefined;
-  #targetId: string | undefined;
-  #screencast: Screencast | undefined;
-  #events: AsyncIterator<SessionEvent> | undefined;
-  #observation: Observation | undefined;
-  /** The request ids of the acts run from this page: their `act` events are already in the log. */
-  readonly #ownActs = new Set<string>();
-  #scale = 1;
-
-  constructor(client: Client, root: HTMLElement) {
-    this.#client = client;
-    this.#ui = layout({
-      refresh: () => void this.refreshSessions(),
-      observe: () => void this.observe(),
-      act: (form) => void this.actFromForm(form),
-      clickAt: (event) => void this.clickAt(event),
+  constructor(options: StartOptions) {
+    this.#options = options;
+    options.root.append(h('style', {}, STYLES), this.#status);
+    // A trace file dropped anywhere on the page opens it.
+    options.root.addEventListener('dragover', (event) => {
+      if (event.dataTransfer?.types.includes('Files')) event.preventDefault();
     });
-    root.append(this.#ui.root);
-  }
-
-  async refreshSessions(): Promise<void> {
-    const { sessions } = await this.#client.listSessions();
-    this.#ui.sessions.replaceChildren(
-      ...sessions.map((s: SessionSummary) =>
-        h(
-          'button',
-          {
-            class: s.session_id === this.#sessionId ? 'item selected' : 'item',
-            'data-session': s.session_id,
-            click: () => void this.selectSession(s.session_id),
-          },
-          `${s.name} `,
-          h('small', {}, s.session_id),
-        )
-      ),
-    );
-    if (this.#sessionId === undefined && sessions[0]) await this.selectSession(sessions[0].session_id);
-  }
-
-  async selectSession(sessionId: string): Promise<void> {
-    if (this.#sessionId === sessionId) return;
-    await this.#screencast?.stop().catch(() => {});
-    this.#screencast = undefined;
-    void this.#events?.return?.();
-    this.#sessionId = sessionId;
-    this.#session = this.#client.session(sessionId);
-    this.#targetId = undefined;
-    this.#ui.events.replaceChildren();
-    void this.#followEvents(this.#session);
-    await this.refreshSessions();
-    await this.refreshTabs();
-  }
-
-  async refreshTabs(): Promise<void> {
-    const session = this.#session;
-    if (!session) return;
-    const { tabs } = await session.tabs.list();
-    const shown = this.#targetId ?? tabs.find((t: TabSummary) => t.selected)?.target_id ?? tabs[0]?.target_id;
-    this.#ui.tabs.replaceChildren(
-      ...tabs.map((t: TabSummary) =>
-        h(
-          'button',
-          {
-            class: t.target_id === shown ? 'item selected' : 'item',
-            'data-target': t.target_id,
-            click: () => void this.watch(t.target_id),
-          },
-          t.title || t.url,
-          h('small', {}, t.url),
-        )
-      ),
-    );
-    if (shown !== undefined && shown !== this.#targetId) await this.watch(shown);
-  }
-
-  async watch(targetId: string): Promise<void> {
-    const session = this.#session;
-    if (!session) return;
-    await this.#screencast?.stop().catch(() => {});
-    this.#targetId = targetId;
-    for (const button of this.#ui.tabs.querySelectorAll<HTMLElement>('[data-target]')) {
-      button.classList.toggle('selected', button.dataset['target'] === targetId);
-    }
-    this.#screencast = await session.screencast({
-      target_id: targetId,
-      onFrame: (frame) => {
-        if (frame.scale !== this.#scale) {
-          this.#scale = frame.scale;
-          this.#drawBoxes();
-        }
-        this.#ui.live.src = `data:${frame.mime};base64,${frame.data}`;
-        this.#ui.live.dataset['frames'] = String(Number(this.#ui.live.dataset['frames'] ?? '0') + 1);
-      },
+    options.root.addEventListener('drop', (event) => {
+      const file = event.dataTransfer?.files[0];
+      if (!file) return;
+      event.preventDefault();
+      void this.openFile(file);
     });
-    await this.observe();
   }
 
-  async observe(): Promise<void> {
-    const session = this.#session;
-    if (!session || this.#targetId === undefined) return;
-    try {
-      this.#show(await session.observe({ target_id: this.#targetId, include_boxes: true }));
-    } catch (error) {
-      this.#ui.tree.replaceChildren(h('p', { class: 'error' }, String((error as Error).message ?? error)));
-    }
-  }
-
-  async clickAt(event: MouseEvent): Promise<void> {
-    const image = this.#ui.live;
-    if (!image.naturalWidth) return;
-    const rect = image.getBoundingClientRect();
-    // The image is drawn to fit its box: its px → frame px → CSS px of the page.
-    const x = ((event.clientX - rect.left) * (image.naturalWidth / rect.width)) / this.#scale;
-    const y = ((event.clientY - rect.top) * (image.naturalHeight / rect.height)) / this.#scale;
-    await this.#act({ action: 'click', x: Math.round(x * 10) / 10, y: Math.round(y * 10) / 10 });
-  }
-
-  async actFromForm(form: HTMLFormElement): Promise<void> {
-    const data = new FormData(form);
-    const action = String(data.get('action'));
-    const ref = String(data.get('ref') ?? '').trim();
-    const text = String(data.get('text') ?? '');
-    const step: Record<string, unknown> = { action };
-    if (ref) step['ref'] = ref;
-    if (action === 'type' || action === 'fill') step['text'] = text;
-    if (action === 'press') step['key'] = text || 'Enter';
-    if (action === 'check') step['checked'] = text !== 'false';
-    if (action === 'navigate') step['url'] = text;
-    await this.#act(step);
-  }
-
-  async #act(step: Record<string, unknown>): Promise<void> {
-    const session = this.#session;
-    if (!session || this.#targetId === undefined) return;
-    let result: ActResult;
-    try {
-      // A person acts on what the live view shows now, not on an older observation (the agent
-      // may have observed since, which would make ours stale): observe right before.
-      await this.observe();
-      const requestId = `inspector-${crypto.randomUUID()}`;
-      this.#ownActs.add(requestId);
-      result = await session.act(step as never, {
-        target_id: this.#targetId,
-        request_id: requestId,
-        ...(this.#observation ? { state: this.#observation } : {}),
-      });
-    } catch (error) {
-      this.#logAct(step, undefined, String((error as Error).message ?? error));
+  async showLive(): Promise<void> {
+    if (this.#traceView) this.#traceView.root.hidden = true;
+    if (this.#live) {
+      this.#live.root.hidden = false;
       return;
     }
-    this.#logAct(step, result);
-    if (result.fresh_state) this.#show(result.fresh_state);
-    else await this.observe();
+    this.#status.hidden = false;
+    this.#status.className = '';
+    this.#status.textContent = 'connecting…';
+    try {
+      // Behind a balancer the page's socket must reach the instance that holds the session.
+      const session = this.#options.session;
+      const instance = session === undefined ? undefined : instanceOf(session);
+      const client = await this.#options.sdk.connect(this.#options.url, { token: this.#options.token, ...(instance ? { instance } : {}) });
+      this.#status.hidden = true;
+      const live = new LiveInspector(client, this.#openControl());
+      this.#live = live;
+      this.#options.root.append(live.root);
+      if (this.#options.session) await live.selectSession(this.#options.session);
+      else await live.refreshSessions();
+      this.#options.root.dataset['ready'] = 'true';
+    } catch (error) {
+      this.#status.textContent = `cannot connect: ${String((error as Error).message ?? error)}`;
+      this.#status.className = 'error';
+    }
   }
 
-  #logAct(step: Record<string, unknown>, result: ActResult | undefined, failure?: string): void {
-    const row = h(
-      'li',
-      {
-        class: result?.status === 'completed' || result?.status === 'verified' ? 'act ok' : 'act failed',
-        'data-status': result?.status ?? 'error',
-      },
-      h('code', {}, brief(step)),
-      ' → ',
-      h('b', {}, result?.status ?? 'error'),
-      result
-        ? h(
-          'span',
-          {},
-          ` execution ${result.execution} · observation ${result.observation} · postcondition ${result.postcondition}`,
-          result.error_type ? h('span', { class: 'error' }, ` · ${result.error_type}: ${result.error_text ?? ''}`) : undefined,
-        )
-        : h('span', { class: 'error' }, ` ${failure ?? ''}`),
-    );
-    this.#ui.acts.prepend(row);
-    while (this.#ui.acts.children.length > MAX_ACTS) this.#ui.acts.lastElementChild?.remove();
+  /** A trace the server wrote, fetched from its traces route with the page's token. */
+  openNamed(name: string): Promise<void> {
+    return this.#open(name, async () => {
+      // The token as the page's own scripts pass it: `trace show` serves this route too.
+      const response = await fetch(`${TRACES_PATH}${encodeURIComponent(name)}?token=${encodeURIComponent(this.#options.token)}`);
+      if (response.status === 404) throw new TraceError(`The server has no trace named ${JSON.stringify(name)}.`);
+      if (!response.ok) throw new TraceError(`The server did not send the trace ${JSON.stringify(name)} (HTTP ${response.status}).`);
+      return new Uint8Array(await response.arrayBuffer());
+    });
   }
 
-  #logAgentAct(act: EventData['act']): void {
-    const ok = act.status === 'completed' || act.status === 'verified';
-    const row = h(
-      'li',
-      { class: ok ? 'act ok' : 'act failed', 'data-status': act.status, 'data-source': 'session' },
-      h('code', {}, act.actions.join(', ')),
-      ' → ',
-      h('b', {}, act.status),
-      h(
-        'span',
-        {},
-        ` execution ${act.execution} · observation ${act.observation} · postcondition ${act.postcondition}`,
-        act.error_type ? h('span', { class: 'error' }, ` · ${act.error_type}: ${act.error_text ?? ''}`) : undefined,
-      ),
-    );
-    this.#ui.acts.prepend(row);
-    while (this.#ui.acts.children.length > MAX_ACTS) this.#ui.acts.lastElementChild?.remove();
-    // Not observed again here: an observation is the tab's new current state (§6), which would
-    // make the agent's own state stale. The person presses Observe to see the page as it is.
-    if (act.fresh_state_id && act.fresh_state_id !== this.#observation?.state_id) this.#ui.state.dataset['behind'] = act.fresh_state_id;
+  openFile(file: File): Promise<void> {
+    return this.#open(file.name, async () => new Uint8Array(await file.arrayBuffer()));
   }
 
-  #show(observation: Observation): void {
-    this.#observation = observation;
-    this.#ui.state.textContent = `${observation.state_id} · ${observation.url}`;
-    this.#ui.tree.replaceChildren(
-      h('pre', { class: 'tree' }, observation.tree),
-      h(
-        'ul',
-        { class: 'elements' },
-        ...observation.elements.map((e) =>
-          h(
-            'li',
-            {
-              'data-ref': e.ref,
-              class: e.in_viewport ? '' : 'offscreen',
-              click: () => this.#pickRef(e.ref),
-              mouseenter: () => this.#light(e.ref, true),
-              mouseleave: () => this.#light(e.ref, false),
-            },
-            h('b', {}, e.ref),
-            ` ${e.role} “${e.name}”`,
-          )
-        ),
-      ),
-    );
-    this.#drawBoxes();
-    this.#showModal(observation);
-  }
-
-  /** The observation's boxes over the live view, in % of the page's viewport (they scale with the image). */
-  #drawBoxes(): void {
-    const boxes = this.#observation?.boxes ?? {};
-    const image = this.#ui.live;
-    // CSS px of the page's viewport = image px / scale.
-    const width = image.naturalWidth / this.#scale;
-    const height = image.naturalHeight / this.#scale;
-    if (!width || !height) return;
-    this.#ui.boxes.replaceChildren(
-      ...Object.entries(boxes).map(([ref, [x, y, w, hgt]]) =>
-        h('div', {
-          class: 'box',
-          'data-ref': ref,
-          title: ref,
-          style: `left:${(x / width) * 100}%;top:${(y / height) * 100}%;width:${(w / width) * 100}%;height:${(hgt / height) * 100}%`,
-          mouseenter: () => this.#light(ref, true),
-          mouseleave: () => this.#light(ref, false),
-        })
-      ),
-    );
-  }
-
-  /** A ref's box and its line in the list light up together. */
-  #light(ref: string, on: boolean): void {
-    for (const element of document.querySelectorAll<HTMLElement>(`[data-ref="${CSS.escape(ref)}"]`)) element.classList.toggle('lit', on);
-  }
-
-  #pickRef(ref: string): void {
-    const input = this.#ui.form.querySelector<HTMLInputElement>('input[name=ref]');
-    if (input) input.value = ref;
-  }
-
-  #showModal(observation: Observation | undefined, chooser?: { mode: string; ref?: string }): void {
-    const parts: HTMLElement[] = [];
-    const dialog = observation?.dialog;
-    if (dialog) {
-      parts.push(
-        h(
-          'div',
-          { class: 'pending', 'data-pending': 'dialog' },
-          `${dialog.type}: “${dialog.message}” `,
-          h('button', { click: () => void this.#handleDialog(true) }, 'Accept'),
-          h('button', { click: () => void this.#handleDialog(false) }, 'Dismiss'),
-        ),
+  async #open(name: string, read: () => Promise<Uint8Array>): Promise<void> {
+    const view = this.#showTraceView();
+    const open = ++this.#opens;
+    view.loading(name);
+    try {
+      const trace = await readTrace(name, await read());
+      if (open === this.#opens) view.show(trace);
+    } catch (error) {
+      if (open !== this.#opens) return;
+      view.fail(
+        error instanceof TraceError
+          ? error.message
+          : `${JSON.stringify(name)} cannot be opened: ${String((error as Error).message ?? error)}`,
       );
     }
-    if (chooser) {
-      parts.push(
-        h(
-          'div',
-          { class: 'pending', 'data-pending': 'file_chooser' },
-          `file chooser (${chooser.mode}${chooser.ref ? `, ${chooser.ref}` : ''}) `,
-          h('input', { name: 'paths', placeholder: 'paths, comma-separated (on the server)' }),
-          h('button', { click: (event) => void this.#resolveChooser(event) }, 'Choose'),
-          h('button', { click: () => void this.#resolveChooser() }, 'Cancel'),
-        ),
-      );
+  }
+
+  #showTraceView(): TraceView {
+    if (this.#live) this.#live.root.hidden = true;
+    this.#status.hidden = true;
+    if (!this.#traceView) {
+      const live = h('button', { id: 'back-to-live', type: 'button', click: () => void this.showLive() }, 'Live');
+      this.#traceView = new TraceView(h('span', { class: 'controls' }, this.#openControl(), live));
+      this.#options.root.append(this.#traceView.root);
     }
-    if (parts.length > 0 || !chooser) this.#ui.modal.replaceChildren(...parts);
+    this.#traceView.root.hidden = false;
+    return this.#traceView;
   }
 
-  async #handleDialog(accept: boolean): Promise<void> {
-    await this.#session?.handleDialog({ accept, ...(this.#targetId ? { target_id: this.#targetId } : {}) });
-    this.#ui.modal.replaceChildren();
-    await this.observe();
+  /** Open trace…: a button that picks a file (each view's header has its own). */
+  #openControl(): HTMLElement {
+    const input = h('input', { type: 'file', accept: '.zip,application/zip', class: 'open-trace-input', hidden: '' }) as HTMLInputElement;
+    input.addEventListener('change', () => {
+      const file = input.files?.[0];
+      input.value = '';
+      if (file) void this.openFile(file);
+    });
+    return h('label', { class: 'button open-trace' }, 'Open trace…', input);
   }
-
-  async #resolveChooser(event?: Event): Promise<void> {
-    const input = (event?.target as HTMLElement | undefined)?.parentElement?.querySelector<HTMLInputElement>('input[name=paths]');
-    const paths = input?.value ? input.value.split(',').map((p) => p.trim()).filter(Boolean) : [];
-    await this.#session?.resolveFileChooser({ paths, ...(this.#targetId ? { target_id: this.#targetId } : {}) });
-    this.#ui.modal.replaceChildren();
-  }
-
-  async #followEvents(session: Session): Promise<void> {
-    const stream = session.events({ afterSeq: 0 });
-    this.#events = stream;
-    for await (const event of stream) {
-      if (this.#session !== session) break;
-      this.#logEvent(event);
-      // Acts of the agent (or any other client): what it did and how each one ended.
-      if (event.kind === 'act' && !(event.data.request_id && this.#ownActs.delete(event.data.request_id))) this.#logAgentAct(event.data);
-      if (event.kind === 'dialog' && !event.data.handled) void this.observe();
-      if (event.kind === 'file_chooser') this.#showModal(this.#observation, event.data);
-      if (event.kind === 'popup' || event.kind === 'tab_closed') void this.refreshTabs();
-    }
-  }
-
-  #logEvent(event: SessionEvent): void {
-    const row = h(
-      'tr',
-      { 'data-kind': event.kind, 'data-seq': String(event.seq) },
-      h('td', {}, String(event.seq)),
-      h('td', {}, event.kind),
-      h('td', {}, h('code', {}, brief(event.data))),
-    );
-    this.#ui.events.prepend(row);
-    while (this.#ui.events.children.length > MAX_EVENTS) this.#ui.events.lastElementChild?.remove();
-  }
-}
-
-function layout(handlers: { refresh(): void; observe(): void; act(form: HTMLFormElement): void; clickAt(event: MouseEvent): void }) {
-  const sessions = h('div', { class: 'list', id: 'sessions' });
-  const tabs = h('div', { class: 'list', id: 'tabs' });
-  const live = h('img', { id: 'live', alt: 'live view of the tab (click to act there)' }) as HTMLImageElement;
-  const boxes = h('div', { id: 'boxes' });
-  // A click on the picture or on a box over it: the box is only drawn there.
-  const stage = h('div', { class: 'stage', click: (e) => handlers.clickAt(e as MouseEvent) }, live, boxes);
-  const state = h('div', { id: 'state', class: 'muted' }, 'not observed yet');
-  const tree = h('div', { id: 'tree' });
-  const modal = h('div', { id: 'modal' });
-  const acts = h('ol', { id: 'acts', reversed: '' });
-  const events = h('tbody', { id: 'events' });
-  const action = h(
-    'select',
-    { name: 'action' },
-    ...['click', 'fill', 'type', 'press', 'hover', 'check', 'navigate', 'reload', 'back'].map((a) => h('option', { value: a }, a)),
-  );
-  const form = h(
-    'form',
-    {
-      id: 'act-form',
-      submit: (event) => {
-        event.preventDefault();
-        handlers.act(event.target as HTMLFormElement);
-      },
-    },
-    action,
-    h('input', { name: 'ref', placeholder: 'ref (e.g. @3)', size: '8' }),
-    h('input', { name: 'text', placeholder: 'text / key / url' }),
-    h('button', { type: 'submit' }, 'Act'),
-  ) as HTMLFormElement;
-  const root = h(
-    'div',
-    { class: 'inspector' },
-    h('style', {}, STYLES),
-    h(
-      'header',
-      {},
-      h('h1', {}, 'pagewire inspector'),
-      h('button', { id: 'refresh', click: () => handlers.refresh() }, 'Refresh'),
-      h('button', { id: 'observe', click: () => handlers.observe() }, 'Observe'),
-      form,
-    ),
-    h('aside', {}, h('h2', {}, 'Sessions'), sessions, h('h2', {}, 'Tabs'), tabs),
-    h('main', {}, h('div', { class: 'view' }, stage), modal),
-    h('section', { class: 'observation' }, h('h2', {}, 'Observation'), state, tree),
-    h('section', { class: 'acts' }, h('h2', {}, 'Acts'), acts),
-    h(
-      'section',
-      { class: 'events' },
-      h('h2', {}, 'Events'),
-      h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'seq'), h('th', {}, 'kind'), h('th', {}, 'data'))), events),
-    ),
-  );
-  return { root, sessions, tabs, live, boxes, state, tree, modal, acts, events, form };
 }
 
 export async function start(options: StartOptions): Promise<void> {
-  const status = h('p', { id: 'status' }, 'connecting…');
-  options.root.append(status);
-  try {
-    // Behind a balancer the page's socket must reach the instance that holds the session.
-    const instance = options.session === undefined ? undefined : instanceOf(options.session);
-    const client = await options.sdk.connect(options.url, { token: options.token, ...(instance ? { instance } : {}) });
-    status.remove();
-    const inspector = new Inspector(client, options.root);
-    if (options.session) await inspector.selectSession(options.session);
-    else await inspector.refreshSessions();
+  const app = new App(options);
+  if (options.trace) {
+    await app.openNamed(options.trace);
     options.root.dataset['ready'] = 'true';
-  } catch (error) {
-    status.textContent = `cannot connect: ${String((error as Error).message ?? error)}`;
-    status.className = 'error';
-  }
+  } else await app.showLive();
 }

@@ -62,20 +62,32 @@ export function containsSecret(text: string, secret: KnownSecret): boolean {
 }
 
 /**
- * Hides a known secret and any beginning of it at least 4 characters long: a page that echoes a
- * password field as it is typed shows every prefix of the password, not only the whole.
+ * Hides known secrets and any beginning of one at least 4 characters long: a page that echoes a
+ * password field as it is typed shows every prefix of the password, not only the whole. At each
+ * place the longest match of all the secrets is hidden: one secret's forms share their beginning
+ * (`correct horse` and `correct%20horse`), and hiding the first form's shorter match there would
+ * leave the rest of the other in the text.
  */
-function hideSecret(text: string, secret: string): string {
-  if (!secret) return text;
-  const minimum = Math.min(4, secret.length);
-  const head = secret.slice(0, minimum);
+function hideSecrets(text: string, secrets: readonly string[]): string {
+  const heads = secrets.filter((secret) => secret !== '').map((secret) => ({ secret, head: secret.slice(0, Math.min(4, secret.length)) }));
+  if (!heads.some(({ head }) => text.includes(head))) return text;
   let out = '';
   let from = 0;
-  for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, from)) {
-    let length = minimum;
-    while (length < secret.length && text[at + length] === secret[length]) length++;
+  for (let at = 0; at < text.length;) {
+    let longest = 0;
+    for (const { secret, head } of heads) {
+      if (!text.startsWith(head, at)) continue;
+      let length = head.length;
+      while (length < secret.length && text[at + length] === secret[length]) length++;
+      longest = Math.max(longest, length);
+    }
+    if (longest === 0) {
+      at++;
+      continue;
+    }
     out += text.slice(from, at) + REDACTED;
-    from = at + length;
+    at += longest;
+    from = at;
   }
   return out + text.slice(from);
 }
@@ -89,10 +101,10 @@ export function hideExact(text: string, forms: readonly string[]): string {
 
 /** Hides `known` secrets only (no secret shapes): for text that is not page text, like URLs and paths. */
 export function redactKnown(text: string, known: Iterable<KnownSecret>): string {
-  let out = text;
-  for (const secret of known) {
-    if (typeof secret === 'string') out = hideSecret(out, secret);
-    else if (secret.exact && out.includes(secret.exact)) out = out.split(secret.exact).join(REDACTED);
+  const all = [...known];
+  let out = hideSecrets(text, all.filter((secret): secret is string => typeof secret === 'string'));
+  for (const secret of all) {
+    if (typeof secret !== 'string' && secret.exact && out.includes(secret.exact)) out = out.split(secret.exact).join(REDACTED);
   }
   return out;
 }

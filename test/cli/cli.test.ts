@@ -8,15 +8,13 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
-import { cliCommand, type CliRun, runCli } from '../helpers/cli-process.ts';
+import { type CliRun, runCli, traceViewer } from '../helpers/cli-process.ts';
 import { descendants } from '../helpers/processes.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, type TestServer } from '../helpers/pagewire.ts';
 import { IS_DENO, ROOT, startServerProcess } from '../helpers/server-process.ts';
 import { onTeardown } from '../helpers/teardown.ts';
 import { existsSync } from 'node:fs';
-import { spawn } from 'node:child_process';
-import process from 'node:process';
 
 const s = suite('pagewire CLI');
 let server: TestServer;
@@ -366,17 +364,7 @@ s('--trace records the session, trace export copies the zip to FILE; trace show 
   assert.is((await cli(session, 'trace', 'rewind')).code, 2);
 
   // The viewer: a process of its own, with no browser and no background server.
-  const viewer = spawn(process.execPath, cliCommand(['trace', 'show', file]), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  onTeardown(() => void viewer.kill('SIGTERM'));
-  const line = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    viewer.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes('\n')) resolve(seen.trim());
-    });
-    viewer.once('exit', (code) => reject(new Error(`trace show exited ${code}`)));
-  });
-  const url = new URL(line.match(/^pagewire trace viewer on (http:\/\/127\.0\.0\.1:\d+\/inspector\?\S+)$/)![1]!);
+  const { viewer, url } = await traceViewer(file);
   assert.is(url.searchParams.get('trace'), 'run.zip');
   const token = url.searchParams.get('token')!;
   const page = await fetch(url);

@@ -3,15 +3,14 @@
 // runs an act from a click on the live view and shows its result and its event, answers a
 // dialog with its button, and a wrong token gets no data. The screenshots it takes are the
 // README's (docs/images/).
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
 import { until } from '../helpers/fake-cdp.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
+import { InspectorPage } from '../helpers/inspector-page.ts';
 import { evaluate } from '../helpers/page.ts';
 import { startTestServer, type TestServer } from '../helpers/pagewire.ts';
-import { decodeBase64 } from '../helpers/png.ts';
 import { ref } from '../helpers/wire.ts';
 
 const s = suite('inspector');
@@ -22,9 +21,7 @@ let agentSession: string;
 let agentTab: string;
 let viewer: TestClient;
 let viewerSession: string;
-let inspectorTab: string;
-
-const IMAGES = new URL('../../docs/images/', import.meta.url);
+let inspector: InspectorPage;
 
 s.before(async () => {
   server = await startTestServer();
@@ -40,23 +37,9 @@ s.after(async () => {
   viewer?.close();
 });
 
-const inPage = <T>(expression: string) => evaluate<T>(server, inspectorTab, expression);
-
-/** Resolves once `expression` is truthy in the inspector page. */
-async function pageUntil(expression: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    if (await inPage<boolean>(`!!(${expression})`)) return;
-    if (Date.now() > end) throw new Error(`the inspector never showed: ${expression}`);
-    await inPage(`new Promise((done) => requestAnimationFrame(() => done(true)))`);
-  }
-}
-
-async function screenshot(name: string): Promise<void> {
-  const shot = await viewer.call('screenshot', { session_id: viewerSession, target_id: inspectorTab });
-  mkdirSync(IMAGES, { recursive: true });
-  writeFileSync(new URL(name, IMAGES), decodeBase64(shot.data));
-}
+const inPage = <T>(expression: string) => inspector.eval<T>(expression);
+const pageUntil = (expression: string) => inspector.until(expression);
+const screenshot = (name: string) => inspector.screenshot(name);
 
 s('a wrong or missing token gets no data: 401 for the page and its scripts, and no socket', async () => {
   const base = server.server.inspectorUrl;
@@ -78,10 +61,7 @@ s("the page with the token shows the agent's tab live", async () => {
   const response = await fetch(`${server.server.inspectorUrl}?token=${server.token}`);
   assert.is(response.status, 200);
   assert.match(response.headers.get('content-security-policy') ?? '', "default-src 'none'");
-  ({ target_id: inspectorTab } = await viewer.call('tabs.new', {
-    session_id: viewerSession,
-    url: `${server.server.inspectorUrl}?token=${server.token}&session=${agentSession}`,
-  }));
+  inspector = await InspectorPage.open(server, viewer, viewerSession, `&session=${agentSession}`);
   await pageUntil(`document.getElementById('live')?.dataset.frames >= 1`);
   assert.ok(await inPage<boolean>(`document.getElementById('live').naturalWidth > 100`), 'the frame is an image that decoded');
   const sessions = await inPage<string[]>(`[...document.querySelectorAll('[data-session]')].map((b) => b.textContent)`);
@@ -170,10 +150,10 @@ s('a click on the live view is an act at that point: its result and its event sh
        return { x: r.left + ${target.x} * k, y: r.top + ${target.y} * k }; })()`,
   );
   // A person's click, through the viewer session's own act on the inspector page.
-  const seen = await viewer.call('observe', { session_id: viewerSession, target_id: inspectorTab });
+  const seen = await viewer.call('observe', { session_id: viewerSession, target_id: inspector.targetId });
   const clicked = await viewer.call('act', {
     session_id: viewerSession,
-    target_id: inspectorTab,
+    target_id: inspector.targetId,
     state_id: seen.state_id,
     action: 'click',
     x: at.x,
@@ -182,14 +162,14 @@ s('a click on the live view is an act at that point: its result and its event sh
   assert.ok(['completed', 'verified'].includes(clicked.status), clicked.status);
   await pageUntil(`document.querySelector('#acts .act')`);
   const act = await inPage<{ status: string; text: string }>(
-    `(() => { const li = document.querySelector('#acts .act'); return { status: li.dataset.status, text: li.textContent }; })()`,
+    `(() => { const li = document.querySelector('#acts .act'); return { status: li.dataset.status, text: li.querySelector('.words').textContent + ' | ' + li.querySelector('small').textContent }; })()`,
   );
   assert.ok(['completed', 'verified'].includes(act.status), `act result shown: ${act.text}`);
-  assert.match(act.text, '"action":"click"');
-  assert.match(act.text, /execution \w+ · observation \w+ · postcondition \w+/);
+  // A readable row (the same words as a trace's steps), with the fields a person checks next.
+  assert.match(act.text, /^act click at [\d.]+, [\d.]+ → (completed|verified) \| execution \w+ · observation \w+ · postcondition \w+$/);
   // Its event: the page's console.warn, redacted as every event is.
-  await pageUntil(`document.querySelector('#events tr[data-kind=console]')`);
-  const event = await inPage<string>(`document.querySelector('#events tr[data-kind=console]').textContent`);
+  await pageUntil(`document.querySelector('#events [data-kind=console]')`);
+  const event = await inPage<string>(`document.querySelector('#events [data-kind=console]').textContent`);
   assert.match(event, 'careful: token=[redacted]');
   await screenshot('inspector.png');
 });
@@ -212,14 +192,16 @@ s("the agent's own acts show in the act log, with how each one ended", async () 
   });
   assert.is(stale.error_type, 'stale_state');
   await pageUntil(`document.querySelector('#acts .act[data-source=session][data-status=stale_observation]')`);
-  const rows = await inPage<string[]>(`[...document.querySelectorAll('#acts .act[data-source=session]')].map((li) => li.textContent)`);
+  const rows = await inPage<string[]>(
+    `[...document.querySelectorAll('#acts .act[data-source=session]')].map((li) => li.querySelector('.words').textContent + ' | ' + li.querySelector('small').textContent)`,
+  );
   assert.match(
     rows[0]!,
-    /^click → stale_observation execution not_dispatched · observation captured · postcondition not_requested · stale_state/,
+    /^act click → refused: stale_state — .+ \| execution not_dispatched · observation captured · postcondition not_requested$/,
   );
-  assert.match(rows[1]!, /^click → completed execution completed · observation captured/);
+  assert.match(rows[1]!, /^act click → completed \| execution completed · observation captured/);
   // Both are session events too, for any client that watches.
-  await pageUntil(`document.querySelectorAll('#events tr[data-kind=act]').length >= 2`);
+  await pageUntil(`document.querySelectorAll('#events [data-kind=act]').length >= 2`);
 });
 
 s('a pending dialog shows with buttons; Accept answers it', async () => {
@@ -243,7 +225,7 @@ s('a pending dialog shows with buttons; Accept answers it', async () => {
 });
 
 s('closing the inspector ends its screencast', async () => {
-  await viewer.call('tabs.close', { session_id: viewerSession, target_id: inspectorTab });
+  await inspector.close();
   await until(() => server.server.screencasts.captures === 0, 5_000);
 });
 

@@ -1,8 +1,9 @@
 // Runs one `pagewire` client command as a child process and collects what it printed: Node runs
 // the compiled dist/ (what `npx pagewire` runs), Deno the sources, as for the server process.
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import process from 'node:process';
 import { IS_DENO, ROOT } from './server-process.ts';
+import { onTeardown } from './teardown.ts';
 
 export interface CliRun {
   code: number | null;
@@ -56,4 +57,21 @@ export async function runCli(args: readonly string[], env: Record<string, string
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
   return { code, stdout, stderr, ms: performance.now() - started };
+}
+
+/** `pagewire trace show FILE` running as a process of its own, and the inspector URL its first line prints. */
+export async function traceViewer(file: string): Promise<{ viewer: ChildProcess; url: URL }> {
+  const viewer = spawn(process.execPath, cliCommand(['trace', 'show', file]), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  onTeardown(() => void viewer.kill('SIGTERM'));
+  const line = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    viewer.stdout!.on('data', (chunk: Uint8Array) => {
+      seen += new TextDecoder().decode(chunk);
+      if (seen.includes('\n')) resolve(seen.trim());
+    });
+    viewer.once('exit', (code) => reject(new Error(`trace show exited ${code}`)));
+  });
+  const printed = /^pagewire trace viewer on (http:\/\/127\.0\.0\.1:\d+\/inspector\?\S+)$/.exec(line);
+  if (!printed) throw new Error(`trace show printed: ${line}`);
+  return { viewer, url: new URL(printed[1]!) };
 }

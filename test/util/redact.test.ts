@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { containsSecret, redactKnown, redactSecrets, redactUrl, scrubStrings } from '../../src/util/redact.ts';
+import { secretForms } from '../../src/util/secrets.ts';
 
 const s = suite('redact');
 
@@ -41,6 +42,15 @@ s('known secrets (typed passwords) are replaced wherever they appear, prefixes t
   assert.is(redactSecrets('value: corr', ['correct-horse']), 'value: [redacted]');
   assert.is(redactSecrets('cor is short', ['correct-horse']), 'cor is short');
   assert.is(redactSecrets('a correct-horse-battery b correct', ['correct-horse']), 'a [redacted]-battery b [redacted]');
+});
+
+s('a typed password with spaces is hidden whole: its encoded forms share its beginning', () => {
+  // A session knows each typed secret in all its forms (util/secrets.ts), longest first: the
+  // `%20` form matches only "correct" of the text, which must not leave the rest shown.
+  const known = secretForms('correct horse battery staple');
+  assert.is(redactSecrets('fill "correct horse battery staple"', known), 'fill "[redacted]"');
+  assert.is(redactSecrets('q=correct%20horse%20battery%20staple&x', known), 'q=[redacted]&x');
+  assert.is(redactSecrets('typed so far: correct hor', known), 'typed so far: [redacted]');
 });
 
 s('known secrets: a string with its beginnings, {exact} only whole; containsSecret says the same', () => {
