@@ -8,6 +8,7 @@ import { DEFAULT_MAX_FRAMES } from './sessions/trace-recorder.ts';
 import { hostForUrl, isLoopbackHost } from './util/host.ts';
 import { LOG_LEVELS, type LogLevel } from './util/log.ts';
 import { MCP_MAX_BYTES } from './util/result-budget.ts';
+import { INSTANCE_ID, randomInstanceId } from './util/ids.ts';
 import { isSecretName, parseSecretsFile, SECRET_NAME_RULE, type SecretSpec } from './util/secrets.ts';
 
 export { hostForUrl, isLoopbackHost };
@@ -19,6 +20,7 @@ export const DEFAULT_MAX_TABS_PER_SESSION = 20;
 export const DEFAULT_MAX_PENDING_PER_CONNECTION = 32;
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 32;
 export const DEFAULT_IDLE_TIMEOUT_S = 600;
+export const DEFAULT_DRAIN_TIMEOUT_S = 30;
 
 /**
  * A desktop's, as Playwright and its MCP server default to: in the browser's own headless window
@@ -75,6 +77,10 @@ export interface Config {
   readonly allowDomains: readonly string[];
   readonly blockDomains: readonly string[];
   readonly blockPrivateNetwork: boolean;
+  /** This instance's name behind a balancer: it begins every session id (PROTOCOL.md §13, "Fleet"). */
+  readonly instanceId: string;
+  /** On SIGTERM, how long running calls may take to finish before the server closes. */
+  readonly drainTimeoutMs: number;
   readonly help: boolean;
 }
 
@@ -174,6 +180,16 @@ export const FLAGS = {
   'block-private-network': {
     kind: 'boolean',
     help: 'refuse loopback, private and link-local addresses, names that resolve to them too (default: allowed)',
+  },
+  'instance-id': {
+    kind: 'string',
+    arg: 'ID',
+    help: "this instance's name behind a balancer: lower-case letters, digits and -; it begins every session id (default: random)",
+  },
+  'drain-timeout-s': {
+    kind: 'string',
+    arg: 'N',
+    help: `on SIGTERM, how long running calls may take to finish before the server closes (default ${DEFAULT_DRAIN_TIMEOUT_S})`,
   },
   help: { kind: 'boolean', help: 'print this help and exit' },
 } as const satisfies Record<string, { kind: FlagKind; arg?: string; help: string }>;
@@ -425,6 +441,9 @@ const rawSchema = z.object({
   'allow-domain': z.array(domainPatternSchema).default([]),
   'block-domain': z.array(domainPatternSchema).default([]),
   'block-private-network': z.boolean().default(false),
+  'instance-id': z.string().regex(INSTANCE_ID, 'must be 1–63 lower-case letters, digits and -, starting with a letter or digit')
+    .optional(),
+  'drain-timeout-s': intIn(0, 3600).optional(),
 });
 
 type Validated = Omit<Config, 'help' | 'tokens' | 'generatedToken'> & { tokens: string[] };
@@ -485,6 +504,8 @@ function validate(raw: Map<FlagName, RawEntry>, env: Record<string, string | und
     blockPrivateNetwork: v['block-private-network'],
     endpoints: resolveEndpoints(v.connect, v['connect-file'], sources, raw),
     allowEndpoints: [...new Set(v['allow-endpoint'])],
+    instanceId: v['instance-id'] ?? randomInstanceId(),
+    drainTimeoutMs: (v['drain-timeout-s'] ?? DEFAULT_DRAIN_TIMEOUT_S) * 1000,
   };
   if (v.browser !== undefined) Object.assign(config, { browser: v.browser });
   if (v.downloads !== undefined) Object.assign(config, { downloads: v.downloads });

@@ -1,6 +1,8 @@
 // `pagewire serve` (the default command) and `pagewire mcp`: parse flags and environment, start the
 // server (printing the ready line) or MCP over stdio, and on SIGINT/SIGTERM (or a crash of our
 // own, or for `mcp` the client closing stdin) close every browser we launched before exiting.
+// SIGTERM (how a balancer's orchestrator asks an instance to go) drains first: no new sessions,
+// the calls under way finish, then the same close; a second signal closes at once.
 // `pagewire trace show FILE`: the inspector alone, on one saved trace, with no browser at all.
 import process from 'node:process';
 import { ConfigError, helpText, parseConfig } from './config.ts';
@@ -34,8 +36,9 @@ export async function run(argv: string[], context?: CommandContext, mode: Mode =
     return;
   }
   const log = createLogger({ level: config.logLevel, redact: config.tokens });
-  let server: { close(): Promise<void> } | undefined;
+  let server: { close(): Promise<void>; drain?(): Promise<void> } | undefined;
   let stopping = false;
+  let draining = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
@@ -53,7 +56,12 @@ export async function run(argv: string[], context?: CommandContext, mode: Mode =
   process.stderr.on('error', () => {});
   process.stdout.on('error', () => void (mode === 'mcp' ? stop(0) : undefined));
   process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
+  process.on('SIGTERM', () => {
+    if (draining || !server?.drain) return void stop(0);
+    draining = true;
+    log.info('SIGTERM: draining (no new sessions; running calls finish)');
+    void server.drain().finally(() => stop(0));
+  });
   process.on('uncaughtException', (error) => {
     log.error('uncaught exception', { error: String(error?.stack ?? error) });
     void stop(1);

@@ -27,6 +27,8 @@ import { connectBrowser, findBrowser, launchBrowser } from './runtime/browser-pr
 import { DEFAULT_MAX_MESSAGE_BYTES, HttpListener } from './runtime/http-server.ts';
 import { RPC_CORS, rpcHttpRoute } from './runtime/rpc-http.ts';
 import { INSPECTOR_PATHS, inspectorRoute } from './runtime/inspector-route.ts';
+import { type Health, healthzRoute } from './runtime/healthz-route.ts';
+import { Deadline } from './util/deadline.ts';
 import { UploadPolicy } from './runtime/upload-paths.ts';
 import { BrowserHost, type BrowserLauncher } from './sessions/browser-host.ts';
 import { SessionRegistry } from './sessions/registry.ts';
@@ -67,6 +69,11 @@ export interface RunningServer {
   readonly registry: SessionRegistry;
   readonly hub: SubscriptionHub;
   readonly screencasts: Screencasts;
+  /**
+   * SIGTERM's first half: no new sessions (`/healthz` answers 503), and resolves once the calls
+   * queued on open sessions have finished or `--drain-timeout-s` ran out; `close` follows.
+   */
+  drain(): Promise<void>;
   /** Stops accepting, ends what is in flight, closes every browser we launched. Idempotent. */
   close(): Promise<void>;
 }
@@ -165,6 +172,7 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
   });
   const registry = (registryRef = new SessionRegistry({
     host,
+    instanceId: config.instanceId,
     downloads,
     maxSessions: config.maxSessions,
     idleTimeoutMs: config.idleTimeoutMs,
@@ -262,7 +270,12 @@ export async function startServer(config: Config, options: StartOptions): Promis
     signal.addEventListener('abort', () => registry.dropClient(connection.id), { once: true });
     return { connection, principal };
   };
-  const mcpRoute = new McpHttpRoute({ factory: core.mcp.factory, idleTimeoutMs: config.idleTimeoutMs, log: log.child('mcp') });
+  const mcpRoute = new McpHttpRoute({
+    factory: core.mcp.factory,
+    instanceId: config.instanceId,
+    idleTimeoutMs: config.idleTimeoutMs,
+    log: log.child('mcp'),
+  });
 
   let http;
   try {
@@ -273,6 +286,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
       noAuth: config.noAuth,
       allowOrigins: config.allowOrigins,
       log: log.child('http'),
+      instanceId: config.instanceId,
+      openRoutes: { '/healthz': healthzRoute({ health: () => healthOf(config, registry) }) },
       routes: {
         '/mcp': (req, res, principal) => mcpRoute.handle(req, res, principal),
         // One HTTP request is one connection (PROTOCOL.md §13): nothing can be pushed to it.
@@ -328,6 +343,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     registry,
     hub: core.hub,
     screencasts: core.screencasts,
+    drain: () => registry.drain(new Deadline(config.drainTimeoutMs)),
     close() {
       closing ??= (async () => {
         await mcpRoute.close();
@@ -337,6 +353,31 @@ export async function startServer(config: Config, options: StartOptions): Promis
       return closing;
     },
   };
+}
+
+/** What `/healthz` says: whether this instance takes new sessions, and if not, why. */
+function healthOf(config: Config, registry: SessionRegistry): Health {
+  const counts = {
+    instance_id: config.instanceId,
+    sessions: registry.size,
+    max_sessions: registry.maxSessions,
+    draining: registry.draining,
+  };
+  if (registry.draining) return { ...counts, reason: 'draining' };
+  if (registry.size >= registry.maxSessions) return { ...counts, reason: 'full' };
+  if (!browserAvailable(config)) return { ...counts, reason: 'browser_unavailable' };
+  return counts;
+}
+
+/** Whether a browser can be had: one to launch is found (one to attach to is only known by trying). */
+function browserAvailable(config: Config): boolean {
+  if (config.endpoints.length > 0) return true;
+  try {
+    findBrowser(config.browser);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface RunningMcpStdio {

@@ -429,6 +429,22 @@ s('secret mistakes name the secret, never its value', () => {
   fails(['--secrets-file', '/f'], {}, /cannot read files/);
 });
 
+s('a fleet: --instance-id names the instance (random by default), --drain-timeout-s bounds the drain', () => {
+  const c = parseConfig([], {});
+  assert.match(c.instanceId, /^[0-9a-f]{8}$/);
+  assert.not.equal(parseConfig([], {}).instanceId, c.instanceId, 'each start gets its own id');
+  assert.is(c.drainTimeoutMs, 30_000);
+  const named = parseConfig(['--instance-id', 'pagewire-0', '--drain-timeout-s', '0'], {});
+  assert.is(named.instanceId, 'pagewire-0');
+  assert.is(named.drainTimeoutMs, 0);
+  assert.is(parseConfig([], { PAGEWIRE_INSTANCE_ID: 'eu-7' }).instanceId, 'eu-7');
+  // `_` separates the instance from the rest of the ids it begins: it may not be part of it.
+  for (const bad of ['a_b', 'Pagewire', '-a', '', 'a'.repeat(64), 'a.b']) {
+    fails(['--instance-id', bad], {}, /--instance-id: must be 1–63 lower-case letters/);
+  }
+  fails(['--drain-timeout-s', '3601'], {}, /--drain-timeout-s/);
+});
+
 s('domain policy flags: patterns checked at start, repeatable, comma-separated in the environment', () => {
   const c = parseConfig([
     '--allow-domain',

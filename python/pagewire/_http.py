@@ -51,6 +51,11 @@ class HttpTransport:
         self._closed = False
         #: How many times a call was sent again after the server could not be reached.
         self.retries = 0
+        #: Behind a balancer, the instance that answered last (its ``Pagewire-Instance``): every
+        #: request names it, so it reaches the instance that holds this client's sessions
+        #: (PROTOCOL.md §13, "Fleet"). An instance that is gone is answered for by another, which
+        #: becomes this client's instance from its answer on.
+        self.instance: str | None = None
 
     def call(self, method: str, params: Mapping[str, Any], *, resend: bool, timeout: float) -> Any:
         if self._closed:
@@ -106,9 +111,13 @@ class HttpTransport:
                     raise _Unsent(error.strerror or type(error).__name__) from None
             connection.sock.settimeout(remaining)  # type: ignore[union-attr]
             sent = True
-            connection.request("POST", self._path, body=body, headers={"Content-Type": "application/json", **self.endpoint.headers()})
+            headers = {"Content-Type": "application/json", **self.endpoint.headers()}
+            if self.instance is not None:
+                headers["Pagewire-Instance"] = self.instance
+            connection.request("POST", self._path, body=body, headers=headers)
             response = connection.getresponse()
             data = response.read()
+            self.instance = response.getheader("Pagewire-Instance") or self.instance
         except (socket.timeout, TimeoutError):
             connection.close()
             raise TransportError("client_timeout", f"{method}: no answer within its budget", data={"method": method}) from None

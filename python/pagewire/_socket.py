@@ -50,9 +50,18 @@ class Pending:
         self.future = future
 
 
-async def open_socket(endpoint: Endpoint) -> Any:
-    """One WebSocket to the server; any failure is ``connection_failed``, naming no token."""
+def answering_instance(socket: Any) -> str | None:
+    """The ``Pagewire-Instance`` the server answered the handshake with (websockets 13+ and 10.4)."""
+    response = getattr(socket, "response", None)
+    headers = getattr(response, "headers", None) or getattr(socket, "response_headers", None)
+    return headers.get("Pagewire-Instance") if headers is not None else None
+
+
+async def open_socket(endpoint: Endpoint, instance: str | None = None) -> Any:
+    """One WebSocket to the server; any failure is ``connection_failed``, naming no token.
+    ``instance``: behind a balancer, the instance it must reach (PROTOCOL.md §13, "Fleet")."""
     shown = redact_url(endpoint.socket_url)
+    headers = {**endpoint.headers(), **({"Pagewire-Instance": instance} if instance is not None else {})}
     try:
         return await _ws_connect(
             endpoint.socket_url,
@@ -60,7 +69,7 @@ async def open_socket(endpoint: Endpoint) -> Any:
             compression=None,
             open_timeout=OPEN_TIMEOUT,
             logger=_quiet,
-            **{_HEADERS_ARG: endpoint.headers()},
+            **{_HEADERS_ARG: headers},
         )
     except InvalidHandshake as error:
         status = getattr(error, "status_code", None) or getattr(getattr(error, "response", None), "status_code", None)
@@ -87,6 +96,9 @@ class SocketConnection:
         self._reconnecting: asyncio.Task[None] | None = None
         #: How many times a dropped socket was replaced.
         self.reconnects = 0
+        #: Behind a balancer, the instance the first socket reached: every reconnect names it, so
+        #: it reaches the instance that holds this client's sessions.
+        self.instance: str | None = answering_instance(socket)
         self._reader = asyncio.ensure_future(self._read(socket))
 
     @classmethod
@@ -241,7 +253,7 @@ class SocketConnection:
                 return
             await asyncio.sleep(backoff.next())
             try:
-                socket = await open_socket(self.endpoint)
+                socket = await open_socket(self.endpoint, self.instance)
             except TransportError:
                 continue
             if self._state != "reconnecting":
@@ -250,6 +262,8 @@ class SocketConnection:
             self._socket = socket
             self._state = "open"
             self.reconnects += 1
+            # The instance named may be gone: the one that answered instead holds what comes next.
+            self.instance = answering_instance(socket) or self.instance
             self._reader = asyncio.ensure_future(self._read(socket))
             for listener in list(self._reconnect_listeners):
                 listener()

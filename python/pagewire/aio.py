@@ -94,6 +94,11 @@ class AsyncClient:
         """How many times the socket dropped and was replaced."""
         return self._connection.reconnects
 
+    @property
+    def instance(self) -> str | None:
+        """Behind a balancer, the instance this client's sockets reach (where its sessions live)."""
+        return self._connection.instance
+
     def session(self, session_id: str | None = None) -> AsyncSession:
         """A handle on a session by id (None: the principal's ``default`` session). No call is made."""
         return AsyncSession(self, session_id)

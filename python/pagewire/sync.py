@@ -51,6 +51,11 @@ class Client:
         """How many times a call was sent again after the server could not be reached."""
         return self._transport.retries
 
+    @property
+    def instance(self) -> str | None:
+        """Behind a balancer, the instance this client's requests name (the one that answered last)."""
+        return self._transport.instance
+
     def session(self, session_id: str | None = None) -> Session:
         """A handle on a session by id (None: the principal's ``default`` session). No call is made."""
         return Session(self, session_id)

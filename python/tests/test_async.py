@@ -373,6 +373,17 @@ def test_wait_answers_with_an_observation_met_or_not_and_an_act_goes_on_from_it(
     run(test)
 
 
+def test_the_client_reconnects_to_the_instance_its_first_socket_reached(private_server: Any) -> None:
+    # Behind a balancer a reconnect must reach the instance that holds the sessions (PROTOCOL.md §13, "Fleet").
+    served = private_server("--instance-id", "py-async-a")
+
+    async def test() -> None:
+        async with pagewire.connect(served.url) as client, client.create_session(name="py-fleet") as session:
+            assert client.instance == "py-async-a"
+            assert session.id is not None and session.id.startswith("s_py-async-a_")
+    run(test)
+
+
 def test_create_session_passes_endpoint_through(server: Server) -> None:
     async def test() -> None:
         async with pagewire.connect(server.url) as client:

@@ -297,6 +297,16 @@ def test_observe_find_passes_through_and_its_refs_act(server: Server, pages: Pag
         assert empty.value.error_type == "invalid_params"
 
 
+def test_the_client_names_the_instance_that_answered_it(private_server: Any) -> None:
+    # Behind a balancer every request names the instance that holds this client's sessions (PROTOCOL.md §13, "Fleet").
+    served = private_server("--instance-id", "py-sync-a")
+    with pagewire.Client(served.url) as client:
+        assert client.instance is None
+        with client.create_session(name="py-fleet") as session:
+            assert client.instance == "py-sync-a"
+            assert session.id is not None and session.id.startswith("s_py-sync-a_")
+
+
 def test_create_session_passes_endpoint_through_and_the_server_judges_it(server: Server, private_server: Any) -> None:
     with pagewire.Client(server.url) as client:
         with pytest.raises(RpcError) as refused:

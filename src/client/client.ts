@@ -6,10 +6,16 @@ import { Connection } from './connection.ts';
 import { type CallOptions, Session, type SessionContext } from './session.ts';
 import type { SocketFactory, WebSocketClass } from './socket.ts';
 import type { ServerInfo, SessionCreateParams, SessionCreateResult, SessionSummary } from './wire.ts';
+import { instanceOf } from '../util/ids.ts';
 
 export interface ClientOptions {
   /** Added to the URL as `?token=` when the URL has none. */
   token?: string;
+  /**
+   * Behind a balancer, the instance to reach (PROTOCOL.md §13, "Fleet"); the client also learns
+   * it from the sessions it creates or is handed, and every socket it opens names it.
+   */
+  instance?: string;
   /** The WebSocket class to use (default: the runtime's). */
   WebSocket?: WebSocketClass;
   /** Opens each socket (wins over WebSocket): a wrapper, headers, a test's proxy. */
@@ -44,6 +50,7 @@ export class Client {
     const connection = await Connection.open({
       url: withToken(url, options.token),
       createSocket: options.createSocket,
+      instance: options.instance,
       ...(options.reconnect !== undefined ? { reconnect: options.reconnect } : {}),
     });
     return new Client({
@@ -55,6 +62,7 @@ export class Client {
 
   /** A handle on a session by id; without one, the principal's `default` session. No call is made. */
   session(id?: string): Session {
+    if (id !== undefined) this.#routeTo(id);
     return new Session(this.#context, id);
   }
 
@@ -75,10 +83,22 @@ export class Client {
         signal,
       },
     );
+    this.#routeTo(created.session_id);
     return Object.assign(new Session(this.#context, created.session_id), {
       targetId: created.target_id,
       ...(created.endpoint !== undefined ? { endpoint: created.endpoint } : {}),
     });
+  }
+
+  /** The instance the client's sockets name behind a balancer (undefined: none known yet). */
+  get instance(): string | undefined {
+    return this.#context.connection.instance;
+  }
+
+  /** A session's instance is where the client's next sockets go: a reconnect finds the session there. */
+  #routeTo(sessionId: string): void {
+    const instance = instanceOf(sessionId);
+    if (instance !== undefined) this.#context.connection.routeTo(instance);
   }
 
   listSessions(options: CallOptions = {}): Promise<{ sessions: SessionSummary[] }> {

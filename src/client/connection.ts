@@ -13,6 +13,8 @@ import { errorText, messageText, OPEN, type SocketFactory, type WebSocketLike } 
 
 export interface ConnectionOptions {
   url: string;
+  /** The instance to reach behind a balancer (PROTOCOL.md §13, "Fleet"): every socket's URL names it. */
+  instance?: string | undefined;
   createSocket: SocketFactory;
   /** false: never reconnect (every call in flight fails with connection_lost). */
   reconnect?: ReconnectOptions | false;
@@ -61,6 +63,7 @@ export class Connection {
   readonly #notificationListeners = new Set<NotificationListener>();
   readonly #reconnectListeners = new Set<() => void>();
   readonly #closeListeners = new Set<(error: ConnectionError) => void>();
+  #instance: string | undefined;
   #socket: WebSocketLike;
   #state: State = 'open';
   #nextId = 1;
@@ -72,6 +75,7 @@ export class Connection {
 
   private constructor(options: ConnectionOptions, socket: WebSocketLike) {
     this.url = options.url;
+    this.#instance = options.instance;
     this.#createSocket = options.createSocket;
     this.#backoff = options.reconnect === false ? undefined : new Backoff(options.reconnect);
     this.#socket = socket;
@@ -80,12 +84,25 @@ export class Connection {
 
   /** Opens the first socket; a failure here is not retried (there is nothing to resume yet). */
   static async open(options: ConnectionOptions): Promise<Connection> {
-    const socket = await openSocket(options.createSocket, options.url);
+    const socket = await openSocket(options.createSocket, routedUrl(options.url, options.instance));
     return new Connection(options, socket);
   }
 
   get state(): State {
     return this.#state;
+  }
+
+  /** The instance every later socket names (the sessions this client uses live there). */
+  get instance(): string | undefined {
+    return this.#instance;
+  }
+
+  /**
+   * Behind a balancer: from now on every socket this connection opens (each reconnect) names
+   * `instance`, so it reaches the one that holds the sessions; the open socket already does.
+   */
+  routeTo(instance: string): void {
+    this.#instance = instance;
   }
 
   request<T = unknown>(method: string, params: Record<string, unknown>, options: RequestOptions): PendingRequest<T> {
@@ -245,7 +262,7 @@ export class Connection {
     }
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined;
-      openSocket(this.#createSocket, this.url).then(
+      openSocket(this.#createSocket, routedUrl(this.url, this.#instance)).then(
         (socket) => {
           if (this.#state !== 'reconnecting') {
             socket.close(1000);
@@ -314,6 +331,14 @@ function openSocket(createSocket: SocketFactory, url: string): Promise<WebSocket
       resolve(socket);
     };
   });
+}
+
+/** `url` naming `instance` in its query (`?instance=`), which a balancer reads without the body. */
+function routedUrl(url: string, instance: string | undefined): string {
+  if (instance === undefined) return url;
+  const parsed = new URL(url);
+  parsed.searchParams.set('instance', instance);
+  return parsed.toString();
 }
 
 /** The URL without its query (where the token is), for messages. */

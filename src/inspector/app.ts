@@ -6,6 +6,7 @@ import type { connect as sdkConnect } from '../client/browser.ts';
 import { h } from './dom.ts';
 import { LiveInspector } from './live.ts';
 import { STYLES } from './styles.ts';
+import { instanceOf } from '../util/ids.ts';
 import { readTrace, TraceError } from './trace-file.ts';
 import { TraceView } from './trace-view.ts';
 
@@ -57,7 +58,10 @@ class App {
     this.#status.className = '';
     this.#status.textContent = 'connecting…';
     try {
-      const client = await this.#options.sdk.connect(this.#options.url, { token: this.#options.token });
+      // Behind a balancer the page's socket must reach the instance that holds the session.
+      const session = this.#options.session;
+      const instance = session === undefined ? undefined : instanceOf(session);
+      const client = await this.#options.sdk.connect(this.#options.url, { token: this.#options.token, ...(instance ? { instance } : {}) });
       this.#status.hidden = true;
       const live = new LiveInspector(client, this.#openControl());
       this.#live = live;

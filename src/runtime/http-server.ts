@@ -23,6 +23,8 @@ import { RequestPolicy } from './request-policy.ts';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 export const DEFAULT_HEARTBEAT_MS = 30_000;
+/** The header that names the instance behind a balancer (PROTOCOL.md §13, "Fleet"). */
+export const INSTANCE_HEADER = 'Pagewire-Instance';
 /** After close() asks politely (1001), clients get this long before they are cut off. */
 const CLOSE_GRACE_MS = 2_000;
 
@@ -32,6 +34,9 @@ export interface ConnectionHandler {
 
 /** A plain HTTP path served beside the socket, after the same Host, Origin and token checks. */
 export type HttpRoute = (req: IncomingMessage, res: ServerResponse, principal: Principal) => void;
+
+/** A path anyone who passes the Host and Origin checks may read: it takes no token, so it must say nothing secret. */
+export type OpenRoute = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** What browser pages of an accepted Origin may do with a route (the Access-Control-* answers). */
 export interface CorsPolicy {
@@ -59,6 +64,13 @@ export interface HttpServerOptions {
   onConnection(socket: RpcSocket, principal: Principal, signal: AbortSignal): ConnectionHandler;
   /** Paths (`/mcp`; a key ending with `/` serves every path under it) answered over plain HTTP once their request passed the checks. */
   routes?: Readonly<Record<string, HttpRoute>>;
+  /** Exact paths (`/healthz`) answered after the Host and Origin checks alone. */
+  openRoutes?: Readonly<Record<string, OpenRoute>>;
+  /**
+   * This instance's name, sent as `Pagewire-Instance` on every answer (the upgrade's 101 and
+   * refusals too): a client behind a balancer learns from it where to send what follows.
+   */
+  instanceId?: string;
   /** The routes that browser pages of accepted Origins may call, and how. */
   cors?: Readonly<Record<string, CorsPolicy>>;
 }
@@ -123,6 +135,10 @@ export class HttpListener {
       allowSynchronousEvents: false,
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.handleRequest(req, res));
+    const instance = options.instanceId;
+    if (instance !== undefined) {
+      this.#wss.on('headers', (headers: string[]) => headers.push(`${INSTANCE_HEADER}: ${instance}`));
+    }
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
     server.on('clientError', (error: Error, socket: Duplex) => {
       this.#log.debug('bad HTTP request', { error: error.message });
@@ -135,7 +151,16 @@ export class HttpListener {
 
   /** A plain HTTP request: a route's (after the checks, and CORS), else 426 (only WebSocket is served). */
   handleRequest(req: IncomingMessage, res: ServerResponse): void {
+    if (this.#options.instanceId !== undefined) res.setHeader(INSTANCE_HEADER, this.#options.instanceId);
     const { path, query } = splitUrl(req.url ?? '/');
+    const open = this.#options.openRoutes?.[path];
+    if (open) {
+      if (this.#closing !== undefined) return answer(res, 503, 'server is shutting down');
+      const refused = this.#policy.checkCaller(req);
+      if (refused) return answer(res, refused.status, refused.why);
+      open(req, res);
+      return;
+    }
     const route = this.#routeFor(path);
     if (route) {
       if (this.#closing !== undefined) return answer(res, 503, 'server is shutting down');
@@ -187,15 +212,17 @@ export class HttpListener {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     // A reset during the handshake must not become an uncaught error.
     socket.on('error', (error: Error) => this.#log.debug('upgrade socket error', { error: error.message }));
+    const instance: Record<string, string> = this.#options.instanceId !== undefined ? { [INSTANCE_HEADER]: this.#options.instanceId } : {};
     if (this.#closing !== undefined) {
-      refuse(socket, 503, 'Service Unavailable', 'server is shutting down');
+      refuse(socket, 503, 'Service Unavailable', 'server is shutting down', instance);
       return;
     }
     const { path, query } = splitUrl(req.url ?? '/');
     const verdict = path === '/' ? this.#policy.check(req, query) : ({ status: 404, statusText: 'Not Found', why: 'not found' } as const);
     if (verdict.status !== 101) {
       this.#log.info('upgrade refused', { status: verdict.status, why: verdict.why, remote: req.socket.remoteAddress });
-      refuse(socket, verdict.status, verdict.statusText, verdict.why, verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+      const challenge: Record<string, string> = verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
+      refuse(socket, verdict.status, verdict.statusText, verdict.why, { ...instance, ...challenge });
       return;
     }
     this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) => this.#accept(ws, verdict.principal));

@@ -42,13 +42,16 @@ export const MCP_CORS: CorsPolicy = {
     'mcp-method',
     'mcp-name',
     'last-event-id',
+    'pagewire-instance',
   ],
-  exposeHeaders: ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate'],
+  exposeHeaders: ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate', 'pagewire-instance'],
   maxAgeSeconds: 7200,
 };
 
 export interface McpHttpOptions {
   factory: McpServerFactory;
+  /** This instance's name: it begins every 2025-era session id (`m_<instance>_…`), so a balancer can route by it. */
+  instanceId: string;
   /** A 2025-era session that no request used for this long is closed. */
   idleTimeoutMs: number;
   log?: Logger;
@@ -185,7 +188,7 @@ export class McpHttpRoute {
     const server = await this.#options.factory({ era: 'legacy', authInfo, requestInfo: request });
     let session: LegacySession | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => `m_${this.#options.instanceId}_${randomUUID()}`,
       onsessioninitialized: (sessionId) => {
         session = {
           transport,

@@ -12,8 +12,8 @@ import { answer, type CorsPolicy, type HttpRoute } from './http-server.ts';
 /** What a page of an accepted Origin may send to /rpc: a JSON POST with its token in a header. */
 export const RPC_CORS: CorsPolicy = {
   methods: ['POST'],
-  requestHeaders: ['authorization', 'content-type'],
-  exposeHeaders: ['www-authenticate'],
+  requestHeaders: ['authorization', 'content-type', 'pagewire-instance'],
+  exposeHeaders: ['www-authenticate', 'pagewire-instance'],
   maxAgeSeconds: 7200,
 };
 

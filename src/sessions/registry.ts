@@ -7,7 +7,7 @@ import { DomainPolicy, PolicyChain, type Verdict } from './domain-policy.ts';
 import type { SecretStore } from '../util/secrets.ts';
 import { BoundedMap } from '../util/bounded-map.ts';
 import { Emitter } from '../util/emitter.ts';
-import { randomId } from '../util/ids.ts';
+import { instanceOf, randomId } from '../util/ids.ts';
 import { ReadCounts } from '../observe/tab-reader.ts';
 import type { BrowserHost } from './browser-host.ts';
 import type { Disposable } from '../util/disposable.ts';
@@ -35,6 +35,8 @@ export type ProxyFactory = (options: {
 
 export interface RegistryOptions {
   host: BrowserHost;
+  /** This instance's name: it begins every session id, so a balancer can route by it (PROTOCOL.md §13, "Fleet"). */
+  instanceId: string;
   downloads: SessionDownloads;
   maxSessions: number;
   idleTimeoutMs: number;
@@ -96,9 +98,13 @@ export class SessionRegistry {
   readonly #proxies: ProxyFactory | undefined;
   readonly #lost = new BoundedMap<string, LostSession>(LOST_SESSIONS_KEPT);
   readonly #traces: RegistryOptions['traces'];
+  readonly #instanceId: string;
+  /** Set on SIGTERM: no new sessions from then on; the open ones are served until the server closes. */
+  #draining = false;
 
   constructor(options: RegistryOptions) {
     this.#traces = options.traces;
+    this.#instanceId = options.instanceId;
     this.#secrets = options.secrets;
     this.#policy = options.policy ?? new DomainPolicy('server', {});
     this.#proxies = options.proxies;
@@ -135,9 +141,40 @@ export class SessionRegistry {
     return this.#policy;
   }
 
+  get maxSessions(): number {
+    return this.#maxSessions;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
+   * Takes no new session from now on (the server is about to close; the open ones are still
+   * served), and resolves once the calls queued on them so far have finished, or `deadline` ran out.
+   */
+  async drain(deadline: Deadline): Promise<void> {
+    this.#draining = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const outOfTime = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadline.remaining())));
+    try {
+      await Promise.race([Promise.all(this.all().map((session) => session.queue.settled())), outOfTime]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async create(principalId: string, asked: SessionOptions, storageState?: StorageStateInput): Promise<Session> {
     // Every tab gets a viewport: the browser's own window is small enough for mobile layouts.
     const options: SessionOptions = { ...asked, viewport: asked.viewport ?? this.#viewport };
+    if (this.#draining) {
+      throw new ServerError(
+        'browser_unavailable',
+        `instance ${this.#instanceId} is draining (it is shutting down) and takes no new sessions; ` +
+          'create the session again: through the balancer it lands on another instance',
+        { details: { reason: 'draining', fix: 'create the session again; a live instance takes it' } },
+      );
+    }
     if (this.#sessions.size + this.#creating >= this.#maxSessions) {
       throw new ServerError(
         'invalid_request',
@@ -147,7 +184,7 @@ export class SessionRegistry {
       );
     }
     this.#creating++;
-    const id = randomId('s_');
+    const id = randomId(`s_${this.#instanceId}_`);
     let proxy: ContextProxy | undefined;
     try {
       const policy = new PolicyChain([this.#policy, new DomainPolicy('session', options.policy ?? {})]);
@@ -229,7 +266,13 @@ export class SessionRegistry {
       );
     }
     if (!session || session.closed) {
-      throw new ServerError('session_not_found', `no open session ${sessionId}`, { details: { session_id: sessionId } });
+      const holder = instanceOf(sessionId);
+      // Through a balancer, a session of an instance that is gone reaches another one: say so.
+      const why = holder !== undefined && holder !== this.#instanceId
+        ? `no open session ${sessionId}: it was made by instance ${holder}, and this is instance ${this.#instanceId} ` +
+          `(${holder} is gone or out of reach, and its sessions with it); create a new session`
+        : `no open session ${sessionId}`;
+      throw new ServerError('session_not_found', why, { details: { session_id: sessionId } });
     }
     if (session.principalId !== principalId) {
       throw new ServerError('forbidden', `session ${sessionId} belongs to another principal`, { details: { session_id: sessionId } });

@@ -24,3 +24,26 @@ export function randomId(prefix: string): string {
   for (const b of bytes) text += b.toString(16).padStart(2, '0');
   return `${prefix}${text}`;
 }
+
+/**
+ * An instance id (PROTOCOL.md §13, "Fleet"): lower-case letters, digits and `-`, the shape of a
+ * Kubernetes pod name, and never `_`, which separates it from the rest of the ids it begins.
+ */
+export const INSTANCE_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** The id of an instance started without --instance-id: short, so that ids stay readable. */
+export function randomInstanceId(): string {
+  const bytes = new Uint8Array(4);
+  crypto.getRandomValues(bytes);
+  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The instance an id was handed out by (`s_<instance>_…`, `m_<instance>_…`), or undefined for an
+ * id of another shape (one made before fleets, or made up).
+ */
+export function instanceOf(id: string): string | undefined {
+  const parts = id.split('_');
+  const instance = parts[1];
+  return parts.length >= 3 && instance !== undefined && INSTANCE_ID.test(instance) ? instance : undefined;
+}

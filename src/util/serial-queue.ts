@@ -8,6 +8,11 @@ export class SerialQueue {
     return this.#pending;
   }
 
+  /** Resolves once every task queued so far has finished (later ones are not waited for). */
+  settled(): Promise<void> {
+    return this.#tail.then(() => {});
+  }
+
   run<T>(task: () => Promise<T>): Promise<T> {
     this.#pending++;
     const result = this.#tail.then(task);

@@ -116,7 +116,7 @@ cors('the preflight of an accepted origin: 204 with the Access-Control-* answers
     assert.ok(allowed.includes(name), `${name} in ${allowed.join(', ')}`);
   }
   assert.is(answer.headers['access-control-max-age'], '7200');
-  assert.is(answer.headers['access-control-expose-headers'], 'mcp-session-id, mcp-protocol-version, www-authenticate');
+  assert.is(answer.headers['access-control-expose-headers'], 'mcp-session-id, mcp-protocol-version, www-authenticate, pagewire-instance');
   assert.match(String(answer.headers['vary']), /Origin/);
   // Nothing MCP spoke: no session, no protocol header, no JSON-RPC.
   assert.is(answer.headers['mcp-session-id'], undefined);

@@ -251,7 +251,7 @@ s('CORS: a page of an accepted Origin may POST /rpc with its token in a header; 
   assert.is(pre.status, 204);
   assert.is(pre.headers['access-control-allow-origin'], pages.origin);
   assert.is(pre.headers['access-control-allow-methods'], 'POST');
-  assert.is(pre.headers['access-control-allow-headers'], 'authorization, content-type');
+  assert.is(pre.headers['access-control-allow-headers'], 'authorization, content-type, pagewire-instance');
   const call = await exchange(
     url,
     'POST',
