@@ -381,7 +381,7 @@ s('--trace records the session, trace export copies the zip to FILE; trace show 
   await noToken.body?.cancel();
   assert.equal(descendants(viewer.pid!).map((p) => p.comm), [], 'no browser (no process at all) under the viewer');
   viewer.kill('SIGTERM');
-  assert.is(await new Promise((resolve) => viewer.once('exit', (code) => resolve(code))), 0);
+  assert.is(await viewer.exit, 0);
   const missing = await runCli(['trace', 'show', join(stateHome, 'nothing.zip')], {});
   assert.is(missing.code, 1);
   assert.match(missing.stderr, /cannot read/);

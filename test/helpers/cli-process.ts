@@ -1,8 +1,8 @@
 // Runs one `pagewire` client command as a child process and collects what it printed: Node runs
 // the compiled dist/ (what `npx pagewire` runs), Deno the sources, as for the server process.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import process from 'node:process';
-import { IS_DENO, ROOT } from './server-process.ts';
+import { IS_DENO, ROOT, type ServerProcess, startServerProcess } from './server-process.ts';
 import { onTeardown } from './teardown.ts';
 
 export interface CliRun {
@@ -59,19 +59,15 @@ export async function runCli(args: readonly string[], env: Record<string, string
   return { code, stdout, stderr, ms: performance.now() - started };
 }
 
-/** `pagewire trace show FILE` running as a process of its own, and the inspector URL its first line prints. */
-export async function traceViewer(file: string): Promise<{ viewer: ChildProcess; url: URL }> {
-  const viewer = spawn(process.execPath, cliCommand(['trace', 'show', file]), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  onTeardown(() => void viewer.kill('SIGTERM'));
-  const line = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    viewer.stdout!.on('data', (chunk: Uint8Array) => {
-      seen += new TextDecoder().decode(chunk);
-      if (seen.includes('\n')) resolve(seen.trim());
-    });
-    viewer.once('exit', (code) => reject(new Error(`trace show exited ${code}`)));
-  });
-  const printed = /^pagewire trace viewer on (http:\/\/127\.0\.0\.1:\d+\/inspector\?\S+)$/.exec(line);
-  if (!printed) throw new Error(`trace show printed: ${line}`);
+/**
+ * `pagewire trace show FILE` running as a process of its own, and the inspector URL its first line
+ * prints. Started as the server processes are (server-process.ts): on Deno through Deno.Command,
+ * whose exit status, unlike node:child_process's there, tells a handled SIGTERM's exit code.
+ */
+export async function traceViewer(file: string): Promise<{ viewer: ServerProcess; url: URL }> {
+  const viewer = await startServerProcess(['trace', 'show', file]);
+  onTeardown(() => viewer.kill('SIGTERM'));
+  const printed = /^pagewire trace viewer on (http:\/\/127\.0\.0\.1:\d+\/inspector\?\S+)$/.exec(viewer.line);
+  if (!printed) throw new Error(`trace show printed: ${viewer.line}`);
   return { viewer, url: new URL(printed[1]!) };
 }
