@@ -248,16 +248,16 @@ fleet('SIGTERM drains an instance: no new sessions, a running act finishes, then
   noteBrowsers();
   const drainingBrowsers = draining.browsers();
   // An act that takes a while: a navigation to a page that answers after 3 s.
-  const running = session.act({ action: 'navigate', url: fixtures.url('/slow?ms=3000') });
+  // Its own URL: the fixture server is shared by the whole run, and other tests ask for /slow too.
+  const slow = `/slow?ms=3000&drain=${Date.now()}`;
+  const running = session.act({ action: 'navigate', url: fixtures.url(slow) });
   running.catch(() => {}); // awaited below: a failure must fail this test, not end the run before it
 
-  await waitUntil(() => fixtures.seen.some((request) => request.path.startsWith('/slow')), Boolean, { what: 'the slow page asked for' });
+  await waitUntil(() => fixtures.seen.some((request) => request.path === slow), Boolean, { what: 'the slow page asked for' });
   draining.process.kill('SIGTERM');
 
-  // A connection the client pooled from an earlier check may be closed under it as the instance
-  // begins to drain: that request fails and the next one, on a new connection, is answered.
   const health = await waitUntil(
-    async () => (await fetch(`${draining.origin}/healthz`).catch(() => undefined))?.status,
+    async () => (await fetch(`${draining.origin}/healthz`)).status,
     (status) => status === 503,
     { what: 'healthz 503 while draining' },
   );
