@@ -3,6 +3,9 @@
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import type { Tab } from '../src/browser/tab.ts';
+import { parseConfig } from '../src/config.ts';
+import { type RunningServer, startServer } from '../src/server.ts';
+import type { Logger } from '../src/util/log.ts';
 import { ascending, median, percentile, round2 } from '../test/helpers/stats.ts';
 
 /** Untimed calls before the timed ones. */
@@ -81,3 +84,16 @@ export function table(headers: string[], rows: string[][], leftColumns = 1): str
 
 export const ms = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(1));
 export const num = (value: number | undefined) => (value === undefined ? '-' : String(value));
+
+/**
+ * A pagewire server in this process on loopback with a token of its own (`args`: more flags), and
+ * the URL a client connects to with that token.
+ */
+export async function startBenchServer(args: string[] = [], log?: Logger): Promise<{ server: RunningServer; url: string }> {
+  const token = crypto.randomUUID();
+  const server = await startServer(parseConfig(['--host', '127.0.0.1', '--port', '0', '--token', token, ...args], {}), {
+    runtime: `node ${process.version}`,
+    ...(log ? { log } : {}),
+  });
+  return { server, url: `${server.url}?token=${encodeURIComponent(token)}` };
+}

@@ -20,12 +20,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
-import { parseConfig } from '../src/config.ts';
-import { type RunningServer, startServer } from '../src/server.ts';
+import type { RunningServer } from '../src/server.ts';
 import { createLogger } from '../src/util/log.ts';
 import { TestClient } from '../test/helpers/client.ts';
 import { startFixtureServer } from '../test/helpers/fixture-server.ts';
 import type { ActResult } from '../test/helpers/wire.ts';
+import { startBenchServer } from './common.ts';
 import { CdpFloor } from './peers/cdp-floor.ts';
 import { PAGES } from './peers/pages.ts';
 import { ROOT } from './server-process.ts';
@@ -119,17 +119,14 @@ async function main(): Promise<void> {
       ...(method ? { method } : {}),
     });
   };
-  const token = `bench-${crypto.randomUUID()}`;
   let server: RunningServer | undefined;
   let client: TestClient | undefined;
   const floor = new CdpFloor(`first-look-floor-${process.pid}`, '/usr/bin/chromium', { afterLoad: true });
   const report: Array<{ page: string; runs: number; pagewire: Record<Phase, number>; floor_ms: number; ratio: number }> = [];
   try {
-    server = await startServer(parseConfig(['--host', '127.0.0.1', '--port', '0', '--token', token, '--log-level', 'debug'], {}), {
-      runtime: `node ${process.version}`,
-      log: createLogger({ level: 'debug', sink }),
-    });
-    client = await TestClient.connect(`${server.url}?token=${encodeURIComponent(token)}`, { checkWire: false });
+    const started = await startBenchServer(['--log-level', 'debug'], createLogger({ level: 'debug', sink }));
+    server = started.server;
+    client = await TestClient.connect(started.url, { checkWire: false });
     await floor.start();
     const { session_id } = await client.call('session.create', {}) as { session_id: string };
     console.log(`bench:first-look: ${options.runs} navigations a page, alternating with the load floor (load ${loadavg()[0]!.toFixed(1)})`);

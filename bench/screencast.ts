@@ -6,23 +6,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import process from 'node:process';
-import { parseConfig } from '../src/config.ts';
-import { startServer } from '../src/server.ts';
 import { TestClient } from '../test/helpers/client.ts';
 import { startFixtureServer } from '../test/helpers/fixture-server.ts';
 import type { ActResult, Observation } from '../test/helpers/wire.ts';
-import { ms, parseRuns, stats, table, timed, WARMUPS } from './common.ts';
+import { ms, parseRuns, startBenchServer, stats, table, timed, WARMUPS } from './common.ts';
 
 /** Alternating blocks (without, with, without, …), each of `runs / BLOCKS` samples per call. */
 const BLOCKS = 6;
 
 const runs = parseRuns(process.argv.slice(2));
 const fixtures = await startFixtureServer();
-const token = crypto.randomUUID();
-const server = await startServer(parseConfig(['--host', '127.0.0.1', '--port', '0', '--token', token], {}), {
-  runtime: `node ${process.version}`,
-});
-const url = `${server.url}?token=${encodeURIComponent(token)}`;
+const { server, url } = await startBenchServer();
 try {
   const agent = await TestClient.connect(url, { checkWire: false });
   const viewer = await TestClient.connect(url, { checkWire: false });

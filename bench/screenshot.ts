@@ -7,13 +7,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import process from 'node:process';
-import { parseConfig } from '../src/config.ts';
 import { SCREENSHOT_MAX_PIXELS, SCREENSHOT_MAX_SIDE } from '../src/mcp/tools.ts';
-import { startServer } from '../src/server.ts';
 import { TestClient } from '../test/helpers/client.ts';
 import { startFixtureServer } from '../test/helpers/fixture-server.ts';
 import type { Observation, ScreenshotResult } from '../test/helpers/wire.ts';
-import { ms, parseRuns, stats, table, timed, WARMUPS } from './common.ts';
+import { ms, parseRuns, startBenchServer, stats, table, timed, WARMUPS } from './common.ts';
 
 const BLOCKS = 4;
 const PAGES = ['/team-console.html', '/buttons-400.html'];
@@ -25,12 +23,9 @@ const SHAPES: Array<[string, Record<string, unknown>]> = [
 
 const runs = parseRuns(process.argv.slice(2));
 const fixtures = await startFixtureServer();
-const token = crypto.randomUUID();
-const server = await startServer(parseConfig(['--host', '127.0.0.1', '--port', '0', '--token', token], {}), {
-  runtime: `node ${process.version}`,
-});
+const { server, url } = await startBenchServer();
 try {
-  const client = await TestClient.connect(`${server.url}?token=${encodeURIComponent(token)}`, { checkWire: false });
+  const client = await TestClient.connect(url, { checkWire: false });
   const { session_id } = await client.call('session.create', { name: 'bench-screenshot' });
   const rows: string[][] = [];
   const results: Record<string, unknown> = {};

@@ -2,26 +2,20 @@
 // steps on real-looking pages (a tab, 25 observe + scroll pairs across a to-do app, a shop behind
 // a cookie dialog, an article, a counter and a cart, a navigate before every fifth), exported; prints the file's size and what it holds (steps, frames, the
 // JSON and the JPEGs apart), and what recording adds to an act (median, recorded against not).
-import process from 'node:process';
 import { readFileSync } from 'node:fs';
-import { parseConfig } from '../src/config.ts';
-import { startServer } from '../src/server.ts';
 import { TestClient } from '../test/helpers/client.ts';
 import { startFixtureServer } from '../test/helpers/fixture-server.ts';
 import type { ActResult, Observation } from '../test/helpers/wire.ts';
 import { readZip } from '../test/helpers/zip.ts';
-import { stats, timed } from './common.ts';
+import { startBenchServer, stats, timed } from './common.ts';
 
 const PAGES = ['/todomvc.html', '/shop-consent.html', '/article.html', '/counter.html', '/cart.html'];
 const PAIRS = 25;
 
 const fixtures = await startFixtureServer();
-const token = crypto.randomUUID();
-const server = await startServer(parseConfig(['--host', '127.0.0.1', '--port', '0', '--token', token], {}), {
-  runtime: `node ${process.version}`,
-});
+const { server, url } = await startBenchServer();
 try {
-  const client = await TestClient.connect(`${server.url}?token=${encodeURIComponent(token)}`, { checkWire: false });
+  const client = await TestClient.connect(url, { checkWire: false });
   const acts = { recorded: [] as number[], plain: [] as number[] };
   for (const recorded of [false, true]) {
     const { session_id } = await client.call('session.create', { name: 'bench-traces', trace: recorded });

@@ -513,6 +513,32 @@ function validate(raw: Map<FlagName, RawEntry>, env: Record<string, string | und
   return config;
 }
 
+/**
+ * The file a flag names (--connect-file, --secrets-file), read and parsed; a ConfigError naming the
+ * flag (or the variable it came from) when it cannot be read or parsed.
+ */
+function readFlagFile<T>(
+  flag: 'connect-file' | 'secrets-file',
+  file: string,
+  sources: ConfigSources,
+  raw: Map<FlagName, RawEntry>,
+  parse: (text: string) => T,
+): T {
+  const fileSource = raw.get(flag)?.source ?? `--${flag}`;
+  if (!sources.readFile) throw new ConfigError(`${fileSource}: this program cannot read files`);
+  let text: string;
+  try {
+    text = sources.readFile(file);
+  } catch (error) {
+    throw new ConfigError(`${fileSource}: cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return parse(text);
+  } catch (error) {
+    throw new ConfigError(`${fileSource} ${file}: ${(error as Error).message}`);
+  }
+}
+
 /** --connect's URLs, then --connect-file's endpoints; the same URL twice is one endpoint. */
 function resolveEndpoints(
   urls: readonly string[],
@@ -521,21 +547,7 @@ function resolveEndpoints(
   raw: Map<FlagName, RawEntry>,
 ): EndpointSpec[] {
   const specs: EndpointSpec[] = urls.map((url) => Object.freeze({ url, headers: Object.freeze({}) }));
-  if (file !== undefined) {
-    const fileSource = raw.get('connect-file')?.source ?? '--connect-file';
-    if (!sources.readFile) throw new ConfigError(`${fileSource}: this program cannot read files`);
-    let text: string;
-    try {
-      text = sources.readFile(file);
-    } catch (error) {
-      throw new ConfigError(`${fileSource}: cannot read ${file}: ${(error as Error).message}`);
-    }
-    try {
-      specs.push(...parseEndpointFile(text));
-    } catch (error) {
-      throw new ConfigError(`${fileSource} ${file}: ${(error as Error).message}`);
-    }
-  }
+  if (file !== undefined) specs.push(...readFlagFile('connect-file', file, sources, raw, parseEndpointFile));
   const seen = new Set<string>();
   return specs.filter((spec) => !seen.has(spec.url) && seen.add(spec.url));
 }
@@ -553,21 +565,7 @@ function resolveSecrets(
   raw: Map<FlagName, RawEntry>,
 ): SecretSpec[] {
   const fileSource = raw.get('secrets-file')?.source ?? '--secrets-file';
-  let fromFile = new Map<string, string>();
-  if (file !== undefined) {
-    if (!sources.readFile) throw new ConfigError(`${fileSource}: this program cannot read files`);
-    let text: string;
-    try {
-      text = sources.readFile(file);
-    } catch (error) {
-      throw new ConfigError(`${fileSource}: cannot read ${file}: ${(error as Error).message}`);
-    }
-    try {
-      fromFile = parseSecretsFile(text);
-    } catch (error) {
-      throw new ConfigError(`${fileSource} ${file}: ${(error as Error).message}`);
-    }
-  }
+  const fromFile = file === undefined ? new Map<string, string>() : readFlagFile('secrets-file', file, sources, raw, parseSecretsFile);
   const origins = new Map<string, Set<string>>();
   for (const { name, origin } of flags) {
     const set = origins.get(name) ?? new Set<string>();
