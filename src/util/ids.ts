@@ -17,11 +17,11 @@ export class IdSequence {
 }
 
 /** An unguessable id for things a client names (sessions, states): never sequential. */
-export function randomId(prefix: string): string {
-  const bytes = new Uint8Array(9);
-  crypto.getRandomValues(bytes);
+export function randomId(prefix: string, bytes = 9): string {
+  const random = new Uint8Array(bytes);
+  crypto.getRandomValues(random);
   let text = '';
-  for (const b of bytes) text += b.toString(16).padStart(2, '0');
+  for (const b of random) text += b.toString(16).padStart(2, '0');
   return `${prefix}${text}`;
 }
 
@@ -33,9 +33,7 @@ export const INSTANCE_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** The id of an instance started without --instance-id: short, so that ids stay readable. */
 export function randomInstanceId(): string {
-  const bytes = new Uint8Array(4);
-  crypto.getRandomValues(bytes);
-  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return randomId('', 4);
 }
 
 /**
