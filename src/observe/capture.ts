@@ -70,7 +70,7 @@ export interface CapturedObservation {
   title: string;
   snapshot: Snapshot;
   /** What covers the main frame's elements in view where a click would land. */
-  covers: CoverView[];
+  covers: readonly CoverView[];
   /** Against `since`, when that state is of the same tab and still kept. */
   diff?: ObservationDiff;
   /** With `markdown`: the main content (empty while a dialog is pending). */
@@ -101,7 +101,8 @@ export async function captureObservation(
     subtree = { frameId: target.frameId, backendNodeId: target.backendNodeId };
   }
   const secrets = session.knownSecrets();
-  const snapshot = await session.readerFor(tab).observe({
+  const reader = session.readerFor(tab);
+  const snapshot = await reader.observe({
     tab,
     root: frame,
     refs,
@@ -116,7 +117,7 @@ export async function captureObservation(
   const base = options.since ? session.states.get(options.since) : undefined;
   const targets = [...snapshot.targets, ...namedTargets(refs, snapshot.targets, options.named ?? [])];
   const captured = issueState(session, tab, frame, { snapshot, targets, secrets });
-  const covers = frame.parentId === undefined && !snapshot.dialog ? await coversIn(worlds, frame, snapshot, options.signal) : [];
+  const covers = frame.parentId === undefined && !snapshot.dialog ? await coversIn(worlds, frame, snapshot, reader, options.signal) : [];
   const markdown = options.markdown
     ? await markdownOf(worlds, tab, { frame, loaderId: captured.loaderId }, captured.state, snapshot, secrets, subtree, options.signal)
     : undefined;
@@ -203,16 +204,27 @@ const COVERS_BUDGET_MS = 1_000;
 /**
  * What covers the elements of the main frame, or nothing when that cannot be told (the document
  * went away meanwhile): the observation stands without it, and an act still tests its own point.
+ * A snapshot the reader rendered before (nothing changed, moved or scrolled) has its answer kept.
  */
-async function coversIn(worlds: IsolatedWorlds, frame: FrameRecord, snapshot: Snapshot, signal?: AbortSignal): Promise<CoverView[]> {
+async function coversIn(
+  worlds: IsolatedWorlds,
+  frame: FrameRecord,
+  snapshot: Snapshot,
+  reader: TabReader,
+  signal?: AbortSignal,
+): Promise<readonly CoverView[]> {
+  const kept = reader.coversMemo.get(snapshot);
+  if (kept) return kept;
   try {
-    return await coversOf({
+    const covers = await coversOf({
       worlds,
       frame,
       boxes: snapshot.boxes,
       targets: snapshot.targets,
       send: { timeoutMs: COVERS_BUDGET_MS, ...(signal ? { signal } : {}) },
     });
+    reader.coversMemo.set(snapshot, covers);
+    return covers;
   } catch (error) {
     if (signal?.aborted) throw error;
     return [];

@@ -6,6 +6,7 @@
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { AxChild, AxViewNode } from './ax-tree.ts';
+import type { CoverView } from './covers.ts';
 import type { PageRead } from './frame-reads.ts';
 import { ELEMENTS_PER_PROBE, observe, type ObserveBudget, type ObserveOptions, PREFIX_MIN_ELEMENTS, type Snapshot } from './observer.ts';
 import { type CachedRead, keptFurther } from './read-plan.ts';
@@ -84,6 +85,13 @@ export class TabReader {
   readonly views = new WeakMap<Cdp.Accessibility.AXNode, AxChild[]>();
   /** The same read asked the same way renders the same. */
   readonly renderMemo = new WeakMap<PageRead, { refs: RefRegistry; key: string; snapshot: Snapshot }>();
+  /**
+   * What covered a rendered snapshot's elements (covers.ts). A snapshot comes back from the render
+   * memo only while no frame's document changed, moved or scrolled, so the boxes a blocker was
+   * found over are where they were: asking the page again would cost a round trip and a hit test
+   * per element in view for the same answer.
+   */
+  readonly coversMemo = new WeakMap<Snapshot, readonly CoverView[]>();
 
   /**
    * Set: read every document whole (getFullAXTree), never from the top only as far as an answer

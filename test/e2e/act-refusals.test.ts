@@ -3,7 +3,7 @@
 // next call acts instead of observing first. A state never issued gets none.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { evaluate, tabOf } from '../helpers/page.ts';
+import { evaluate, functionsSentDuring, tabOf } from '../helpers/page.ts';
 import { openAlone, withSession } from '../helpers/session-suite.ts';
 import { type ActResult, freshState, type Observation, ref } from '../helpers/wire.ts';
 
@@ -132,6 +132,28 @@ s('blockers: one act clears the way and follows the link; what the banner holds,
   assert.is(r.status, 'completed', r.error_text);
   assert.is(freshState(r).blockers, undefined);
   assert.is(await evaluate<string>(ctx.server, targetId, 'location.hash'), '#timetable');
+});
+
+s('blockers are asked of the page once while nothing changes; a banner hidden, or shown again, is told at once', async () => {
+  const targetId = await openAlone(ctx, '/news-consent.html');
+  const session = tabOf(ctx.server, targetId).session;
+  const asksCovers = (declarations: string[]) => declarations.some((d) => d.includes('.coversAt.apply('));
+  const first = await observe(targetId);
+  assert.is(first.blockers?.[0]?.name, 'Cookie banner', JSON.stringify(first.blockers));
+  let again: Observation | undefined;
+  const unchanged = await functionsSentDuring(session, async () => (again = await observe(targetId)));
+  assert.not.ok(asksCovers(unchanged), 'an unchanged page is not hit-tested again');
+  assert.equal(again!.blockers, first.blockers);
+
+  await evaluate(ctx.server, targetId, `document.getElementById('onetrust-banner-sdk').classList.add('ot-hide')`);
+  let hidden: Observation | undefined;
+  assert.ok(asksCovers(await functionsSentDuring(session, async () => (hidden = await observe(targetId)))));
+  assert.is(hidden!.blockers, undefined, JSON.stringify(hidden!.blockers));
+
+  await evaluate(ctx.server, targetId, `document.getElementById('onetrust-banner-sdk').classList.remove('ot-hide')`);
+  const shown = await observe(targetId);
+  assert.is(shown.blockers?.[0]?.name, 'Cookie banner', JSON.stringify(shown.blockers));
+  assert.ok(shown.blockers?.[0]?.covers.includes(ref(shown, 'See the full timetable', 'link')));
 });
 
 s('unknown_state: nothing was consumed, nothing is observed', async () => {

@@ -59,7 +59,7 @@ export function wireObservation(sessionId: string, captured: CapturedObservation
         },
       }
       : {}),
-    ...(captured.covers.length > 0 ? { blockers: captured.covers } : {}),
+    ...(captured.covers.length > 0 ? { blockers: [...captured.covers] } : {}),
     ...(captured.diff ? { diff: captured.diff } : {}),
     ...(captured.matches ? { matches: captured.matches } : {}),
   };
