@@ -204,7 +204,7 @@ const COVERS_BUDGET_MS = 1_000;
 /**
  * What covers the elements of the main frame, or nothing when that cannot be told (the document
  * went away meanwhile): the observation stands without it, and an act still tests its own point.
- * A snapshot the reader rendered before (nothing changed, moved or scrolled) has its answer kept.
+ * While the frame's layout holds (reader.coversMemo), the answer for the same elements is kept.
  */
 async function coversIn(
   worlds: IsolatedWorlds,
@@ -213,8 +213,12 @@ async function coversIn(
   reader: TabReader,
   signal?: AbortSignal,
 ): Promise<readonly CoverView[]> {
-  const kept = reader.coversMemo.get(snapshot);
-  if (kept) return kept;
+  const layout = snapshot.layouts.get(frame.id);
+  const key = JSON.stringify(
+    snapshot.targets.filter((t) => t.frameId === frame.id).map((t) => [t.ref, t.backendNodeId, snapshot.boxes.get(t.ref) ?? null]),
+  );
+  const kept = layout ? reader.coversMemo.get(layout) : undefined;
+  if (kept?.key === key) return kept.covers;
   try {
     const covers = await coversOf({
       worlds,
@@ -223,7 +227,7 @@ async function coversIn(
       targets: snapshot.targets,
       send: { timeoutMs: COVERS_BUDGET_MS, ...(signal ? { signal } : {}) },
     });
-    reader.coversMemo.set(snapshot, covers);
+    if (layout) reader.coversMemo.set(layout, { key, covers });
     return covers;
   } catch (error) {
     if (signal?.aborted) throw error;

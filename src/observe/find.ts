@@ -138,6 +138,7 @@ export async function find(options: FindOptions): Promise<FindSnapshot> {
     truncated,
     targets: matches.map((match) => match.target),
     boxes: new Map(),
+    layouts: new Map(),
     frames: observedFrames,
     title: searches[0]?.title ?? tab.title,
     matches: matches.map((match) => ({ ref: match.target.ref, path: match.path, text: match.text })),

@@ -316,6 +316,7 @@ function unreadableSnapshot(tab: Tab, root: FrameRecord, reason: string): Snapsh
     truncated: false,
     targets: [],
     boxes: new Map(),
+    layouts: new Map(),
     title: tab.title,
     frames: [{ frameId: root.id, loaderId: root.loaderId, documentBackendNodeId: undefined, url: root.url, status: 'unavailable', reason }],
   };

@@ -31,6 +31,11 @@ export interface RenderPageOptions {
 export interface RenderedPage extends Rendered {
   frames: ObservedFrame[];
   title: string;
+  /**
+   * The facts each frame's boxes were taken from, by frame id: the same object for as long as the
+   * read plan keeps that renderer's snapshot (nothing moved, scrolled or changed layout since).
+   */
+  layouts: ReadonlyMap<string, DocumentFacts>;
 }
 
 /** The rendered page, or (a prefix read) the part that must be read before it can be rendered. */
@@ -116,7 +121,7 @@ export function renderPage(input: RenderPageOptions): RenderPageOutcome {
     refFor: (frameId, backendNodeId) => input.refs.refFor(frameId, tab.frames.get(frameId)?.loaderId ?? '', backendNodeId),
   });
   if ('needs' in outcome) return outcome;
-  return { rendered: { ...outcome.rendered, frames: observedFrames, title: rootRead?.tree?.name ?? '' } };
+  return { rendered: { ...outcome.rendered, frames: observedFrames, title: rootRead?.tree?.name ?? '', layouts: factsByFrame } };
 }
 
 function findNode(node: StitchedNode, frameId: string, backendNodeId: number): StitchedNode | undefined {

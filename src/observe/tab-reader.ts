@@ -7,6 +7,7 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { AxChild, AxViewNode } from './ax-tree.ts';
 import type { CoverView } from './covers.ts';
+import type { DocumentFacts } from './page-facts.ts';
 import type { PageRead } from './frame-reads.ts';
 import { ELEMENTS_PER_PROBE, observe, type ObserveBudget, type ObserveOptions, PREFIX_MIN_ELEMENTS, type Snapshot } from './observer.ts';
 import { type CachedRead, keptFurther } from './read-plan.ts';
@@ -86,12 +87,13 @@ export class TabReader {
   /** The same read asked the same way renders the same. */
   readonly renderMemo = new WeakMap<PageRead, { refs: RefRegistry; key: string; snapshot: Snapshot }>();
   /**
-   * What covered a rendered snapshot's elements (covers.ts). A snapshot comes back from the render
-   * memo only while no frame's document changed, moved or scrolled, so the boxes a blocker was
-   * found over are where they were: asking the page again would cost a round trip and a hit test
-   * per element in view for the same answer.
+   * What covered the main frame's elements, by the facts their boxes were taken from (a snapshot's
+   * `layouts`), for the elements and points it was asked about (`key`). Those facts are kept only
+   * while nothing moved, scrolled or changed layout (a value typed, a box ticked, focus moved leave
+   * them), so a hit test at the same points would find the same nodes: asking the page again would
+   * cost a round trip and a hit test per element in view for the same answer.
    */
-  readonly coversMemo = new WeakMap<Snapshot, readonly CoverView[]>();
+  readonly coversMemo = new WeakMap<DocumentFacts, { key: string; covers: readonly CoverView[] }>();
 
   /**
    * Set: read every document whole (getFullAXTree), never from the top only as far as an answer

@@ -156,6 +156,21 @@ s('blockers are asked of the page once while nothing changes; a banner hidden, o
   assert.ok(shown.blockers?.[0]?.covers.includes(ref(shown, 'See the full timetable', 'link')));
 });
 
+s('blockers: text typed into the popup changes no layout, so what covers the page is not asked again, and is still told', async () => {
+  const targetId = await openAlone(ctx, '/recipe-popup.html');
+  const session = tabOf(ctx.server, targetId).session;
+  const seen = await observe(targetId);
+  assert.is(seen.blockers?.length, 1, JSON.stringify(seen.blockers));
+  let typed: ActResult | undefined;
+  const sent = await functionsSentDuring(session, async () => {
+    typed = await act({ state_id: seen.state_id, action: 'type', ref: ref(seen, 'Email address'), text: 'cook@example.com' });
+  });
+  assert.is(typed!.status, 'completed', typed!.error_text);
+  assert.not.ok(sent.some((d) => d.includes('.coversAt.apply(')), 'the layout held: no hit test');
+  assert.equal(freshState(typed!).blockers, seen.blockers);
+  assert.is(await evaluate<string>(ctx.server, targetId, `document.querySelector('input[type=email]').value`), 'cook@example.com');
+});
+
 s('unknown_state: nothing was consumed, nothing is observed', async () => {
   const targetId = await openAlone(ctx, '/cart.html');
   const seen = await observe(targetId);
