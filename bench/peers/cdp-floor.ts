@@ -8,6 +8,9 @@
 //   fill     = Runtime.callFunctionOn on the field (focus, select its text) + Input.insertText, then
 //              the same reads as observe (the field is found untimed beforehand): the fewest
 //              calls that type into a field and read the page after it, with no check and no wait
+//   type     = the fill's focusing call (caret at the end), then Input.dispatchKeyEvent keyDown (with the
+//              character) and keyUp per character, all sent at once, then the same reads
+//   select   = one Runtime.callFunctionOn that sets the option and fires input and change, then the same reads
 //   navigate = Page.navigate until Page.domContentEventFired, then the first accessibility call
 //              (getPartialAXTree of the document node alone): before it answers, no accessibility
 //              tree of the new document can be read, so no observation built on it comes sooner
@@ -74,6 +77,9 @@ export class CdpFloor implements Contender {
     click: '`Input.dispatchMouseEvent` ×3 (moved, pressed, released)',
     click_observed: 'not a call of its own: the click, then `Accessibility.getFullAXTree` per frame',
     fill: '`Runtime.callFunctionOn` (focus, select) + `Input.insertText`, then `Accessibility.getFullAXTree` per frame (raw JSON)',
+    type: '`Runtime.callFunctionOn` (focus, caret at the end) + `Input.dispatchKeyEvent` keyDown and keyUp per character, sent ' +
+      'at once, then `Accessibility.getFullAXTree` per frame (raw JSON)',
+    select: '`Runtime.callFunctionOn` (set the option, fire `input` and `change`), then `Accessibility.getFullAXTree` per frame (raw JSON)',
     navigate: '`Page.navigate` until `Page.domContentEventFired`, then the first accessibility call ' +
       '(`DOM.getDocument` depth 0, `Accessibility.getPartialAXTree` of the document node alone)',
   };
@@ -105,7 +111,7 @@ export class CdpFloor implements Contender {
     this.clickObservation = reads ? 'option' : 'second-call';
     if (reads) {
       const none = 'not run (the read floor measures navigate only)';
-      Object.assign(this.calls, { observe: none, click: none, click_observed: none, fill: none });
+      Object.assign(this.calls, { observe: none, click: none, click_observed: none, fill: none, type: none, select: none });
       this.calls.navigate = '`Page.navigate` until `Page.domContentEventFired`, then at once `Runtime.evaluate` of ' +
         "pagewire's in-page probes (src/page/ax-probes.ts) and `DOM.getDocument` depth 0, then the prefix read of " +
         `src/observe/ax-prefix.ts (\`getPartialAXTree\` from those probes and the document down until ${options.navigateReads} refs ` +
@@ -358,22 +364,76 @@ export class CdpFloor implements Contender {
    * is set-up. Nothing checks where focus went or waits for the page's handlers: what a safe fill
    * adds to this is the cost of its guarantees.
    */
-  async fill(page: PageSpec, text: string): Promise<ActOutcome> {
-    if (!page.fill) return { ok: false, observation: false, text_bytes: 0, error: 'the page has no field' };
-    let objectId: string | undefined;
-    try {
-      const found = await this.#send('Runtime.evaluate', { expression: page.fill.js }, true);
-      objectId = (found.result as { objectId?: string } | undefined)?.objectId;
-      if (!objectId) throw new Error(`no element for ${page.fill.js}`);
-      const started = performance.now();
+  fill(page: PageSpec, text: string): Promise<ActOutcome> {
+    if (!page.fill) return Promise.resolve({ ok: false, observation: false, text_bytes: 0, error: 'the page has no field' });
+    const field = page.fill;
+    return this.#timedOn(field.js, page, async (objectId) => {
       await this.#send('Runtime.callFunctionOn', { objectId, functionDeclaration: 'function () { this.focus(); this.select(); }' }, true);
       await this.#send('Input.insertText', { text }, true);
+    }, async () => {
+      const value = await this.#evaluate(`(${field.js}).value`);
+      if (value !== text) throw new Error(`the field holds ${JSON.stringify(value)}, not the text typed`);
+    });
+  }
+
+  /**
+   * Times the focusing call, the key events and the read, as the fill does; finding the field is
+   * set-up, and so is checking (untimed) that the field ends with what was typed.
+   */
+  type(page: PageSpec, text: string): Promise<ActOutcome> {
+    if (!page.fill) return Promise.resolve({ ok: false, observation: false, text_bytes: 0, error: 'the page has no field' });
+    const field = page.fill;
+    return this.#timedOn(field.js, page, async (objectId) => {
+      const atEnd = 'function () { this.focus(); const end = this.value.length; this.setSelectionRange(end, end); }';
+      await this.#send('Runtime.callFunctionOn', { objectId, functionDeclaration: atEnd }, true);
+      await Promise.all(
+        [...text].flatMap((key) => [
+          this.#send('Input.dispatchKeyEvent', { type: 'keyDown', key, text: key }, true),
+          this.#send('Input.dispatchKeyEvent', { type: 'keyUp', key }, true),
+        ]),
+      );
+    }, async () => {
+      const value = String(await this.#evaluate(`(${field.js}).value`));
+      if (!value.endsWith(text)) throw new Error(`the field holds ${JSON.stringify(value)}, which does not end with the text typed`);
+    });
+  }
+
+  /** Times the one call that chooses the option and the read; finding the select is set-up. */
+  select(page: PageSpec, label: string): Promise<ActOutcome> {
+    if (!page.select) return Promise.resolve({ ok: false, observation: false, text_bytes: 0, error: 'the page has no select' });
+    const field = page.select;
+    return this.#timedOn(field.js, page, async (objectId) => {
+      const choose = 'function (label) { const option = [...this.options].find((o) => o.label === label); ' +
+        "this.value = option.value; this.dispatchEvent(new Event('input', { bubbles: true })); " +
+        "this.dispatchEvent(new Event('change', { bubbles: true })); }";
+      await this.#send('Runtime.callFunctionOn', { objectId, functionDeclaration: choose, arguments: [{ value: label }] }, true);
+    }, async () => {
+      const chosen = await this.#evaluate(`(${field.js}).selectedOptions[0]?.label`);
+      if (chosen !== label) throw new Error(`the select shows ${JSON.stringify(chosen)}, not ${JSON.stringify(label)}`);
+    });
+  }
+
+  /**
+   * Finds the element of `js` (untimed), times `input` on it and the page's read after it (as the
+   * fill reads), then runs `check` (untimed): a floor whose input did nothing would be no floor.
+   */
+  async #timedOn(
+    js: string,
+    page: PageSpec,
+    input: (objectId: string) => Promise<void>,
+    check: () => Promise<void>,
+  ): Promise<ActOutcome> {
+    let objectId: string | undefined;
+    try {
+      const found = await this.#send('Runtime.evaluate', { expression: js }, true);
+      objectId = (found.result as { objectId?: string } | undefined)?.objectId;
+      if (!objectId) throw new Error(`no element for ${js}`);
+      const started = performance.now();
+      await input(objectId);
       if (page.floorRead === 'prefix') await this.#readPrefix(151);
       else await this.#readAll();
       const ms = performance.now() - started;
-      // Untimed: a floor that typed nothing would be no floor.
-      const value = await this.#evaluate(`(${page.fill.js}).value`);
-      if (value !== text) throw new Error(`the field holds ${JSON.stringify(value)}, not the text typed`);
+      await check();
       return { ok: true, observation: true, text_bytes: 0, ms };
     } catch (error) {
       return { ok: false, observation: false, text_bytes: 0, error: errorText(error) };

@@ -13,8 +13,10 @@ export interface PageSpec {
   path: string;
   description: string;
   click: ElementSpec;
-  /** undefined: the page has no text field. */
+  /** undefined: the page has no text field. The `type` series types into the same field. */
   fill: ElementSpec | undefined;
+  /** A native `<select>` and two of its options' labels, chosen in turn by the `select` series. */
+  select?: ElementSpec & { labels: readonly [string, string] };
   /**
    * The series run on the page (default: all but `observe_500`). A page where a full read takes
    * tens of seconds runs only the first-look series.
@@ -38,6 +40,8 @@ export type SeriesName =
   | 'click'
   | 'click_observed'
   | 'fill'
+  | 'type'
+  | 'select'
   | 'navigate';
 
 export interface ObserveOutcome {
@@ -74,8 +78,16 @@ export interface Contender {
   version: string;
   /** How it was started (command line), for the report. */
   command: string;
-  /** How an observation, a click, a fill and a navigation are made (for the report). */
-  readonly calls: { observe: string; click: string; click_observed: string; fill: string; navigate: string };
+  /** How an observation, a click, a fill, typing, a choice and a navigation are made (for the report). */
+  readonly calls: {
+    observe: string;
+    click: string;
+    click_observed: string;
+    fill: string;
+    type: string;
+    select: string;
+    navigate: string;
+  };
   readonly tag: string;
   /** Root pids (for memory, besides the tag). */
   pids(): number[];
@@ -105,6 +117,10 @@ export interface Contender {
   clickObserved?(page: PageSpec): Promise<ActOutcome>;
   /** undefined: not measured for this contender. */
   fill?(page: PageSpec, text: string): Promise<ActOutcome>;
+  /** Types `text` key by key into the page's fill field, after what it holds. */
+  type?(page: PageSpec, text: string): Promise<ActOutcome>;
+  /** Chooses the option labelled `label` of the page's select. */
+  select?(page: PageSpec, label: string): Promise<ActOutcome>;
   /** Navigate to url and wait as the tool does (`page`: what the floors read after it). */
   navigate(url: string, page?: PageSpec): Promise<NavOutcome>;
   stop(): Promise<void>;

@@ -158,6 +158,8 @@ export class PlaywrightMcpContender extends McpContender {
     click: '`browser_click {element, target: ref}` (answer links a snapshot file; waits 500 ms to settle by default)',
     click_observed: "not a call of its own: `browser_click` then `browser_snapshot` (the click's answer only links a .yml file)",
     fill: '`browser_type {element, target: ref, text}` (no snapshot)',
+    type: '`browser_type {element, target: ref, text, slowly: true}`: one key at a time (no snapshot)',
+    select: '`browser_select_option {element, target: ref, values: [label]}` (no snapshot)',
     navigate: '`browser_navigate {url}`: DOMContentLoaded, then load (≤ 5 s), snapshot to a file',
   };
 
@@ -219,6 +221,21 @@ export class PlaywrightMcpContender extends McpContender {
     });
   }
 
+  type(page: PageSpec, text: string): Promise<ActOutcome> {
+    return this.acted(async () => {
+      const target = this.ref(page.fill!.role, page.fill!.name);
+      return (await this.tool('browser_type', { element: `${page.fill!.role} "${page.fill!.name}"`, target, text, slowly: true })).text;
+    });
+  }
+
+  select(page: PageSpec, label: string): Promise<ActOutcome> {
+    return this.acted(async () => {
+      const target = this.ref(page.select!.role, page.select!.name);
+      const element = `${page.select!.role} "${page.select!.name}"`;
+      return (await this.tool('browser_select_option', { element, target, values: [label] })).text;
+    });
+  }
+
   navigate(url: string): Promise<NavOutcome> {
     return this.acted(async () => (await this.tool('browser_navigate', { url })).text);
   }
@@ -236,6 +253,8 @@ export class ChromeDevtoolsMcpContender extends McpContender {
     click: '`click {pageId, uid}` (no snapshot by default)',
     click_observed: '`click {pageId, uid, includeSnapshot: true}`',
     fill: '`fill {pageId, uid, value}` (no snapshot by default)',
+    type: 'two calls (its `type_text` types into the focused element only): `click {pageId, uid}`, then `type_text {pageId, text}`',
+    select: '`fill {pageId, uid, value: label}` (its way to choose an option; no snapshot by default)',
     navigate: '`navigate_page {pageId, type: "url", url}` (no snapshot)',
   };
   #pageId = 1;
@@ -315,6 +334,20 @@ export class ChromeDevtoolsMcpContender extends McpContender {
     );
   }
 
+  type(page: PageSpec, text: string): Promise<ActOutcome> {
+    return this.acted(async () => {
+      await this.tool('click', { pageId: this.#pageId, uid: this.ref(page.fill!.role, page.fill!.name) });
+      return (await this.tool('type_text', { pageId: this.#pageId, text })).text;
+    });
+  }
+
+  select(page: PageSpec, label: string): Promise<ActOutcome> {
+    return this.acted(
+      async () =>
+        (await this.tool('fill', { pageId: this.#pageId, uid: this.ref(page.select!.role, page.select!.name), value: label })).text,
+    );
+  }
+
   navigate(url: string): Promise<NavOutcome> {
     return this.acted(async () => (await this.tool('navigate_page', { pageId: this.#pageId, type: 'url', url })).text);
   }
@@ -339,6 +372,8 @@ export class AgentBrowserContender extends McpContender {
     click: '`agent_browser_click {selector: "@eN"}` (no snapshot)',
     click_observed: 'not a call of its own: `agent_browser_click` then `agent_browser_snapshot`',
     fill: '`agent_browser_fill {selector: "@eN", text}` (no snapshot)',
+    type: '`agent_browser_type {selector: "@eN", text}` (no snapshot)',
+    select: '`agent_browser_select {selector: "@eN", values: [label]}` (no snapshot)',
     navigate: '`agent_browser_open {url}` (waits for load; no snapshot)',
   };
   readonly #session: string;
@@ -415,6 +450,18 @@ export class AgentBrowserContender extends McpContender {
   fill(page: PageSpec, text: string): Promise<ActOutcome> {
     return this.acted(
       async () => (await this.tool('agent_browser_fill', { selector: this.#selector(page.fill!.role, page.fill!.name), text })).text,
+    );
+  }
+
+  type(page: PageSpec, text: string): Promise<ActOutcome> {
+    return this.acted(
+      async () => (await this.tool('agent_browser_type', { selector: this.#selector(page.fill!.role, page.fill!.name), text })).text,
+    );
+  }
+
+  select(page: PageSpec, label: string): Promise<ActOutcome> {
+    return this.acted(async () =>
+      (await this.tool('agent_browser_select', { selector: this.#selector(page.select!.role, page.select!.name), values: [label] })).text
     );
   }
 

@@ -30,6 +30,8 @@ export class McpFloorContender implements Contender {
     click: "pagewire over MCP's last `browser_act` call (the click), replayed",
     click_observed: 'same call',
     fill: "pagewire over MCP's last `browser_act` call (the fill), replayed",
+    type: "pagewire over MCP's last `browser_act` call (the typing), replayed",
+    select: "pagewire over MCP's last `browser_act` call (the choice), replayed",
     navigate: "pagewire over MCP's last `browser_act` call (the navigate), replayed",
   };
   readonly clickObservation = 'in-answer' as const;
@@ -153,6 +155,14 @@ export class McpFloorContender implements Contender {
   }
 
   fill(): Promise<ActOutcome> {
+    return this.#act();
+  }
+
+  type(): Promise<ActOutcome> {
+    return this.#act();
+  }
+
+  select(): Promise<ActOutcome> {
     return this.#act();
   }
 

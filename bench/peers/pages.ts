@@ -10,7 +10,8 @@ export const PAGES: PageSpec[] = [
     description: '1,500 controls: 300 rows × (button, link, text field, checkbox, select)',
     click: { role: 'button', name: 'Edit row 1', js: "document.querySelector('#row1 button')" },
     fill: { role: 'textbox', name: 'Note for row 1', js: "document.querySelector('#row1 input[type=text]')" },
-    series: ['observe_unchanged', 'observe_changed', 'observe_500', 'click', 'click_observed', 'fill', 'navigate'],
+    select: { role: 'combobox', name: 'Status for row 1', js: "document.querySelector('#row1 select')", labels: ['Overdue', 'Pending'] },
+    series: ['observe_unchanged', 'observe_changed', 'observe_500', 'click', 'click_observed', 'fill', 'type', 'select', 'navigate'],
   },
   {
     id: 'long-index',
@@ -19,7 +20,7 @@ export const PAGES: PageSpec[] = [
     click: { role: 'button', name: 'Dark mode', js: "document.querySelector('.theme-toggle')" },
     fill: { role: 'searchbox', name: 'Search the docs', js: "document.querySelector('input[name=q]')" },
     // A full accessibility read of it takes Chromium tens of seconds: only the first-look series.
-    series: ['observe_500', 'fill', 'navigate'],
+    series: ['observe_500', 'fill', 'type', 'navigate'],
     floorRead: 'prefix',
   },
   {
@@ -28,6 +29,7 @@ export const PAGES: PageSpec[] = [
     description: 'a 20-field sign-up form',
     click: { role: 'checkbox', name: 'Text me', js: "document.getElementById('notify-sms')" },
     fill: { role: 'textbox', name: 'Full name', js: "document.getElementById('full-name')" },
+    select: { role: 'combobox', name: 'Country', js: "document.getElementById('country')", labels: ['Japan', 'France'] },
   },
   {
     id: 'shadow-iframe',

@@ -31,6 +31,8 @@ export class PagewireMcpContender extends PagewireContender {
     click: '`browser_act {action: "click", ref}` (answer carries `fresh_state`)',
     click_observed: 'same call',
     fill: '`browser_act {action: "fill", ref, text}` (answer carries `fresh_state`)',
+    type: '`browser_act {action: "type", ref, text}` (answer carries `fresh_state`)',
+    select: '`browser_act {action: "select", ref, label}` (answer carries `fresh_state`)',
     navigate: '`browser_act {action: "navigate", url}`: DOMContentLoaded, then a fresh observation',
   };
   #client: Client | undefined;

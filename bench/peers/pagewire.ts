@@ -32,6 +32,8 @@ export class PagewireContender implements Contender {
     click: '`act {action: "click", ref}` (answer carries `fresh_state`)',
     click_observed: 'same call',
     fill: '`act {action: "fill", ref, text}` (answer carries `fresh_state`)',
+    type: '`act {action: "type", ref, text}`: key events per character (answer carries `fresh_state`)',
+    select: '`act {action: "select", ref, label}` (answer carries `fresh_state`)',
     navigate: '`act {action: "navigate", url}`: DOMContentLoaded, then a fresh observation',
   };
   readonly clickObservation = 'in-answer' as const;
@@ -227,6 +229,14 @@ export class PagewireContender implements Contender {
 
   fill(page: PageSpec, text: string): Promise<ActOutcome> {
     return this.#actOutcome({ action: 'fill', ref: this.#ref(page.fill!.role, page.fill!.name), text });
+  }
+
+  type(page: PageSpec, text: string): Promise<ActOutcome> {
+    return this.#actOutcome({ action: 'type', ref: this.#ref(page.fill!.role, page.fill!.name), text });
+  }
+
+  select(page: PageSpec, label: string): Promise<ActOutcome> {
+    return this.#actOutcome({ action: 'select', ref: this.#ref(page.select!.role, page.select!.name), label });
   }
 
   async navigate(url: string): Promise<NavOutcome> {

@@ -339,7 +339,7 @@ function roundThreeVerdicts(report: BenchReport): Verdict[] {
       .filter((p): p is { id: string; ms: number } => p.ms !== undefined)
       .sort((a, b) => a.ms - b.ms)[0];
   for (const page of report.pages) {
-    for (const name of ['click', 'fill'] as const) {
+    for (const name of ['click', 'fill', 'type', 'select'] as const) {
       const best = fastest(page, name);
       const mine = median(page, PW, name);
       if (mine === undefined && best === undefined) continue;
@@ -488,6 +488,13 @@ function pageSection(report: BenchReport, page: PageResult): string {
       c,
     ) => (isFloor(c.id) ? '—' : ratio(pwOf('fill'), median(page, c.id, 'fill'))),
   );
+  for (const name of ['type', 'select'] as const) {
+    const floor = median(page, FLOOR, name);
+    row(`${name}: median / p90 ms`, (c) => (notRun(c) ? 'not run' : cell(page, c.id, name)));
+    row('… answer carries a fresh observation', (c) => (c.id === FLOOR ? '(raw JSON)' : carries(page, c.id, name)));
+    row('… × raw CDP floor', (c) => ratio(median(page, c.id, name), floor));
+    row('… pagewire ÷ this', (c) => (isFloor(c.id) ? '—' : ratio(pwOf(name), median(page, c.id, name))));
+  }
   row(
     'navigate: median / p90 ms',
     (c) => (notRun(c) ? 'not run' : cell(page, c.id, 'navigate')),
@@ -585,6 +592,12 @@ function summaryTable(report: BenchReport): string {
     'click → fresh observation, form (ms, median)',
     (c) => med(form, c.id, 'click_observed'),
   );
+  for (const name of ['fill', 'type', 'select'] as const) {
+    row(
+      `${name}, form (ms, median)`,
+      (c) => `${med(form, c.id, name)}${series(form, c.id, name)?.observation === true ? ' (+ observation)' : ''}`,
+    );
+  }
   row('navigate, article (ms, median)', (c) => med(article, c.id, 'navigate'));
   row('memory after the run: server / browser (MiB PSS)', (c) => {
     const m = c.memory;
@@ -619,6 +632,8 @@ function calls(report: BenchReport): string {
       'click',
       'click → observation',
       'fill',
+      'type',
+      'select',
       'navigate',
     ],
     report.contenders.map((c) => [
@@ -627,6 +642,8 @@ function calls(report: BenchReport): string {
       esc(c.calls.click),
       esc(c.calls.click_observed),
       esc(c.calls.fill),
+      esc(c.calls.type ?? '—'),
+      esc(c.calls.select ?? '—'),
       esc(c.calls.navigate),
     ]),
     false,
@@ -768,6 +785,7 @@ export function renderResults(report: BenchReport): string {
     '- Series per page, in this order: observe on an unchanged page (caches may answer); observe right after a change ' +
     "(one text node set by a line of JavaScript through the tool's own evaluate call, untimed), which no cache can skip; " +
     "click; click with a fresh observation (only where that is one call: chrome-devtools-mcp's `includeSnapshot`); fill; " +
+    'typing key by key after what the field holds (the same field); choosing one of two options of a native select in turn; ' +
     'navigation to the same URL (a new document each time). Clicks and fills go to the same element every time ' +
     '(see bench/peers/pages.ts): a button, a checkbox, a button inside two shadow roots, an in-page link.',
     '- The raw CDP floor reads every frame of the page, as pagewire does: one `Accessibility.getFullAXTree` per frame, all sent ' +
@@ -848,6 +866,8 @@ const SERIES_LABELS: Array<[SeriesName, string]> = [
   ['observe_500', 'observe with room for 500 refs, after a change'],
   ['click', 'click'],
   ['fill', 'fill'],
+  ['type', 'type (key by key)'],
+  ['select', 'select'],
   ['navigate', 'navigate (pagewire, Playwright MCP: with a fresh observation)'],
 ];
 

@@ -242,7 +242,7 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
     }
   }
   const wanted = new Set<SeriesName>(
-    page.series ?? ['observe_unchanged', 'observe_changed', 'click', 'click_observed', 'fill', 'navigate'],
+    page.series ?? ['observe_unchanged', 'observe_changed', 'click', 'click_observed', 'fill', 'type', 'select', 'navigate'],
   );
   const step = async (label: string, run: () => Promise<void>, ...names: SeriesName[]) => {
     if (!names.some((name) => wanted.has(name))) return;
@@ -286,6 +286,13 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
       before: (c, i) => c.mutate(1_000 + i),
     }), 'observe_500');
 
+  // A series the page asks for but cannot run (no such element) is not applicable for everyone.
+  const stepOrNone = async (name: SeriesName, none: string | undefined, run: () => Promise<void>) => {
+    if (!wanted.has(name)) return;
+    if (none === undefined) return step(name, run, name);
+    for (const c of open) results[c.id]!.series[name] = { status: 'not_applicable', samples: [], errors: 0, note: none };
+  };
+
   const prepareAll = async () => {
     for (const c of open) await c.prepare(page).catch(() => undefined);
   };
@@ -328,7 +335,28 @@ export async function runPage(page: PageSpec, url: string, contenders: Contender
     }
   }
 
-  // 5. Navigation to the same page (a new document every time).
+  // 5. Typing key by key into the same field, after what it holds.
+  await stepOrNone('type', page.fill ? undefined : 'the page has no text field', async () => {
+    await prepareAll();
+    await runSeries('type', open, results, options, {
+      runs: options.actRuns,
+      call: (c, i) => timedAct(() => c.type!(page, ` typed ${i}`)),
+      has: (c) => c.type !== undefined,
+    });
+  });
+
+  // 6. Choosing an option of a native select, one of two in turn (a choice that changes the value every time).
+  const select = page.select;
+  await stepOrNone('select', select ? undefined : 'the page has no select', async () => {
+    await prepareAll();
+    await runSeries('select', open, results, options, {
+      runs: options.actRuns,
+      call: (c, i) => timedAct(() => c.select!(page, select!.labels[i % 2]!)),
+      has: (c) => c.select !== undefined,
+    });
+  });
+
+  // 7. Navigation to the same page (a new document every time).
   await step(
     'navigate',
     () => runSeries('navigate', open, results, options, { runs: options.actRuns, call: (c) => timedAct(() => c.navigate(url, page)) }),
