@@ -343,9 +343,13 @@ function roundThreeVerdicts(report: BenchReport): Verdict[] {
       const best = fastest(page, name);
       const mine = median(page, PW, name);
       if (mine === undefined && best === undefined) continue;
+      // The floor beside it: the raw CDP act (click: its three mouse events; the others: the input
+      // and a read of the page after it), what no tool's act with a fresh observation undercuts.
+      const floor = median(page, FLOOR, name);
+      const floorWords = floor === undefined ? '' : `; raw CDP floor${name === 'click' ? ' (no read)' : ' with its read'} ${ms(floor)} ms`;
       const verdict = timeVerdict(
         `${name} with fresh observation ≤ 1× the fastest peer's bare ${name}`,
-        `${page.id} (median${best ? `; fastest: ${best.id}` : ''})`,
+        `${page.id} (median${best ? `; fastest: ${best.id}` : ''}${floorWords})`,
         mine,
         best?.ms,
         1,
