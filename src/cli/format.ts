@@ -1,7 +1,7 @@
 // The CLI's human output: a page as a header line and its tree, an act as one status line, an
 // event as one line. `--json` prints the wire results instead (commands.ts).
 import type { ActEvent, ActResult, Observation, SessionEvent, TabSummary } from '../client/wire.ts';
-import { blockerLine } from '../wire/blocker-line.ts';
+import { blockerLine, hitWords } from '../wire/blocker-line.ts';
 
 export function pageHeader(observation: Observation): string {
   const parts = [`page: ${JSON.stringify(observation.title)} ${observation.url}`, `tab ${observation.target_id}`];
@@ -33,7 +33,7 @@ export function actLine(what: string, result: ActResult): string {
     return `${result.status}: ${what}${where}${notes.length ? ` (${notes.join('; ')})` : ''}`;
   }
   const why = result.error_type ? ` (${result.error_type})` : '';
-  const hit = result.hit ? `; the point hit ${result.hit.role || result.hit.tag} ${JSON.stringify(result.hit.name)}` : '';
+  const hit = result.hit ? `; in the way: ${hitWords(result.hit)}` : '';
   return `${result.status}${why}: ${what}: ${result.error_text ?? 'no reason given'}${hit}`;
 }
 

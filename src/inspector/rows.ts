@@ -2,6 +2,7 @@
 // written the same way for the live logs and for a trace's steps, so that a person reads the
 // agent's run in one language whichever view shows it (PROTOCOL.md §13, "The inspector").
 import { actFailed } from '../wire/act-words.ts';
+import { hitWords } from '../wire/blocker-line.ts';
 import type { ActResult, EventData, EventKind, NetworkEntry, Observation } from '../client/exports.ts';
 
 /** How a row reads at a glance: its colour in the logs, and what the refusals filter keeps. */
@@ -89,14 +90,9 @@ export function actionsOf(params: Record<string, unknown>): Array<Record<string,
   return params['action'] === undefined ? [] : [params];
 }
 
-/**
- * What covers the point a click aimed at, worded as an observation's blocker line is
- * (src/wire/blocker-line.ts): `covered by region "Cookie banner" @40; @41 dismisses it`.
- */
+/** What covers the point a click aimed at: `covered by region "Cookie banner" @40; @41 dismisses it`. */
 export function blockerWords(hit: NonNullable<ActResult['hit']>): string {
-  const what = hit.role && hit.role !== 'generic' && hit.role !== 'none' ? hit.role : hit.tag;
-  const name = hit.name ? ` ${quoted(hit.name)}` : '';
-  return `covered by ${what}${name}${hit.ref ? ` ${hit.ref}` : ''}${hit.dismiss_ref ? `; ${hit.dismiss_ref} dismisses it` : ''}`;
+  return `covered by ${hitWords(hit, 60)}`;
 }
 
 /**

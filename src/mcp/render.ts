@@ -4,7 +4,7 @@
 import type { JsonRpcErrorObject } from '../rpc/errors.ts';
 import type { IdsSaid } from './ids-said.ts';
 import type { WireEvent } from './principal.ts';
-import { blockerLine, type BlockerWords } from '../wire/blocker-line.ts';
+import { blockerLine, type BlockerWords, type HitWords, hitWords } from '../wire/blocker-line.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -127,14 +127,8 @@ export function actText(result: Obj, news: readonly WireEvent[], ids: IdsSaid): 
     }; ${done}`,
   ];
   if (result['error_type'] || result['error_text']) lines.push(`${str(result['error_type']) || 'note'}: ${str(result['error_text'])}`);
-  const hit = result['hit'] as Obj | undefined;
-  if (hit) {
-    lines.push(
-      `in the way: ${str(hit['role'])} ${quote(hit['name'])} <${str(hit['tag'])}>${hit['ref'] ? ` ${str(hit['ref'])}` : ''}${
-        hit['dismiss_ref'] ? `; ${str(hit['dismiss_ref'])} dismisses it` : ''
-      }`,
-    );
-  }
+  const hit = result['hit'] as HitWords | undefined;
+  if (hit) lines.push(`in the way: ${hitWords(hit)}`);
   if (result['replayed'] === true) {
     lines.push('replayed: the kept result of an earlier call with this request_id (its state is no longer current).');
   }

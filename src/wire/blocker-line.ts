@@ -1,5 +1,6 @@
-// The one wording of an observation's blocker for a model or a person (MCP's page text, the CLI's):
-// its own module, with no schema in it, so that the CLI can use it without loading zod.
+// The one wording of what stands in the way for a model or a person: an observation's blocker and a
+// refused click's hit, as MCP's page text, the CLI and the inspector say them. Its own module, with
+// no schema in it, so that the CLI and the inspector can use it without loading zod.
 
 /** What the line says of a blocker (an element of an observation's `blockers`). */
 export interface BlockerWords {
@@ -20,4 +21,26 @@ export function blockerLine(blocker: BlockerWords, maxRefs = Infinity): string {
   const ref = blocker.ref ? ` ${blocker.ref}` : '';
   const dismiss = blocker.dismiss_ref ? `; ${blocker.dismiss_ref} dismisses it` : '';
   return `covered by ${blocker.role} ${JSON.stringify(blocker.name)}${ref}: ${said}${more}${dismiss}`;
+}
+
+/** What a refused click's point hit (an act result's `hit`). */
+export interface HitWords {
+  role: string;
+  name: string;
+  tag: string;
+  ref?: string | undefined;
+  dismiss_ref?: string | undefined;
+}
+
+/**
+ * `region "Cookie banner" @40; @41 dismisses it`: the hit named as a blocker line names its blocker
+ * (its tag where its role says nothing), names clipped past `maxName` characters.
+ */
+export function hitWords(hit: HitWords, maxName = Infinity): string {
+  const what = hit.role && hit.role !== 'generic' && hit.role !== 'none' ? hit.role : `<${hit.tag}>`;
+  const clipped = hit.name.length > maxName ? `${hit.name.slice(0, maxName - 1)}…` : hit.name;
+  const name = hit.name ? ` ${JSON.stringify(clipped)}` : '';
+  const ref = hit.ref ? ` ${hit.ref}` : '';
+  const dismiss = hit.dismiss_ref ? `; ${hit.dismiss_ref} dismisses it` : '';
+  return `${what}${name}${ref}${dismiss}`;
 }

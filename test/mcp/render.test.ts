@@ -38,7 +38,7 @@ s("an act's fresh observation names its state once, and neither the tab said bef
   for (const id of ['st_1a2b3c4d_9']) assert.is(text.split(id).length - 1, 1, text);
   for (const id of ['T1', 'S1']) assert.not.ok(text.includes(id), text);
   assert.ok(text.includes('no action completed'), text);
-  assert.ok(text.includes('region "Cookie banner" <div> @7; @9 dismisses it'), text);
+  assert.ok(text.includes('\nin the way: region "Cookie banner" @7; @9 dismisses it\n'), text);
 });
 
 s('an observation names each blocker on one line: the refs it covers and what dismisses it', () => {
