@@ -8,6 +8,7 @@ import { copyFileSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 import { connect } from '../client/index.ts';
 import { ConnectionError, PagewireError } from '../client/errors.ts';
+import type { Client } from '../client/client.ts';
 import type { Session } from '../client/session.ts';
 import { MAX_BYTES_RANGE, MAX_FIND_WORDS } from '../wire/observe-bounds.ts';
 import { NAVIGATIONS } from '../wire/navigations.ts';
@@ -41,6 +42,8 @@ const ACT: FlagSpec = {
 };
 
 interface Cx {
+  /** The connection, for what is not a session's (creating one). */
+  readonly client: Client;
   readonly session: Session;
   readonly state: StateFile;
   readonly args: ParsedArgs;
@@ -435,9 +438,31 @@ const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   session: {
+    flags: { name: 'value', endpoint: 'value' },
     arity: [1, 1],
     run: async (cx) => {
-      if (cx.args.positionals[0] !== 'close') throw new UsageError('session takes close');
+      const what = cx.args.positionals[0];
+      const name = flagString(cx.args, 'name');
+      const endpoint = flagString(cx.args, 'endpoint');
+      if (what === 'new') {
+        const created = await cx.client.createSession({
+          ...(name !== undefined ? { name } : {}),
+          ...(endpoint !== undefined ? { endpoint } : {}),
+        });
+        const answer = {
+          session_id: created.id!,
+          target_id: created.targetId,
+          ...(created.endpoint ? { endpoint: created.endpoint } : {}),
+        };
+        if (cx.json) printJson(answer);
+        else {
+          const on = answer.endpoint ? ` on endpoint ${answer.endpoint}` : '';
+          out(`session ${answer.session_id}${on}: give --session ${answer.session_id} (or PAGEWIRE_SESSION) to use it`);
+        }
+        return EXIT_OK;
+      }
+      if (what !== 'close') throw new UsageError('session takes new or close');
+      if (name !== undefined || endpoint !== undefined) throw new UsageError('--name and --endpoint go with session new');
       const closed = await cx.session.close();
       cx.state.update({ forgetObservation: true });
       if (cx.json) printJson(closed);
@@ -836,6 +861,7 @@ export async function runClient(name: string, argv: string[]): Promise<number> {
     );
   }
   const cx: Cx = {
+    client,
     session: client.session(sessionId),
     state: new StateFile({ dir: stateDir(process.env), key: stateKey(url, sessionId) }),
     args,

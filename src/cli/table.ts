@@ -21,7 +21,11 @@ const CLIENT_COMMANDS: ReadonlyArray<readonly [name: string, usage: string, summ
   ['upload', 'upload REF PATH [PATH…]', "give files to a file input (paths under the server's --uploads root)"],
   ['frames', 'frames [list | select ID]', "list the tab's frames, or observe and act in one"],
   ['cancel', 'cancel', "interrupt the session's running call"],
-  ['session', 'session close', 'close the session (its tabs go with it)'],
+  [
+    'session',
+    'session new [--name N] [--endpoint URL] | session close',
+    'create a session (on a farm endpoint the server allows) and print its id; close one (its tabs go with it)',
+  ],
   ['click', 'click REF|--x X --y Y [--button B] [--count N] [--modifiers M,M]', 'click an element of the last observation (or a point)'],
   ['type', 'type REF TEXT|--secret NAME [--submit] [--clear]', 'type TEXT (or a server secret, by name) into a field'],
   ['fill', 'fill REF TEXT|--secret NAME', "replace a field's value with TEXT (or a server secret, by name)"],

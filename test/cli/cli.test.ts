@@ -11,7 +11,8 @@ import type { TestClient } from '../helpers/client.ts';
 import { type CliRun, runCli, traceViewer } from '../helpers/cli-process.ts';
 import { descendants } from '../helpers/processes.ts';
 import { type FixtureServer, fixtureServer } from '../helpers/fixture-server.ts';
-import { sharedServer, type TestServer } from '../helpers/pagewire.ts';
+import { sharedServer, startTestServer, type TestServer } from '../helpers/pagewire.ts';
+import { launchDebuggableBrowser } from '../helpers/debuggable-browser.ts';
 import { IS_DENO, ROOT, startServerProcess } from '../helpers/server-process.ts';
 import { onTeardown } from '../helpers/teardown.ts';
 import { existsSync } from 'node:fs';
@@ -232,6 +233,39 @@ s('read URL loads the page and prints its main content as Markdown; click acts o
   const again = await cli(session, 'read');
   assert.is(again.code, 0, again.stderr);
   assert.match(again.stdout, /^page: "Child frame"/);
+});
+
+s('session new prints an id the next commands use, on a farm endpoint when the server allows one; session close ends it', async () => {
+  const made = await cli(undefined, 'session', 'new', '--name', 'cli-made', '--json');
+  assert.is(made.code, 0, made.stderr);
+  const { session_id } = JSON.parse(made.stdout) as { session_id: string; endpoint?: string };
+  sessions.push(session_id);
+  const opened = await cli(session_id, 'open', fixtures.url('/counter.html'));
+  assert.is(opened.code, 0, opened.stderr);
+  const listed = await direct.call<{ sessions: Array<{ session_id: string; name: string }> }>('session.list', {});
+  assert.is(listed.sessions.find((each) => each.session_id === session_id)?.name, 'cli-made');
+  const refused = await cli(undefined, 'session', 'new', '--endpoint', 'http://127.0.0.1:9/');
+  assert.is(refused.code, 3);
+  assert.match(refused.stderr, /--allow-endpoint/);
+  assert.is((await cli(session_id, 'session', 'close', '--name', 'x')).code, 2);
+  assert.is((await cli(session_id, 'session', 'close')).code, 0);
+
+  const farm = await launchDebuggableBrowser();
+  const allowing = await startTestServer(['--allow-endpoint', 'http://127.0.0.1:*']);
+  try {
+    const env = { PAGEWIRE_URL: allowing.url, XDG_STATE_HOME: stateHome };
+    const placed = await runCli(['session', 'new', '--endpoint', farm.endpoint], env);
+    assert.is(placed.code, 0, placed.stderr);
+    const id = /^session (s_\S+) on endpoint c1: /.exec(placed.stdout)?.[1];
+    assert.ok(id, placed.stdout);
+    const there = await runCli(['open', fixtures.url('/counter.html'), '--session', id!], env);
+    assert.is(there.code, 0, there.stderr);
+    assert.match(there.stdout, /button "Increment" @\d+/);
+    assert.is((await runCli(['session', 'close', '--session', id!], env)).code, 0);
+  } finally {
+    await allowing.server.close();
+    await farm.kill();
+  }
 });
 
 s('exit codes: 1 for an act that fell short (with the fresh tree), 2 for usage, 3 for transport and server errors', async () => {
