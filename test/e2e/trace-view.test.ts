@@ -1,5 +1,5 @@
 // Traces in the inspector, in real headless Chromium: a run recorded with a refusal, a dialog and a
-// navigation, exported, opens from `?trace=` (and dropped on the page) as a timeline of every step;
+// navigation, exported, opens from `?trace=` (dropped on the page, or picked with Open trace…) as a timeline of every step;
 // the refusal shows its reason and blocker, the password field is masked in the frames shown, and
 // a file of another version, another format, or a damaged one is refused with a sentence in the
 // page. The trace screenshot of the README is taken here (docs/images/inspector-trace.png).
@@ -192,6 +192,15 @@ s(
 s('the same file dropped on the live inspector opens the same timeline', async () => {
   await inspector.front();
   await inspector.drop(basename(exported.path), new Uint8Array(readFileSync(exported.path)));
+  await inspector.until(`document.getElementById('trace-view')?.dataset.state === 'ready'`);
+  assert.is(await inspector.eval<number>(`document.querySelectorAll('#timeline [data-seq]').length`), exported.steps);
+});
+
+s('the same file picked with Open trace… opens the same timeline', async () => {
+  await inspector.front();
+  // Shown already (the drop before): marked, so that only a new load of the view can say ready.
+  await inspector.eval(`document.getElementById('trace-view').dataset.state = 'picked'`);
+  await inspector.pick(exported.path);
   await inspector.until(`document.getElementById('trace-view')?.dataset.state === 'ready'`);
   assert.is(await inspector.eval<number>(`document.querySelectorAll('#timeline [data-seq]').length`), exported.steps);
 });

@@ -3,7 +3,7 @@
 import { Buffer } from 'node:buffer';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { TestClient } from './client.ts';
-import { evaluate } from './page.ts';
+import { evaluate, tabOf } from './page.ts';
 import type { TestServer } from './pagewire.ts';
 import { decodeBase64 } from './png.ts';
 
@@ -64,6 +64,24 @@ export class InspectorPage {
       document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
       return true;
     })()`);
+  }
+
+  /**
+   * A file picked with the header's Open trace… button, as the browser's file chooser hands it
+   * over (DOM.setFileInputFiles fires the input's change event).
+   */
+  async pick(path: string): Promise<void> {
+    const session = tabOf(this.server, this.targetId).session;
+    const { result } = await session.send('Runtime.evaluate', {
+      expression:
+        `[...document.querySelectorAll('label.open-trace input[type=file]')].find((input) => input.parentElement.closest('[hidden]') === null)`,
+    });
+    if (!result.objectId) throw new Error('no Open trace… input in a shown view of the inspector');
+    try {
+      await session.send('DOM.setFileInputFiles', { files: [path], objectId: result.objectId });
+    } finally {
+      await session.send('Runtime.releaseObject', { objectId: result.objectId }).catch(() => {});
+    }
   }
 
   /** Brings the page to the front: a page behind another tab runs no animation frames, which until() waits for. */
