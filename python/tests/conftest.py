@@ -258,5 +258,14 @@ def proxy(server: Server) -> Iterator[TcpProxy]:
     front.close()
 
 
-def open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
+def open_fds() -> set[tuple[int, str]]:
+    """This process's open descriptors, each with what it points to (a socket's inode): one in a later
+    set and not in an earlier one was opened since and is still open. Comparing counts would also
+    count a descriptor of an earlier test that the collector closed meanwhile."""
+    fds = set()
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            fds.add((int(name), os.readlink(f"/proc/self/fd/{name}")))
+        except OSError:
+            pass  # the listing's own descriptor, closed by now
+    return fds
