@@ -143,6 +143,8 @@ class SafeNames {
   readonly #valueBelow = new Map<string, boolean>();
   readonly #names = new Map<string, string>();
   readonly #computing = new Set<string>();
+  /** Nodes whose name was worked out from other nodes (labels, descendants), not taken as Chromium gave it. */
+  readonly #lookedAround = new Set<string>();
 
   constructor(byId: ReadonlyMap<string, AXNode>) {
     this.#byId = byId;
@@ -268,6 +270,14 @@ class SafeNames {
     return flatten(parts.join(' '));
   }
 
+  /**
+   * Whether the node's name was worked out from other nodes of the payload: in a document read in
+   * part, nodes not read yet may change it, so its view is not kept for a later build.
+   */
+  lookedAround(node: AXNode): boolean {
+    return this.#lookedAround.has(node.nodeId);
+  }
+
   /** The node's name with no input value in it (`fromContents`: what fromContents says of it). */
   name(node: AXNode, fromContents = this.fromContents(node)): string {
     const chromium = String(node.name?.value ?? '');
@@ -277,6 +287,7 @@ class SafeNames {
     if (!fromContents && node.name?.sources && nameSourceOf(node)?.type !== 'relatedElement') return chromium;
     const known = this.#names.get(node.nodeId);
     if (known !== undefined) return known;
+    this.#lookedAround.add(node.nodeId);
     if (this.#computing.has(node.nodeId)) return ''; // aria-labelledby cycles
     this.#computing.add(node.nodeId);
     let name = chromium;
@@ -364,8 +375,10 @@ export function buildAxTree(
 /**
  * The same, from nodes already keyed by id (a kept document: no copy of tens of thousands). With
  * `partial` (a prefix read, ax-prefix.ts), each child missing from `byId` becomes an UnreadNode
- * placeholder (a text node's InlineTextBoxes excepted: they are dropped anyway), and `reuse` is not
- * used, since a node's view changes as its children are read.
+ * placeholder (a text node's InlineTextBoxes excepted: they are dropped anyway). A view with a
+ * placeholder below it changes as its children are read, so `reuse` keeps only the views whose
+ * subtree was read whole: after a change on a large page read by prefix, the unchanged rows keep
+ * their views (and their stitched copies, stitch.ts) instead of being built again.
  */
 export function buildAxTreeFrom(
   byId: ReadonlyMap<string, Cdp.Accessibility.AXNode>,
@@ -373,9 +386,11 @@ export function buildAxTreeFrom(
   reuse?: WeakMap<Cdp.Accessibility.AXNode, AxChild[]>,
   partial = false,
 ): AxViewNode | undefined {
-  if (partial) reuse = undefined;
   const visited = new Set<string>();
   const names = new SafeNames(byId);
+  // The views of this build that may change as more is read: a placeholder below them, or a name
+  // worked out from other nodes.
+  const mayChange = new WeakSet<AxChild[]>();
 
   // Returns the visible nodes this AX node contributes: itself, or (when ignored) its children.
   const convert = (node: Cdp.Accessibility.AXNode): AxChild[] => {
@@ -384,17 +399,29 @@ export function buildAxTreeFrom(
     if (visited.has(node.nodeId)) return []; // a malformed payload must not loop forever
     visited.add(node.nodeId);
     const views = convertOnce(node);
-    reuse?.set(node, views);
+    if (!mayChange.has(views)) reuse?.set(node, views);
     return views;
   };
   const convertOnce = (node: Cdp.Accessibility.AXNode): AxChild[] => {
     const children: AxChild[] = [];
+    let whole = true;
     const role = String(node.role?.value ?? '');
     for (const childId of node.childIds ?? []) {
       const child = byId.get(childId);
-      if (child) children.push(...convert(child));
-      else if (partial && role !== 'StaticText') children.push({ unread: true });
+      if (child) {
+        const views = convert(child);
+        if (mayChange.has(views)) whole = false;
+        children.push(...views);
+      } else if (partial && role !== 'StaticText') {
+        children.push({ unread: true });
+        whole = false;
+      }
     }
+    const views = viewsOf(node, role, children);
+    if (!whole || (partial && names.lookedAround(node))) mayChange.add(views);
+    return views;
+  };
+  const viewsOf = (node: Cdp.Accessibility.AXNode, role: string, children: AxChild[]): AxChild[] => {
     if (DROPPED_ROLES.has(role)) return [];
     if (node.ignored) return children;
     const fromContents = node.name?.value ? names.fromContents(node) : false;

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Cdp } from '../../protocol/generated/cdp.ts';
-import { type AxViewNode, buildAxTree } from '../../src/observe/ax-tree.ts';
+import { type AxChild, type AxViewNode, buildAxTree, buildAxTreeFrom } from '../../src/observe/ax-tree.ts';
 
 type AXNode = Cdp.Accessibility.AXNode;
 type Source = Cdp.Accessibility.AXValueSource;
@@ -239,6 +239,43 @@ s('a cycle of aria-labelledby does not loop', () => {
     )),
   );
   assert.equal(childViews(tree!).map((c) => [c.role, c.name]), [['button', ''], ['button', '']]);
+});
+
+s('a document read in part keeps the views of subtrees read whole for the next build, and builds again what was not read whole', () => {
+  const nodes = payload({
+    role: 'RootWebArea',
+    name: 'Invoices',
+    children: [
+      {
+        role: 'row',
+        name: 'Row 1',
+        source: ariaLabel('Row 1'),
+        children: [{ role: 'button', name: 'Edit row 1', source: ariaLabel('Edit row 1') }],
+      },
+      {
+        role: 'row',
+        name: 'Row 2',
+        source: ariaLabel('Row 2'),
+        children: [{ role: 'button', name: 'Edit row 2', source: ariaLabel('Edit row 2') }],
+      },
+    ],
+  });
+  const [root, row1, , row2, button2] = nodes as [AXNode, AXNode, AXNode, AXNode, AXNode];
+  const all = new Map(nodes.map((node) => [node.nodeId, node]));
+  const read = new Map(all);
+  read.delete(button2.nodeId); // the prefix read stopped before row 2's button
+  const reuse = new WeakMap<AXNode, AxChild[]>();
+  const first = buildAxTreeFrom(read, root, reuse, true)!;
+  const [firstRow1, firstRow2] = first.children as AxViewNode[];
+  assert.ok(firstRow2!.children[0]?.unread, 'row 2 holds a placeholder');
+  assert.ok(reuse.has(row1), 'row 1 was read whole');
+  assert.not.ok(reuse.has(row2), 'row 2 was not');
+  assert.not.ok(reuse.has(root), 'nor the document');
+
+  const further = buildAxTreeFrom(all, root, reuse, true)!;
+  const [row1Again, row2Again] = further.children as AxViewNode[];
+  assert.is(row1Again, firstRow1, 'the same view, not built again');
+  assert.equal(row2Again!.children.map((c) => (c.unread ? 'unread' : c.name)), ['Edit row 2']);
 });
 
 s.run();
