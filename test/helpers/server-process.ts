@@ -84,7 +84,15 @@ export async function startServerProcess(args: string[], env: Record<string, str
     const line = await firstLine(child.stdout).catch(async () => {
       throw new Error(`server exited (${await exit}) before its ready line: ${await stderr.text}`);
     });
-    return { pid: child.pid, line, exit, kill: (signal) => child.kill(signal), closeStderr: () => stderr.cancel() };
+    // Deno's kill throws for a child that exited already; node:child_process's returns false.
+    const kill = (signal: Parameters<typeof child.kill>[0]) => {
+      try {
+        child.kill(signal);
+      } catch {
+        // exited already
+      }
+    };
+    return { pid: child.pid, line, exit, kill, closeStderr: () => stderr.cancel() };
   }
   const child = spawn(process.execPath, command(args), {
     cwd: ROOT,
