@@ -181,6 +181,14 @@ function writeReport(report: BenchReport, log: (line: string) => void): void {
     `${BENCH_DIR}README.md`,
     renderReadmeBlock(report),
   );
+  // Laid out as `npm run fmt` lays them out, so that a committed run passes `fmt:check`.
+  const files = [`${BENCH_DIR}RESULTS.md`, ...(readme ? [`${BENCH_DIR}README.md`] : [])];
+  const root = join(BENCH_DIR, '..');
+  const fmt = spawnSync(join(root, 'node_modules', '.bin', 'deno'), ['fmt', '--quiet', '--config', join(root, 'deno.json'), ...files], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (fmt.status !== 0) log(`deno fmt did not format the report (${fmt.error?.message ?? `exit ${fmt.status}`}): run \`npm run fmt\``);
   log(
     `wrote bench/RESULTS.md${readme ? '; updated the summary in bench/README.md' : ' (bench/README.md has no bench markers: not touched)'}`,
   );

@@ -456,6 +456,9 @@ export class ChangeMonitor {
 
   #onEvent(event: Event): void {
     if (this.GEOMETRY_EVENTS.includes(event.type)) {
+      // A text field scrolls its own text (typing past its width): that text lives in the field's
+      // user-agent shadow tree, which no snapshot reads, so no box of the document moved.
+      if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
       this.geometry = ++this.generation;
     } else if (this.GLOBAL_EVENTS.includes(event.type)) {
       this.#markGlobal();

@@ -200,16 +200,21 @@ async function authorizingGate(port: number, authorization: string): Promise<{ u
   const gate = createServer(async (req, res) => {
     if (req.headers.authorization !== authorization) {
       seen.refused++;
-      res.writeHead(401).end();
+      res.writeHead(401, { connection: 'close' }).end();
       return;
     }
     const upstream = await fetch(`http://127.0.0.1:${port}${req.url}`);
     // The browser names its socket on its own port: the client must come through here.
-    res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(
+    // No kept-alive connection outlives a request: on Deno, close() waits for them.
+    res.writeHead(upstream.status, { 'content-type': 'application/json', connection: 'close' }).end(
       (await upstream.text()).replaceAll(`:${port}/`, `:${gatePort}/`),
     );
   });
+  // An upgraded socket is no longer the HTTP server's to close: it is tracked here to be ended.
+  const tunnels = new Set<{ destroy(): void }>();
   gate.on('upgrade', (req, socket, head) => {
+    tunnels.add(socket);
+    socket.on('close', () => tunnels.delete(socket));
     if (req.headers.authorization !== authorization) {
       seen.refused++;
       socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
@@ -221,6 +226,8 @@ async function authorizingGate(port: number, authorization: string): Promise<{ u
       upstream.write(head);
       socket.pipe(upstream).pipe(socket);
     });
+    tunnels.add(upstream);
+    upstream.on('close', () => tunnels.delete(upstream));
     upstream.on('error', () => socket.destroy());
     socket.on('error', () => upstream.destroy());
   });
@@ -228,6 +235,7 @@ async function authorizingGate(port: number, authorization: string): Promise<{ u
   const gatePort = (gate.address() as AddressInfo).port;
   onTeardown(() => {
     (gate as { closeAllConnections?: () => void }).closeAllConnections?.();
+    for (const tunnel of tunnels) tunnel.destroy();
     return new Promise<void>((resolve) => gate.close(() => resolve()));
   });
   seen.url = `http://127.0.0.1:${gatePort}`;

@@ -237,6 +237,22 @@ s('scrolling the document moves no box in it: the snapshot is kept and in_viewpo
   assert.ok(scrolled.observation.elements.some((e) => e.in_viewport === true), 'others scrolled into view');
 });
 
+s('a text field scrolling its own text moves no box, on a page too big to measure its boxes', async () => {
+  // Typing past a field's width scrolls the field's text, not the document: over MAX_BOXES
+  // elements the monitor cannot measure that nothing moved, so the scroll itself must not count.
+  await open('/large-table.html');
+  await quiet();
+  const before = await counts();
+  const { patched, observation } = await changeAndCompare(
+    "new Promise((resolve) => { const note = document.querySelector('#row1 input[type=text]'); note.addEventListener('scroll', () => resolve(true), { once: true }); note.value = 'w'.repeat(300); note.dispatchEvent(new Event('input', { bubbles: true })); note.scrollLeft = 100000; })",
+  );
+  const after = await counts();
+  assert.is(patched, 1);
+  assert.ok(observation.elements.some((e) => e.name === 'Note for row 1' && e.has_value === true));
+  assert.is(after.snapshots_light - before.snapshots_light, 0, 'no snapshot for a field scrolling its text');
+  assert.ok(after.snapshots_kept > before.snapshots_kept, 'the snapshot was kept');
+});
+
 s('what changed last time is read right behind the question, and used when it changed again', async () => {
   await open('/incremental.html');
   await quiet();
