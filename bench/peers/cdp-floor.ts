@@ -9,7 +9,10 @@
 //              the same reads as observe (the field is found untimed beforehand): the fewest
 //              calls that type into a field and read the page after it, with no check and no wait
 //   type     = the fill's focusing call (caret at the end), then Input.dispatchKeyEvent keyDown (with the
-//              character) and keyUp per character, all sent at once, then the same reads
+//              character) and keyUp per character, each awaited before the next (a key that opens a
+//              dialog must stop the rest, which keys sent at once cannot), then the same reads
+//   each act also times its input and one forced layout after it (settled_ms): no read of the
+//   changed page can come sooner, so no act with a fresh observation undercuts it
 //   select   = one Runtime.callFunctionOn that sets the option and fires input and change, then the same reads
 //   navigate = Page.navigate until Page.domContentEventFired, then the first accessibility call
 //              (getPartialAXTree of the document node alone): before it answers, no accessibility
@@ -77,8 +80,8 @@ export class CdpFloor implements Contender {
     click: '`Input.dispatchMouseEvent` ×3 (moved, pressed, released)',
     click_observed: 'not a call of its own: the click, then `Accessibility.getFullAXTree` per frame',
     fill: '`Runtime.callFunctionOn` (focus, select) + `Input.insertText`, then `Accessibility.getFullAXTree` per frame (raw JSON)',
-    type: '`Runtime.callFunctionOn` (focus, caret at the end) + `Input.dispatchKeyEvent` keyDown and keyUp per character, sent ' +
-      'at once, then `Accessibility.getFullAXTree` per frame (raw JSON)',
+    type: '`Runtime.callFunctionOn` (focus, caret at the end) + `Input.dispatchKeyEvent` keyDown and keyUp per character, each ' +
+      'awaited (a key that opens a dialog stops the rest), then `Accessibility.getFullAXTree` per frame (raw JSON)',
     select: '`Runtime.callFunctionOn` (set the option, fire `input` and `change`), then `Accessibility.getFullAXTree` per frame (raw JSON)',
     navigate: '`Page.navigate` until `Page.domContentEventFired`, then the first accessibility call ' +
       '(`DOM.getDocument` depth 0, `Accessibility.getPartialAXTree` of the document node alone)',
@@ -347,13 +350,24 @@ export class CdpFloor implements Contender {
     await this.#send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', clickCount: 1 }, true);
   }
 
+  /**
+   * Style and layout of the main frame, forced: what any read of the page after a change waits
+   * for first (the accessibility tree and a snapshot both need a clean layout). The read after it
+   * finds the layout done, so the act's total is not inflated.
+   */
+  async #layout(): Promise<void> {
+    await this.#send('Runtime.evaluate', { expression: 'void document.documentElement.getBoundingClientRect()' }, true);
+  }
+
   /** Times only the dispatch: aiming (and re-scrolling after an anchor jump) is set-up. */
   async click(page: PageSpec): Promise<ActOutcome> {
     try {
       const { x, y } = await this.#aim(page);
       const started = performance.now();
       await this.#click(x, y);
-      return { ok: true, observation: false, text_bytes: 0, ms: performance.now() - started };
+      const ms = performance.now() - started;
+      await this.#layout();
+      return { ok: true, observation: false, text_bytes: 0, ms, settled_ms: performance.now() - started };
     } catch (error) {
       return { ok: false, observation: false, text_bytes: 0, error: errorText(error) };
     }
@@ -386,12 +400,10 @@ export class CdpFloor implements Contender {
     return this.#timedOn(field.js, page, async (objectId) => {
       const atEnd = 'function () { this.focus(); const end = this.value.length; this.setSelectionRange(end, end); }';
       await this.#send('Runtime.callFunctionOn', { objectId, functionDeclaration: atEnd }, true);
-      await Promise.all(
-        [...text].flatMap((key) => [
-          this.#send('Input.dispatchKeyEvent', { type: 'keyDown', key, text: key }, true),
-          this.#send('Input.dispatchKeyEvent', { type: 'keyUp', key }, true),
-        ]),
-      );
+      for (const key of text) {
+        await this.#send('Input.dispatchKeyEvent', { type: 'keyDown', key, text: key }, true);
+        await this.#send('Input.dispatchKeyEvent', { type: 'keyUp', key }, true);
+      }
     }, async () => {
       const value = String(await this.#evaluate(`(${field.js}).value`));
       if (!value.endsWith(text)) throw new Error(`the field holds ${JSON.stringify(value)}, which does not end with the text typed`);
@@ -430,11 +442,13 @@ export class CdpFloor implements Contender {
       if (!objectId) throw new Error(`no element for ${js}`);
       const started = performance.now();
       await input(objectId);
+      await this.#layout();
+      const settled = performance.now() - started;
       if (page.floorRead === 'prefix') await this.#readPrefix(151);
       else await this.#readAll();
       const ms = performance.now() - started;
       await check();
-      return { ok: true, observation: true, text_bytes: 0, ms };
+      return { ok: true, observation: true, text_bytes: 0, ms, settled_ms: settled };
     } catch (error) {
       return { ok: false, observation: false, text_bytes: 0, error: errorText(error) };
     } finally {

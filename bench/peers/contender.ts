@@ -67,6 +67,11 @@ export interface ActOutcome {
   error?: string;
   /** The timed part, when the call includes untimed set-up (the floor aims before it clicks). */
   ms?: number;
+  /**
+   * The raw CDP floor only: from the same start, the input and then the style and layout the
+   * page's first read after it must wait for (one forced layout), before any read.
+   */
+  settled_ms?: number;
 }
 
 export type NavOutcome = ActOutcome;

@@ -14,6 +14,8 @@ export interface Sample {
   bytes: number;
   observation?: boolean;
   error?: string;
+  /** The raw CDP floor's input and the layout after it (ActOutcome.settled_ms). */
+  settled_ms?: number;
 }
 
 export interface SeriesResult {
@@ -31,6 +33,8 @@ export interface SeriesResult {
   same_as?: SeriesName;
   /** Median of the untimed set-up before each call (changing the page), in ms. */
   setup_median_ms?: number;
+  /** The raw CDP floor: median of its input and the layout after it (Sample.settled_ms). */
+  settled_median_ms?: number;
   /**
    * Not measured as one call: the sum of two series' medians (and of their p90s), for tools whose
    * click answer carries no observation, so a second call is needed.
@@ -80,6 +84,7 @@ function fromActOutcome(outcome: ActOutcome, ms: number): Sample {
     bytes: outcome.text_bytes,
     observation: outcome.observation,
     ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.settled_ms !== undefined ? { settled_ms: outcome.settled_ms } : {}),
   };
 }
 
@@ -163,6 +168,7 @@ async function runSeries(
   for (const [c, state] of active) {
     const good = state.samples.filter((s) => s.ok);
     const observed = new Set(good.map((s) => s.observation));
+    const settled = good.flatMap((s) => (s.settled_ms === undefined ? [] : [s.settled_ms]));
     const result: SeriesResult = {
       status: good.length === 0 ? 'failed' : state.errors > 0 ? 'partial' : 'ok',
       samples: state.samples,
@@ -172,6 +178,7 @@ async function runSeries(
       ...(observed.size === 1 && good[0]?.observation !== undefined ? { observation: good[0].observation } : {}),
       ...(observed.size > 1 ? { observation: 'mixed' as const } : {}),
       ...(state.setup.length ? { setup_median_ms: stats(state.setup)!.median_ms } : {}),
+      ...(settled.length ? { settled_median_ms: stats(settled)!.median_ms } : {}),
     };
     results[c.id]!.series[name] = result;
   }
