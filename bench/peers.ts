@@ -398,7 +398,7 @@ async function main(): Promise<number> {
   if (options.scale && !options.only && !options.pages) {
     log('many sessions on one server');
     try {
-      scale = await runScale({ seconds: 15, steps: SCALE_STEPS }, log);
+      scale = await runScale({ seconds: 15, steps: SCALE_STEPS, floorBrowser: options.browser }, log);
     } catch (error) {
       exitCode = 1;
       log(`  the scale series failed: ${error instanceof Error ? error.message : String(error)}`);

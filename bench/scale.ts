@@ -7,9 +7,12 @@
 // clicks per second (all clients), the latency's p50 and p95, and the memory (PSS) of the whole
 // process tree (server and browser) at the end of the step. Sessions of a step are closed before
 // the next one starts. Tabs open before a step's clock starts, and its first second is not counted.
+// After each step, the same step on the floor (bench/scale-floor.ts): Chromium alone, N contexts
+// clicking and reading their accessibility trees over raw CDP, with no server (--no-floor skips it).
 //
-// Issue 34's goal, shown with its verdict: with 16 sessions, throughput ≥ 0.9× the best throughput
-// of any step, and p95 ≤ 3× p50. Writes bench/results/scale-<date>.json.
+// Issue 34's goal, shown with its verdict and the floor's own ratio beside it: with 16 sessions,
+// throughput ≥ 0.9× the best throughput of any step, and p95 ≤ 3× p50. Writes
+// bench/results/scale-<date>.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -19,11 +22,21 @@ import { startFixtureServer } from '../test/helpers/fixture-server.ts';
 import { ref } from '../test/helpers/wire.ts';
 import type { ActResult, Observation } from '../test/helpers/wire.ts';
 import { memoryOf } from './peers/procs.ts';
+import { ScaleFloor } from './scale-floor.ts';
 import { ROOT, startServerProcess } from './server-process.ts';
 
 export interface ScaleOptions {
   seconds: number;
   steps: number[];
+  /** The floor's browser; no floor steps when absent. */
+  floorBrowser?: string;
+}
+
+/** Clicks per second of a step and its latencies. */
+export interface StepRates {
+  clicks_per_s: number;
+  p50_ms: number;
+  p95_ms: number;
 }
 
 export interface ScaleStep {
@@ -35,6 +48,8 @@ export interface ScaleStep {
   errors: number;
   tree_pss_mib: number | undefined;
   load_after: number;
+  /** The raw CDP floor's step of the same size (bench/scale-floor.ts). */
+  floor?: StepRates;
 }
 
 /** Not counted at the start of a step: every agent's first clicks on its new tab. */
@@ -43,15 +58,20 @@ const WARM_MS = 1_000;
 export const SCALE_STEPS = [1, 2, 4, 8, 16];
 
 function parseArgs(argv: string[]): ScaleOptions {
-  const options: ScaleOptions = { seconds: 15, steps: SCALE_STEPS };
+  const options: ScaleOptions = { seconds: 15, steps: SCALE_STEPS, floorBrowser: '/usr/bin/chromium' };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split('=', 2) as [string, string | undefined];
+    if (flag === '--no-floor') {
+      delete options.floorBrowser;
+      continue;
+    }
     const value = inline ?? argv[++i];
-    if (flag === '--seconds' && Number(value) >= 2) options.seconds = Number(value);
+    if (flag === '--browser' && value) options.floorBrowser = value;
+    else if (flag === '--seconds' && Number(value) >= 2) options.seconds = Number(value);
     else if (flag === '--steps' && value && value.split(',').every((n) => Number.isInteger(Number(n)) && Number(n) >= 1)) {
       options.steps = value.split(',').map(Number);
     } else {
-      console.error(`bench:scale: bad argument ${argv[i]} (--seconds N ≥ 2, --steps 1,2,4,…)`);
+      console.error(`bench:scale: bad argument ${argv[i]} (--seconds N ≥ 2, --steps 1,2,4,…, --browser PATH, --no-floor)`);
       process.exit(2);
     }
   }
@@ -129,12 +149,26 @@ export interface ScaleReport {
   throughput_ratio: number;
   /** The largest step's p95 ÷ its p50. */
   spread: number;
+  /** The same ratios of the floor's steps, when it ran. */
+  floor_throughput_ratio?: number;
+  floor_spread?: number;
+}
+
+/** Clicks per second over `seconds`, and the p50 and p95 of `latencies`. */
+function rates(latencies: number[], seconds: number): StepRates {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    clicks_per_s: Math.round((sorted.length / seconds) * 10) / 10,
+    p50_ms: Math.round(percentile(sorted, 50)),
+    p95_ms: Math.round(percentile(sorted, 95)),
+  };
 }
 
 /** Runs the steps on a server process of its own (`dist/`, built); `log` gets a line per step. */
 export async function runScale(options: ScaleOptions, log: (line: string) => void): Promise<ScaleReport> {
   const fixtures = await startFixtureServer();
   const server = await startServerProcess();
+  const floor = options.floorBrowser ? new ScaleFloor(options.floorBrowser, `scale-floor-${process.pid}`) : undefined;
   const results: ScaleStep[] = [];
   try {
     log(`bench:scale: steps ${options.steps.join(', ')}, ${options.seconds} s each (load ${loadavg()[0]!.toFixed(1)})`);
@@ -152,36 +186,51 @@ export async function runScale(options: ScaleOptions, log: (line: string) => voi
       const runs = await Promise.all(agents.map((agent) => agent.clickUntil(deadline, countFrom)));
       await Promise.all(agents.map((agent) => agent.close()));
       const counted = (deadline - countFrom) / 1_000;
-      const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
+      const latencies = runs.flatMap((r) => r.latencies);
       const memory = memoryOf(`scale-${server.child.pid}`, [server.child.pid!]);
       const step: ScaleStep = {
         sessions,
         clicks: latencies.length,
-        clicks_per_s: Math.round((latencies.length / counted) * 10) / 10,
-        p50_ms: Math.round(percentile(latencies, 50)),
-        p95_ms: Math.round(percentile(latencies, 95)),
+        ...rates(latencies, counted),
         errors: runs.reduce((n, r) => n + r.errors, 0),
         tree_pss_mib: memory.server_mib === undefined ? undefined : Math.round((memory.server_mib + (memory.browser_mib ?? 0)) * 10) / 10,
         load_after: Math.round(loadavg()[0]! * 10) / 10,
       };
+      if (floor) {
+        const floorLatencies = await floor.step(sessions, page, () => {
+          const floorStarted = performance.now();
+          return { countFrom: floorStarted + WARM_MS, deadline: floorStarted + options.seconds * 1_000 };
+        });
+        step.floor = rates(floorLatencies, counted);
+      }
       results.push(step);
       log(
         `  ${sessions} session(s): ${step.clicks_per_s} clicks/s, p50 ${step.p50_ms} ms, p95 ${step.p95_ms} ms, ` +
-          `${step.errors} errors, tree ${step.tree_pss_mib ?? '?'} MiB PSS (load ${step.load_after})`,
+          `${step.errors} errors, tree ${step.tree_pss_mib ?? '?'} MiB PSS (load ${step.load_after})` +
+          (step.floor ? `; floor ${step.floor.clicks_per_s} clicks/s, p50 ${step.floor.p50_ms} ms, p95 ${step.floor.p95_ms} ms` : ''),
       );
     }
   } finally {
+    await floor?.stop();
     server.child.kill('SIGTERM');
     await new Promise((resolve) => server.child.once('exit', resolve));
     await fixtures.close();
   }
-  const best = Math.max(...results.map((r) => r.clicks_per_s));
-  const top = results.find((r) => r.sessions === Math.max(...options.steps))!;
+  const ratios = (of: (step: ScaleStep) => StepRates | undefined) => {
+    const best = Math.max(...results.map((r) => of(r)?.clicks_per_s ?? 0));
+    const top = of(results.find((r) => r.sessions === Math.max(...options.steps))!);
+    return top && best > 0
+      ? { throughput: Math.round((top.clicks_per_s / best) * 100) / 100, spread: Math.round((top.p95_ms / top.p50_ms) * 100) / 100 }
+      : undefined;
+  };
+  const mine = ratios((step) => step)!;
+  const floors = ratios((step) => step.floor);
   return {
     seconds: options.seconds,
     steps: results,
-    throughput_ratio: Math.round((top.clicks_per_s / best) * 100) / 100,
-    spread: Math.round((top.p95_ms / top.p50_ms) * 100) / 100,
+    throughput_ratio: mine.throughput,
+    spread: mine.spread,
+    ...(floors ? { floor_throughput_ratio: floors.throughput, floor_spread: floors.spread } : {}),
   };
 }
 
@@ -195,7 +244,12 @@ async function main(): Promise<void> {
     `\n${top.sessions} sessions: throughput ${throughput.toFixed(2)}× the best step (goal ≥ 0.9×: ${
       throughput >= 0.9 ? 'met' : 'MISSED'
     }), ` +
-      `p95 ${spread.toFixed(2)}× p50 (goal ≤ 3×: ${spread <= 3 ? 'met' : 'MISSED'})`,
+      `p95 ${spread.toFixed(2)}× p50 (goal ≤ 3×: ${spread <= 3 ? 'met' : 'MISSED'})` +
+      (report.floor_throughput_ratio === undefined
+        ? ''
+        : `; the raw CDP floor: throughput ${report.floor_throughput_ratio.toFixed(2)}× its best step, p95 ${
+          report.floor_spread!.toFixed(2)
+        }× p50`),
   );
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
   const file = `${ROOT}bench/results/scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;

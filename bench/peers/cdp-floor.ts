@@ -17,13 +17,8 @@
 //   navigate = Page.navigate until Page.domContentEventFired, then the first accessibility call
 //              (getPartialAXTree of the document node alone): before it answers, no accessibility
 //              tree of the new document can be read, so no observation built on it comes sooner
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Readable, Writable } from 'node:stream';
-import { TAG_VAR } from './procs.ts';
+import { type CdpMessage, PipeBrowser } from './pipe-browser.ts';
 import {
   type ActOutcome,
   type Contender,
@@ -39,15 +34,6 @@ import {
 import { INTERACTIVE_ROLES } from './snapshot-text.ts';
 import { readPrefix } from '../../src/observe/ax-prefix.ts';
 import { axProbes } from '../../src/page/ax-probes.ts';
-
-interface CdpMessage {
-  id?: number;
-  method?: string;
-  sessionId?: string;
-  params?: Record<string, unknown>;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string };
-}
 
 interface AxNode {
   ignored: boolean;
@@ -91,11 +77,7 @@ export class CdpFloor implements Contender {
   readonly #browser: string;
   readonly #navigateReads: number | undefined;
   readonly #afterLoad: boolean;
-  #child: ChildProcess | undefined;
-  #profile: string | undefined;
-  #nextId = 1;
-  readonly #pending = new Map<number, { method: string; resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
-  readonly #listeners = new Set<(message: CdpMessage) => void>();
+  #pipe: PipeBrowser | undefined;
   #sessionId = '';
   /** Sessions of the page's cross-site frames (auto-attached), by target id, which is their frame id. */
   readonly #frameSessions = new Map<string, string>();
@@ -129,54 +111,12 @@ export class CdpFloor implements Contender {
   }
 
   pids(): number[] {
-    return this.#child?.pid ? [this.#child.pid] : [];
+    return this.#pipe?.pids() ?? [];
   }
 
   async start(): Promise<void> {
-    this.#profile = mkdtempSync(join(tmpdir(), 'pagewire-bench-floor-'));
-    const args = [
-      '--remote-debugging-pipe',
-      `--user-data-dir=${this.#profile}`,
-      '--no-first-run',
-      '--no-default-browser-check',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--headless',
-      '--disable-gpu',
-      '--hide-scrollbars',
-      '--mute-audio',
-      '--window-size=1280,720',
-      ...(typeof process.getuid === 'function' && process.getuid() === 0 ? ['--no-sandbox'] : []),
-      'about:blank',
-    ];
-    this.command = `${this.#browser} ${args.join(' ').replace(this.#profile, '$TMP')}`;
-    const child = spawn(this.#browser, args, {
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
-      env: { ...process.env, [TAG_VAR]: this.tag },
-    });
-    this.#child = child;
-    let stderr = '';
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)));
-    child.once('exit', (code, signal) => {
-      for (const pending of this.#pending.values()) {
-        pending.reject(new Error(`${pending.method}: Chromium exited (${code ?? signal}); ${stderr.trim()}`));
-      }
-      this.#pending.clear();
-    });
-    const input = child.stdio[4] as Readable;
-    let buffer = '';
-    input.setEncoding('utf8');
-    input.on('data', (chunk: string) => {
-      buffer += chunk;
-      let end: number;
-      while ((end = buffer.indexOf('\0')) !== -1) {
-        const message = JSON.parse(buffer.slice(0, end)) as CdpMessage;
-        buffer = buffer.slice(end + 1);
-        this.#onMessage(message);
-      }
-    });
+    this.#pipe = new PipeBrowser(this.#browser, this.tag);
+    this.command = this.#pipe.command;
     const version = await this.#send('Browser.getVersion', {});
     this.version = String(version.product);
     const { targetId } = await this.#send('Target.createTarget', { url: 'about:blank' });
@@ -186,7 +126,7 @@ export class CdpFloor implements Contender {
     await this.#send('Page.enable', {}, true);
     await this.#send('Runtime.enable', {}, true);
     // Cross-site frames run in processes of their own; their trees are read on their sessions.
-    this.#listeners.add((message) => {
+    this.#pipe.listen((message) => {
       const params = message.params as { sessionId?: string; targetInfo?: { targetId: string; type: string } } | undefined;
       if (message.method === 'Target.attachedToTarget' && params?.targetInfo?.type === 'iframe') {
         this.#frameSessions.set(params.targetInfo.targetId, String(params.sessionId));
@@ -202,44 +142,27 @@ export class CdpFloor implements Contender {
     }
   }
 
-  #onMessage(message: CdpMessage): void {
-    if (message.id !== undefined) {
-      const pending = this.#pending.get(message.id);
-      if (!pending) return;
-      this.#pending.delete(message.id);
-      if (message.error) pending.reject(new Error(`${pending.method}: ${message.error.message}`));
-      else pending.resolve(message.result ?? {});
-      return;
-    }
-    for (const listener of this.#listeners) listener(message);
-  }
-
   /** `on`: true for the page's session, or another session's id; the browser's when absent. */
   #send(method: string, params: Record<string, unknown>, on: boolean | string = false): Promise<Record<string, unknown>> {
-    const output = this.#child?.stdio[3] as Writable | undefined;
-    if (!output) return Promise.reject(new Error('the floor browser is not running'));
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { method, resolve, reject });
-      output.write(JSON.stringify({ id, method, params, ...(on ? { sessionId: on === true ? this.#sessionId : on } : {}) }) + '\0');
-    });
+    if (!this.#pipe) return Promise.reject(new Error('the floor browser is not running'));
+    return this.#pipe.send(method, params, on ? (on === true ? this.#sessionId : on) : undefined);
   }
 
   #event(method: string, timeoutMs = 30_000): { promise: Promise<void>; cancel: () => void } {
-    let listener: ((message: CdpMessage) => void) | undefined;
+    let unlisten: (() => void) | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const cancel = () => {
-      if (listener) this.#listeners.delete(listener);
+      unlisten?.();
       clearTimeout(timer);
     };
     const promise = new Promise<void>((resolve, reject) => {
-      listener = (message) => {
+      const listener = (message: CdpMessage) => {
         if (message.method === method && message.sessionId === this.#sessionId) {
           cancel();
           resolve();
         }
       };
-      this.#listeners.add(listener);
+      unlisten = this.#pipe?.listen(listener);
       timer = setTimeout(() => {
         cancel();
         reject(new Error(`no ${method} within ${timeoutMs} ms`));
@@ -496,18 +419,6 @@ export class CdpFloor implements Contender {
   }
 
   async stop(): Promise<void> {
-    const child = this.#child;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      try {
-        await Promise.race([this.#send('Browser.close', {}), new Promise((resolve) => setTimeout(resolve, 3_000))]);
-      } catch {
-        // closing
-      }
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    if (this.#profile) rmSync(this.#profile, { recursive: true, force: true });
+    await this.#pipe?.stop();
   }
 }
