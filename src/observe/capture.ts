@@ -9,10 +9,11 @@ import type { Tab } from '../browser/tab.ts';
 import { ServerError } from '../errors.ts';
 import { type KnownSecret, redactSecrets } from '../util/redact.ts';
 import { DEFAULT_MAX_ELEMENTS } from '../wire/observation.ts';
-import { coversOf, type CoverView } from './covers.ts';
+import { type CoversAsked, coversOf, type CoverView } from './covers.ts';
 import { diffElements, type ObservationDiff } from './diff.ts';
 import { find, type FoundMatch } from './find.ts';
 import type { Snapshot } from './observer.ts';
+import type { Box } from './page-facts.ts';
 import { readMarkdown } from './markdown.ts';
 import type { RefRegistry } from './refs.ts';
 import type { RefTarget } from './render.ts';
@@ -214,11 +215,13 @@ async function coversIn(
   signal?: AbortSignal,
 ): Promise<readonly CoverView[]> {
   const layout = snapshot.layouts.get(frame.id);
-  const key = JSON.stringify(
-    snapshot.targets.filter((t) => t.frameId === frame.id).map((t) => [t.ref, t.backendNodeId, snapshot.boxes.get(t.ref) ?? null]),
-  );
+  const asked: CoversAsked[] = snapshot.targets.filter((t) => t.frameId === frame.id).map((t) => ({
+    ref: t.ref,
+    backendNodeId: t.backendNodeId,
+    box: snapshot.boxes.get(t.ref),
+  }));
   const kept = layout ? reader.coversMemo.get(layout) : undefined;
-  if (kept?.key === key) return kept.covers;
+  if (kept && sameAsked(kept.asked, asked)) return kept.covers;
   try {
     const covers = await coversOf({
       worlds,
@@ -227,12 +230,27 @@ async function coversIn(
       targets: snapshot.targets,
       send: { timeoutMs: COVERS_BUDGET_MS, ...(signal ? { signal } : {}) },
     });
-    if (layout) reader.coversMemo.set(layout, { key, covers });
+    if (layout) reader.coversMemo.set(layout, { asked, covers });
     return covers;
   } catch (error) {
     if (signal?.aborted) throw error;
     return [];
   }
+}
+
+/** The same elements, each on the same node with the same box (compared element by element: a page's thousands cost no string). */
+function sameAsked(a: readonly CoversAsked[], b: readonly CoversAsked[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.ref !== y.ref || x.backendNodeId !== y.backendNodeId || !sameBox(x.box, y.box)) return false;
+  }
+  return true;
+}
+
+function sameBox(a: Box | undefined, b: Box | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3]);
 }
 
 /** The Markdown of the observed document, or of the frame of `subtree` (root_ref) from that element. */

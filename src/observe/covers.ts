@@ -24,6 +24,13 @@ export interface CoverView {
   covers: string[];
 }
 
+/** One element a covers answer was asked about: kept with the answer, it tells when the answer still holds. */
+export interface CoversAsked {
+  ref: string;
+  backendNodeId: number;
+  box: Box | undefined;
+}
+
 export interface CoversInput {
   worlds: IsolatedWorlds;
   /** The tab's main frame: only its elements are told apart by a point of the tab's viewport. */

@@ -6,7 +6,7 @@
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { AxChild, AxViewNode } from './ax-tree.ts';
-import type { CoverView } from './covers.ts';
+import type { CoversAsked, CoverView } from './covers.ts';
 import type { DocumentFacts } from './page-facts.ts';
 import type { PageRead } from './frame-reads.ts';
 import { ELEMENTS_PER_PROBE, observe, type ObserveBudget, type ObserveOptions, PREFIX_MIN_ELEMENTS, type Snapshot } from './observer.ts';
@@ -88,12 +88,12 @@ export class TabReader {
   readonly renderMemo = new WeakMap<PageRead, { refs: RefRegistry; key: string; snapshot: Snapshot }>();
   /**
    * What covered the main frame's elements, by the facts their boxes were taken from (a snapshot's
-   * `layouts`), for the elements and points it was asked about (`key`). Those facts are kept only
+   * `layouts`), for the elements and points it was asked about (`asked`). Those facts are kept only
    * while nothing moved, scrolled or changed layout (a value typed, a box ticked, focus moved leave
    * them), so a hit test at the same points would find the same nodes: asking the page again would
    * cost a round trip and a hit test per element in view for the same answer.
    */
-  readonly coversMemo = new WeakMap<DocumentFacts, { key: string; covers: readonly CoverView[] }>();
+  readonly coversMemo = new WeakMap<DocumentFacts, { asked: readonly CoversAsked[]; covers: readonly CoverView[] }>();
 
   /**
    * Set: read every document whole (getFullAXTree), never from the top only as far as an answer
