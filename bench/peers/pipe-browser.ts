@@ -26,6 +26,8 @@ export class PipeBrowser {
   #nextId = 1;
   readonly #pending = new Map<number, { method: string; resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
   readonly #listeners = new Set<(message: CdpMessage) => void>();
+  /** Why the browser could not be started (no such file, say), once known. */
+  #failed: string | undefined;
 
   /** Launches `browser` headless with a fresh profile; `tag` marks its processes for the memory count. */
   constructor(browser: string, tag: string) {
@@ -55,6 +57,13 @@ export class PipeBrowser {
     let stderr = '';
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)));
+    const fail = (why: string) => {
+      this.#failed ??= why;
+      for (const pending of this.#pending.values()) pending.reject(new Error(`${pending.method}: ${this.#failed}`));
+      this.#pending.clear();
+    };
+    child.once('error', (error) => fail(`${browser} could not be started: ${error.message}`));
+    (child.stdio[3] as Writable).on('error', (error) => fail(`the debugging pipe failed: ${error.message}`));
     child.once('exit', (code, signal) => {
       for (const pending of this.#pending.values()) {
         pending.reject(new Error(`${pending.method}: Chromium exited (${code ?? signal}); ${stderr.trim()}`));
@@ -93,6 +102,7 @@ export class PipeBrowser {
 
   /** One command, on `sessionId`'s target, or on the browser's when absent. */
   send(method: string, params: Record<string, unknown>, sessionId?: string): Promise<Record<string, unknown>> {
+    if (this.#failed) return Promise.reject(new Error(`${method}: ${this.#failed}`));
     const output = this.#child.stdio[3] as Writable | undefined;
     if (!output || this.#child.exitCode !== null || this.#child.signalCode !== null) {
       return Promise.reject(new Error(`${method}: the floor browser is not running`));
@@ -113,7 +123,7 @@ export class PipeBrowser {
   /** Closes the browser (killed if it does not go within seconds) and removes its profile. */
   async stop(): Promise<void> {
     const child = this.#child;
-    if (child.exitCode === null && child.signalCode === null) {
+    if (!this.#failed && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       try {
         await Promise.race([this.send('Browser.close', {}), new Promise((resolve) => setTimeout(resolve, 3_000))]);
