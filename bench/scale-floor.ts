@@ -11,23 +11,21 @@
 // it was sent, since a floor whose clicks did nothing would be no floor.
 import { performance } from 'node:perf_hooks';
 import { WAIT_FOR_LOAD_JS } from './peers/contender.ts';
-import { PipeBrowser } from './peers/pipe-browser.ts';
+import { dispatchClick, PipeBrowser } from './peers/pipe-browser.ts';
 
 /** One context, its tab and where its button is. */
 class FloorTab {
   readonly #pipe: PipeBrowser;
   readonly #contextId: string;
   readonly #sessionId: string;
-  readonly #x: number;
-  readonly #y: number;
+  readonly #point: { x: number; y: number };
   #clicks = 0;
 
   private constructor(pipe: PipeBrowser, contextId: string, sessionId: string, point: { x: number; y: number }) {
     this.#pipe = pipe;
     this.#contextId = contextId;
     this.#sessionId = sessionId;
-    this.#x = point.x;
-    this.#y = point.y;
+    this.#point = point;
   }
 
   static async open(pipe: PipeBrowser, url: string): Promise<FloorTab> {
@@ -56,18 +54,9 @@ class FloorTab {
   /** Clicks and reads until `until` (performance.now()); latencies of the clicks begun at or after `countFrom`. */
   async clickUntil(until: number, countFrom: number): Promise<number[]> {
     const latencies: number[] = [];
-    const mouse = (type: string) =>
-      this.#pipe.send('Input.dispatchMouseEvent', {
-        type,
-        x: this.#x,
-        y: this.#y,
-        ...(type === 'mouseMoved' ? {} : { button: 'left', clickCount: 1 }),
-      }, this.#sessionId);
     while (performance.now() < until) {
       const t0 = performance.now();
-      await mouse('mouseMoved');
-      await mouse('mousePressed');
-      await mouse('mouseReleased');
+      await dispatchClick(this.#pipe, this.#sessionId, this.#point);
       await this.#pipe.send('Accessibility.getFullAXTree', {}, this.#sessionId);
       this.#clicks++;
       if (t0 >= countFrom) latencies.push(performance.now() - t0);
@@ -99,19 +88,16 @@ export class ScaleFloor {
     this.#pipe = new PipeBrowser(browser, tag);
   }
 
-  pids(): number[] {
-    return this.#pipe.pids();
-  }
-
-  /** One step: `sessions` tabs opened before `clock()` starts it, all clicking until its deadline. */
-  async step(
-    sessions: number,
-    url: string,
-    clock: () => { countFrom: number; deadline: number },
-  ): Promise<number[]> {
+  /**
+   * One step: `sessions` tabs, all opened before its clock starts, clicking for `seconds`; the
+   * latencies of the clicks begun after the first `warmMs`.
+   */
+  async step(sessions: number, url: string, timing: { seconds: number; warmMs: number }): Promise<number[]> {
     const tabs = await Promise.all(Array.from({ length: sessions }, () => FloorTab.open(this.#pipe, url)));
     try {
-      const { countFrom, deadline } = clock();
+      const started = performance.now();
+      const countFrom = started + timing.warmMs;
+      const deadline = started + timing.seconds * 1_000;
       const runs = await Promise.all(tabs.map((tab) => tab.clickUntil(deadline, countFrom)));
       await Promise.all(tabs.map((tab) => tab.check()));
       return runs.flat();

@@ -197,11 +197,7 @@ export async function runScale(options: ScaleOptions, log: (line: string) => voi
         load_after: Math.round(loadavg()[0]! * 10) / 10,
       };
       if (floor) {
-        const floorLatencies = await floor.step(sessions, page, () => {
-          const floorStarted = performance.now();
-          return { countFrom: floorStarted + WARM_MS, deadline: floorStarted + options.seconds * 1_000 };
-        });
-        step.floor = rates(floorLatencies, counted);
+        step.floor = rates(await floor.step(sessions, page, { seconds: options.seconds, warmMs: WARM_MS }), counted);
       }
       results.push(step);
       log(

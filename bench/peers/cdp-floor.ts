@@ -18,7 +18,7 @@
 //              (getPartialAXTree of the document node alone): before it answers, no accessibility
 //              tree of the new document can be read, so no observation built on it comes sooner
 import { performance } from 'node:perf_hooks';
-import { type CdpMessage, PipeBrowser } from './pipe-browser.ts';
+import { type CdpMessage, dispatchClick, PipeBrowser } from './pipe-browser.ts';
 import {
   type ActOutcome,
   type Contender,
@@ -267,12 +267,6 @@ export class CdpFloor implements Contender {
     return point;
   }
 
-  async #click(x: number, y: number): Promise<void> {
-    await this.#send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y }, true);
-    await this.#send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', clickCount: 1 }, true);
-    await this.#send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', clickCount: 1 }, true);
-  }
-
   /**
    * Style and layout of the main frame, forced: what any read of the page after a change waits
    * for first (the accessibility tree and a snapshot both need a clean layout). The read after it
@@ -287,7 +281,8 @@ export class CdpFloor implements Contender {
     try {
       const { x, y } = await this.#aim(page);
       const started = performance.now();
-      await this.#click(x, y);
+      if (!this.#pipe) throw new Error('the floor browser is not running');
+      await dispatchClick(this.#pipe, this.#sessionId, { x, y });
       const ms = performance.now() - started;
       await this.#layout();
       return { ok: true, observation: false, text_bytes: 0, ms, settled_ms: performance.now() - started };

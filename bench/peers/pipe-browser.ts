@@ -137,3 +137,14 @@ export class PipeBrowser {
     rmSync(this.#profile, { recursive: true, force: true });
   }
 }
+
+/**
+ * The floors' click: the mouse moved to the point, pressed and released there, each awaited, on
+ * `sessionId`'s page (a real click's three events, with nothing checked before or after).
+ */
+export async function dispatchClick(pipe: PipeBrowser, sessionId: string, point: { x: number; y: number }): Promise<void> {
+  const { x, y } = point;
+  await pipe.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y }, sessionId);
+  await pipe.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', clickCount: 1 }, sessionId);
+  await pipe.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', clickCount: 1 }, sessionId);
+}
