@@ -9,8 +9,6 @@
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { Tab } from '../browser/tab.ts';
 import { DisposableStack } from '../util/disposable.ts';
-import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
-import { callPage } from '../browser/page-module.ts';
 import { imageSize } from './image-header.ts';
 import { PasswordMaskHold } from './masks.ts';
 
@@ -49,24 +47,36 @@ export interface ScreencastStats {
 const DRAIN_POLL_MS = 20;
 /** Tall enough never to cut a page shorter than its width allows. */
 const MAX_HEIGHT = 4096;
-/** How long the first frame waits for the page to paint its masks (a background tab may never). */
-const MASK_PAINT_CAP_MS = 300;
+/**
+ * How long Chromium may take to draw the frame that shows the masks. A page whose main thread is
+ * busy longer (or a hidden tab) stays unconfirmed, and its next frame tries again.
+ */
+const MASKED_FRAME_TIMEOUT_MS = 3_000;
 
 export class TabScreencast {
   readonly tab: Tab;
   readonly #watchers = new Map<string, ScreencastWatcher>();
   readonly #mask: PasswordMaskHold;
-  readonly #worlds: IsolatedWorlds;
   readonly #stack = new DisposableStack();
   readonly #onEnd: () => void;
   #settings: ScreencastSettings;
-  /** Resolves once the tab's current documents are masked; frames wait for it. */
-  #masked: Promise<void>;
+  /** Settles once the latest masking of the tab's documents is done, painted or not. */
+  #masked: Promise<void> = Promise.resolve();
   /**
    * Masks being applied and painted (after a navigation): a frame that comes meanwhile may show
    * the new document unmasked, and is acknowledged without being shown.
    */
   #masking = 0;
+  /** Which masking is the latest (an older one finishing late must not speak for a newer document). */
+  #generation = 0;
+  /**
+   * Since when (ms since the epoch, like a frame's capture time) the current documents are known
+   * to be drawn with their masks; undefined until then. A frame captured earlier is not shown:
+   * one still on its way (captured, encoded, sent) once showed the new document unmasked.
+   */
+  #maskedSince: number | undefined;
+  /** Page.startScreencast was sent: a masking confirmed later asks for a fresh frame. */
+  #running = false;
   #started: Promise<void> | undefined;
   #latest: ScreencastFrame | undefined;
   /** Watchers that have not taken #latest yet. */
@@ -79,18 +89,17 @@ export class TabScreencast {
   #acked = 0;
   #ended = false;
 
-  constructor(init: { tab: Tab; worlds: IsolatedWorlds; settings: ScreencastSettings; onEnd: () => void }) {
+  constructor(init: { tab: Tab; settings: ScreencastSettings; onEnd: () => void }) {
     this.tab = init.tab;
-    this.#worlds = init.worlds;
     this.#settings = init.settings;
     this.#onEnd = init.onEnd;
     this.#mask = new PasswordMaskHold(init.tab);
-    this.#masked = this.#maskAndPaint();
+    this.#remask();
     this.#stack.add(init.tab.session.on('Page.screencastFrame', (event) => this.#onFrame(event)));
     this.#stack.add(
       init.tab.events.on('navigated', (navigation) => {
         // A new document has no mask yet: its frames wait until it has one.
-        if (!navigation.sameDocument) this.#masked = this.#maskAndPaint();
+        if (!navigation.sameDocument) this.#remask();
       }),
     );
     this.#stack.add(init.tab.events.on('closed', () => void this.end()));
@@ -149,36 +158,69 @@ export class TabScreencast {
   }
 
   /**
-   * Masks the tab's documents and, before the first frame, lets the page paint them: a screencast
-   * started right after the mask's style sheet was set once sent a first frame of the unmasked
-   * page (the surface it copies was drawn before the style change).
+   * Masks the tab's documents and has Chromium draw a frame with the masks before any frame is
+   * shown. Waiting for the page's own paint was not enough: a first frame of the unmasked
+   * password field still came (CI), since Chromium's first screencast frame copies what was drawn
+   * last, and frames captured before the masks may still be on their way. Once confirmed, a
+   * running capture is restarted for a fresh frame, so a still page shows up masked too.
    */
-  async #maskAndPaint(): Promise<void> {
+  #remask(): void {
+    const generation = ++this.#generation;
+    this.#maskedSince = undefined;
     this.#masking++;
-    try {
-      await this.#paintMasks();
-    } finally {
-      this.#masking--;
-    }
+    this.#masked = (async () => {
+      let since: number | undefined;
+      try {
+        since = await this.#drawMasks();
+      } catch {
+        // The masks could not be set (the document went away): its frames stay unshown.
+      } finally {
+        this.#masking--;
+      }
+      if (generation !== this.#generation || this.#ended) return;
+      this.#maskedSince = since;
+      if (since !== undefined && this.#running) await this.#restart().catch(() => {});
+    })();
   }
 
-  async #paintMasks(): Promise<void> {
+  /** Sets the masks and has a frame drawn with them; when it was drawn by (epoch ms), or undefined if it was not. */
+  async #drawMasks(): Promise<number | undefined> {
+    // Renderer calls hang while a dialog is open (CDP-NOTES §7); the frames wait for it to close.
+    if (this.tab.dialogs.pending) return undefined;
     await this.#mask.apply();
-    const top = this.tab.frames.get(this.tab.mainFrameId);
-    if (!top || this.tab.dialogs.pending) return;
+    // Chromium answers a screenshot only after drawing a new frame for it, and that frame has the
+    // style sheets set above. (The page's two animation frames were an estimate, not a promise.)
     try {
-      const executionContextId = await this.#worlds.contextFor(top.session, top.id, top.loaderId);
-      await callPage({ session: top.session, executionContextId }, 'afterNextPaint', [MASK_PAINT_CAP_MS], {
-        timeoutMs: MASK_PAINT_CAP_MS + 500,
+      await this.tab.session.sendWith({ timeoutMs: MASKED_FRAME_TIMEOUT_MS }, 'Page.captureScreenshot', {
+        format: 'jpeg',
+        quality: 0,
+        optimizeForSpeed: true,
       });
+      return Date.now();
     } catch {
-      // A document going away meanwhile: its successor is masked on its navigation.
+      return undefined;
     }
   }
 
   async #start(): Promise<void> {
     await this.#masked;
     if (this.#ended) return;
+    if (this.#running) return await this.#restart();
+    this.#running = true;
+    await this.#capture();
+  }
+
+  /**
+   * A fresh capture: sent again while running, Page.startScreencast sent no new frame, and the
+   * acknowledgement of a frame already on its way no longer counted (the capture stalled).
+   */
+  async #restart(): Promise<void> {
+    await this.tab.session.send('Page.stopScreencast');
+    if (!this.#ended) await this.#capture();
+  }
+
+  /** Starts Chromium's capture: its first frame is a copy of what the page shows now. */
+  async #capture(): Promise<void> {
     const { quality, maxWidth } = this.#settings;
     await this.tab.session.send('Page.startScreencast', {
       format: 'jpeg',
@@ -193,9 +235,14 @@ export class TabScreencast {
   #onFrame(event: Cdp.Page.ScreencastFrameEvent): void {
     if (this.#ended) return;
     this.#received++;
-    if (this.#masking > 0) {
+    // Without a capture time a frame cannot be told from one of before the masks.
+    const capturedAt = event.metadata.timestamp !== undefined ? event.metadata.timestamp * 1000 : -Infinity;
+    if (this.#masking > 0 || this.#maskedSince === undefined || capturedAt < this.#maskedSince) {
       this.#acked++;
       void this.tab.session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {});
+      // A document whose masks were not drawn (a dialog was open, a hidden tab, a page too busy
+      // to draw): its frames try again, and a fresh one is asked for once they are.
+      if (this.#masking === 0 && this.#maskedSince === undefined) this.#remask();
       return;
     }
     this.#unacked.push(event.sessionId);
@@ -213,15 +260,7 @@ export class TabScreencast {
       scale: metadata.deviceWidth > 0 ? size.width / metadata.deviceWidth : 1,
     };
     this.#owed = new Set(this.#watchers.keys());
-    const masked = this.#masked;
-    void masked.then(
-      () => {
-        // A newer document started masking meanwhile: wait for that one instead.
-        if (masked === this.#masked) this.#pump();
-        else void this.#masked.then(() => this.#pump(), () => this.#pump());
-      },
-      () => this.#pump(),
-    );
+    this.#pump();
   }
 
   /** Offers the newest frame to the watchers that still owe it, then acknowledges when it may. */

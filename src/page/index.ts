@@ -11,7 +11,7 @@ import { findInPage } from './find.ts';
 import { checkedState, chooseOptions, dispatchCancel, fileInputInfo, setValueAndNotify } from './controls.ts';
 import { focusAndPrepare, focusPrepared } from './focus.ts';
 import { isSameConnectedNode } from './identity.ts';
-import { afterNextPaint, maskInPage, restoreInPage } from './masks.ts';
+import { maskInPage, restoreInPage } from './masks.ts';
 import { mainContent, markdownMarks, MarkdownWalk, pageMarkdown } from './markdown.ts';
 import { addCssReach, ChangeMonitor, controlSignature, flatParent, settleThenTake, takeChanges, watchRoot } from './monitor.ts';
 import {
@@ -30,7 +30,6 @@ import { worldState } from './world.ts';
 
 /** The functions the server calls by name. */
 export const PAGE_API = {
-  afterNextPaint,
   armCondition,
   armInputWait,
   axProbes,

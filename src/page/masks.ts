@@ -1,18 +1,6 @@
 // Masking password inputs inside shadow roots for a screenshot (capture/masks.ts): the
 // style attribute is kept on our world's wrapper of the element, which the page cannot see.
 
-/**
- * Resolves once the page has produced a frame after this call (two animation frames: the first
- * runs before the next paint, the second after it), or after `capMs` (a tab in the background
- * may not run animation frames).
- */
-export function afterNextPaint(capMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    setTimeout(resolve, capMs);
-    requestAnimationFrame(() => requestAnimationFrame(() => resolve()));
-  });
-}
-
 /** Keeps the style attribute on the wrapper, then masks inline. */
 export function maskInPage(
   this: HTMLElement & Record<string, unknown>,

@@ -36,6 +36,17 @@ async function nextFrame(source: TestClient, subscriptionId: string, afterSeq = 
   return n.params as ScreencastNotification;
 }
 
+/** The promise's value, or a failure naming what did not come within `ms` (instead of a test that hangs). */
+async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Resolves after the page has painted `count` more animation frames (an event, not a sleep). */
 function paints(targetId: string, count: number): Promise<unknown> {
   return evaluate(
@@ -108,19 +119,19 @@ s('the connection closing ends its screencast; another connection on the same ta
   await until(() => server.server.screencasts.captures === 0, 5_000);
 });
 
-s('a password input is masked in the frames (decoded pixels), the text field next to it is not', async () => {
-  const targetId = await open('/login.html');
-  const rects = await evaluate<{ password: DOMRectInit; username: DOMRectInit; width: number }>(
+/** Where the password and username fields of login.html are, in CSS pixels. */
+function loginFields(targetId: string) {
+  return evaluate<{ password: DOMRectInit; username: DOMRectInit; width: number }>(
     server,
     targetId,
     `(() => { const r = (id) => document.getElementById(id).getBoundingClientRect().toJSON();
        return { password: r('password'), username: r('username'), width: innerWidth }; })()`,
   );
-  const { subscription_id } = await client.call('screencast.start', { session_id: sessionId, target_id: targetId });
-  const frame = await nextFrame(client, subscription_id);
-  await client.call('screencast.stop', { session_id: sessionId, target_id: targetId });
-  const scale = frame.data.width / rects.width;
-  // Decoded by Chromium itself, in another tab of the session.
+}
+
+/** Three pixels inside each field, read from the frame as decoded by Chromium itself, in another tab of the session. */
+async function samplesOf(frame: ScreencastNotification, fields: Awaited<ReturnType<typeof loginFields>>) {
+  const scale = frame.data.width / fields.width;
   const { target_id: decoder } = await client.call('tabs.new', { session_id: sessionId, url: 'about:blank' });
   const inside = (r: DOMRectInit) => [
     [r.x! + 6, r.y! + r.height! / 2],
@@ -135,12 +146,45 @@ s('a password input is masked in the frames (decoded pixels), the text field nex
        const c = document.createElement('canvas'); c.width = img.width; c.height = img.height;
        const g = c.getContext('2d'); g.drawImage(img, 0, 0);
        const at = (points) => points.map(([x, y]) => [...g.getImageData(Math.round(x * ${scale}), Math.round(y * ${scale}), 1, 1).data]);
-       return { password: at(${JSON.stringify(inside(rects.password))}), username: at(${JSON.stringify(inside(rects.username))}) };
+       return { password: at(${JSON.stringify(inside(fields.password))}), username: at(${JSON.stringify(inside(fields.username))}) };
      })()`,
   );
+  await client.call('tabs.close', { session_id: sessionId, target_id: decoder });
+  return samples;
+}
+
+function assertMasked(samples: Awaited<ReturnType<typeof samplesOf>>): void {
   for (const [r, g, b] of samples.password) assert.ok(r! < 40 && g! < 40 && b! < 40, `password box is black: ${samples.password}`);
   assert.ok(samples.username.some(([r, g, b]) => r! > 200 && g! > 200 && b! > 200), `the text field is not masked: ${samples.username}`);
-  await client.call('tabs.close', { session_id: sessionId, target_id: decoder });
+}
+
+s('a password input is masked in the frames (decoded pixels), the text field next to it is not', async () => {
+  const targetId = await open('/login.html');
+  const fields = await loginFields(targetId);
+  const { subscription_id } = await client.call('screencast.start', { session_id: sessionId, target_id: targetId });
+  const frame = await nextFrame(client, subscription_id);
+  await client.call('screencast.stop', { session_id: sessionId, target_id: targetId });
+  assertMasked(await samplesOf(frame, fields));
+});
+
+s('a still page navigated to while watched is shown, masked (a fresh frame is asked for once its masks are drawn)', async () => {
+  const targetId = await open('/login.html');
+  const { subscription_id } = await client.call('screencast.start', { session_id: sessionId, target_id: targetId });
+  await nextFrame(client, subscription_id);
+  const tab = tabOf(server, targetId);
+  // The old page is still: every frame after its navigation is of the new one.
+  const seqAtNavigation = new Promise<number>((resolve) => {
+    const watching = tab.events.on('navigated', (navigation) => {
+      if (navigation.sameDocument || navigation.frameId !== tab.mainFrameId) return;
+      watching.dispose();
+      resolve(framesOf(client, subscription_id).at(-1)!.seq);
+    });
+  });
+  await evaluate(server, targetId, `location.href = '/login.html?again', true`);
+  const after = await seqAtNavigation;
+  const frame = await within(5_000, nextFrame(client, subscription_id, after), 'a frame of the new page');
+  await client.call('screencast.stop', { session_id: sessionId, target_id: targetId });
+  assertMasked(await samplesOf(frame, await loginFields(targetId)));
 });
 
 s('after the screencast the password input is no longer masked (the masks come off with it)', async () => {

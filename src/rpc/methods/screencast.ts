@@ -67,7 +67,6 @@ export class Screencasts {
     if (!capture || capture.ended) {
       const created: TabScreencast = new TabScreencast({
         tab,
-        worlds: session.browser.worlds,
         settings: init.settings,
         onEnd: () => {
           if (this.#captures.get(tab) === created) this.#captures.delete(tab);
