@@ -9,6 +9,7 @@
 import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { Tab } from '../browser/tab.ts';
 import { DisposableStack } from '../util/disposable.ts';
+import { isCdpError } from '../cdp/errors.ts';
 import { imageSize } from './image-header.ts';
 import { PasswordMaskHold } from './masks.ts';
 
@@ -37,7 +38,7 @@ export interface ScreencastWatcher {
 export interface ScreencastStats {
   /** Frames Chromium sent. */
   readonly received: number;
-  /** Frames acknowledged (each ack covers the frames it superseded). */
+  /** Frames acknowledged (each ack covers the frames it superseded), or void (of a capture since stopped). */
   readonly acked: number;
   /** Frames Chromium sent that are not acknowledged yet (at most its frames in flight). */
   readonly unacked: number;
@@ -47,11 +48,8 @@ export interface ScreencastStats {
 const DRAIN_POLL_MS = 20;
 /** Tall enough never to cut a page shorter than its width allows. */
 const MAX_HEIGHT = 4096;
-/**
- * How long Chromium may take to draw the frame that shows the masks. A page whose main thread is
- * busy longer (or a hidden tab) stays unconfirmed, and its next frame tries again.
- */
-const MASKED_FRAME_TIMEOUT_MS = 3_000;
+/** How long one request for a frame with the masks waits before it is sent again. */
+const MASKED_FRAME_TIMEOUT_MS = 30_000;
 
 export class TabScreencast {
   readonly tab: Tab;
@@ -60,8 +58,6 @@ export class TabScreencast {
   readonly #stack = new DisposableStack();
   readonly #onEnd: () => void;
   #settings: ScreencastSettings;
-  /** Settles once the latest masking of the tab's documents is done, painted or not. */
-  #masked: Promise<void> = Promise.resolve();
   /**
    * Masks being applied and painted (after a navigation): a frame that comes meanwhile may show
    * the new document unmasked, and is acknowledged without being shown.
@@ -75,8 +71,10 @@ export class TabScreencast {
    * one still on its way (captured, encoded, sent) once showed the new document unmasked.
    */
   #maskedSince: number | undefined;
-  /** Page.startScreencast was sent: a masking confirmed later asks for a fresh frame. */
+  /** Chromium's capture is on: a masking confirmed later restarts it for a fresh frame. */
   #running = false;
+  /** Starts and restarts, one after another: a start while the capture is on is refused. */
+  #captureTurn: Promise<void> = Promise.resolve();
   #started: Promise<void> | undefined;
   #latest: ScreencastFrame | undefined;
   /** Watchers that have not taken #latest yet. */
@@ -100,6 +98,12 @@ export class TabScreencast {
       init.tab.events.on('navigated', (navigation) => {
         // A new document has no mask yet: its frames wait until it has one.
         if (!navigation.sameDocument) this.#remask();
+      }),
+    );
+    this.#stack.add(
+      init.tab.dialogs.events.on('closed', () => {
+        // The masks could not be drawn while the dialog was open: now they can.
+        if (this.#masking === 0 && this.#maskedSince === undefined) this.#remask();
       }),
     );
     this.#stack.add(init.tab.events.on('closed', () => void this.end()));
@@ -168,10 +172,10 @@ export class TabScreencast {
     const generation = ++this.#generation;
     this.#maskedSince = undefined;
     this.#masking++;
-    this.#masked = (async () => {
+    void (async () => {
       let since: number | undefined;
       try {
-        since = await this.#drawMasks();
+        since = await this.#drawMasks(generation);
       } catch {
         // The masks could not be set (the document went away): its frames stay unshown.
       } finally {
@@ -183,40 +187,55 @@ export class TabScreencast {
     })();
   }
 
-  /** Sets the masks and has a frame drawn with them; when it was drawn by (epoch ms), or undefined if it was not. */
-  async #drawMasks(): Promise<number | undefined> {
-    // Renderer calls hang while a dialog is open (CDP-NOTES §7); the frames wait for it to close.
-    if (this.tab.dialogs.pending) return undefined;
-    await this.#mask.apply();
-    // Chromium answers a screenshot only after drawing a new frame for it, and that frame has the
-    // style sheets set above. (The page's two animation frames were an estimate, not a promise.)
-    try {
-      await this.tab.session.sendWith({ timeoutMs: MASKED_FRAME_TIMEOUT_MS }, 'Page.captureScreenshot', {
-        format: 'jpeg',
-        quality: 0,
-        optimizeForSpeed: true,
-      });
-      return Date.now();
-    } catch {
-      return undefined;
+  /**
+   * Sets the masks and has a frame drawn with them: when it was drawn by (epoch ms), or undefined
+   * when it cannot be now (a dialog is open: its closing masks again; the document is replaced: its
+   * navigation does).
+   */
+  async #drawMasks(generation: number): Promise<number | undefined> {
+    for (;;) {
+      // Renderer calls hang while a dialog is open (CDP-NOTES §7).
+      if (this.tab.dialogs.pending) return undefined;
+      await this.#mask.apply();
+      // Chromium answers a screenshot only after drawing a new frame for it, and that frame has
+      // the style sheets set above. (The page's two animation frames were an estimate, not a
+      // promise.) A page whose main thread is busy draws it when it yields; a hidden tab, when shown.
+      try {
+        await this.tab.session.sendWith({ timeoutMs: MASKED_FRAME_TIMEOUT_MS }, 'Page.captureScreenshot', {
+          format: 'jpeg',
+          quality: 0,
+          optimizeForSpeed: true,
+        });
+        return Date.now();
+      } catch (error) {
+        if (!(isCdpError(error) && error.kind === 'timeout') || generation !== this.#generation || this.#ended) return undefined;
+      }
     }
   }
 
+  /** Starts Chromium's capture at once (frames are withheld until the masks are drawn), or restarts it with new settings. */
   async #start(): Promise<void> {
-    await this.#masked;
     if (this.#ended) return;
     if (this.#running) return await this.#restart();
     this.#running = true;
-    await this.#capture();
+    await this.#inTurn(() => this.#capture());
   }
 
-  /**
-   * A fresh capture: sent again while running, Page.startScreencast sent no new frame, and the
-   * acknowledgement of a frame already on its way no longer counted (the capture stalled).
-   */
-  async #restart(): Promise<void> {
-    await this.tab.session.send('Page.stopScreencast');
-    if (!this.#ended) await this.#capture();
+  /** A fresh capture, whose first frame copies what the page shows now (sent while running, Page.startScreencast is refused). */
+  #restart(): Promise<void> {
+    return this.#inTurn(async () => {
+      await this.tab.session.send('Page.stopScreencast');
+      // The stopped capture's frames need no acknowledgement any more (Chromium ignores one for them).
+      this.#acked += this.#unacked.length;
+      this.#unacked = [];
+      if (!this.#ended) await this.#capture();
+    });
+  }
+
+  #inTurn(work: () => Promise<void>): Promise<void> {
+    const turn = this.#captureTurn.then(work);
+    this.#captureTurn = turn.catch(() => {});
+    return turn;
   }
 
   /** Starts Chromium's capture: its first frame is a copy of what the page shows now. */
@@ -237,12 +256,19 @@ export class TabScreencast {
     this.#received++;
     // Without a capture time a frame cannot be told from one of before the masks.
     const capturedAt = event.metadata.timestamp !== undefined ? event.metadata.timestamp * 1000 : -Infinity;
-    if (this.#masking > 0 || this.#maskedSince === undefined || capturedAt < this.#maskedSince) {
+    if (this.#maskedSince !== undefined && this.#masking === 0 && capturedAt < this.#maskedSince) {
+      // Captured before the masks were drawn, so before the restart that followed: it is not
+      // acknowledged, since Chromium stamps a frame with the capture that sends it, not the one
+      // that took it, and its acknowledgement would let the new capture run one frame ahead.
+      this.#acked++;
+      return;
+    }
+    if (this.#masking > 0 || this.#maskedSince === undefined) {
       this.#acked++;
       void this.tab.session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {});
-      // A document whose masks were not drawn (a dialog was open, a hidden tab, a page too busy
-      // to draw): its frames try again, and a fresh one is asked for once they are.
-      if (this.#masking === 0 && this.#maskedSince === undefined) this.#remask();
+      // A document whose masks were not drawn (a dialog was open, or the drawing failed): its
+      // frames try again, and a fresh one is asked for once they are.
+      if (this.#masking === 0) this.#remask();
       return;
     }
     this.#unacked.push(event.sessionId);

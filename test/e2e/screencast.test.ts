@@ -28,11 +28,16 @@ function framesOf(source: TestClient, subscriptionId: string): ScreencastNotific
   });
 }
 
+/** The first frame after `afterSeq`; a capture that stalls fails the test instead of hanging the run. */
 async function nextFrame(source: TestClient, subscriptionId: string, afterSeq = 0): Promise<ScreencastNotification> {
-  const n = await source.waitForNotification((n) => {
-    const params = n.params as ScreencastNotification;
-    return n.method === 'event' && params.kind === 'screencast' && params.subscription_id === subscriptionId && params.seq > afterSeq;
-  });
+  const n = await within(
+    20_000,
+    source.waitForNotification((n) => {
+      const params = n.params as ScreencastNotification;
+      return n.method === 'event' && params.kind === 'screencast' && params.subscription_id === subscriptionId && params.seq > afterSeq;
+    }),
+    `screencast frame after seq ${afterSeq}`,
+  );
   return n.params as ScreencastNotification;
 }
 
@@ -74,14 +79,18 @@ s('frames arrive after start as screencast events; stop ends them and the captur
   assert.equal(await client.call('screencast.stop', { session_id: sessionId, target_id: targetId }), { stopped: true });
   assert.is(server.server.screencasts.captures, 0, 'the capture ended with its last watcher');
   const count = framesOf(client, started.subscription_id).length;
-  // Chromium is told to stop: no frame reaches the tab's CDP session while the page keeps painting
-  // (past a frame the compositor may already have had under way when the stop came).
+  // Chromium is told to stop: no frame reaches the tab's CDP session while the page keeps painting,
+  // past the one frame it may have had under way when the stop came (on a loaded machine its
+  // encoding can outlast a few paints).
   await paints(targetId, 2);
   let cdpFrames = 0;
   const listening = tabOf(server, targetId).session.on('Page.screencastFrame', () => cdpFrames++);
   await paints(targetId, 20);
+  const underWay = cdpFrames;
+  await paints(targetId, 20);
   listening.dispose();
-  assert.is(cdpFrames, 0, 'nothing is captured while nobody watches');
+  assert.ok(underWay <= 1, `at most the frame under way: ${underWay}`);
+  assert.is(cdpFrames, underWay, 'nothing is captured while nobody watches');
   assert.is(framesOf(client, started.subscription_id).length, count, 'no frame after stop');
   assert.equal(await client.call('screencast.stop', { session_id: sessionId, target_id: targetId }), { stopped: false });
 });
@@ -182,7 +191,24 @@ s('a still page navigated to while watched is shown, masked (a fresh frame is as
   });
   await evaluate(server, targetId, `location.href = '/login.html?again', true`);
   const after = await seqAtNavigation;
-  const frame = await within(5_000, nextFrame(client, subscription_id, after), 'a frame of the new page');
+  const frame = await nextFrame(client, subscription_id, after);
+  await client.call('screencast.stop', { session_id: sessionId, target_id: targetId });
+  assertMasked(await samplesOf(frame, await loginFields(targetId)));
+});
+
+s('started while a dialog is open: no frame until it is closed, then a masked one', async () => {
+  const targetId = await open('/login.html');
+  const tab = tabOf(server, targetId);
+  await evaluate(server, targetId, `setTimeout(() => alert('hold on'), 0), true`);
+  await until(() => tab.dialogs.pending !== undefined, 5_000);
+  const { subscription_id } = await client.call('screencast.start', { session_id: sessionId, target_id: targetId });
+  // Chromium sends a frame of what the page drew before the masks (measured: within half a second).
+  let listening: { dispose(): void } | undefined;
+  const sent = new Promise<void>((resolve) => (listening = tab.session.on('Page.screencastFrame', () => resolve())));
+  await within(5_000, sent, 'frame from Chromium while the dialog is open').finally(() => listening?.dispose());
+  assert.is(framesOf(client, subscription_id).length, 0, 'no frame while the masks cannot be drawn');
+  await client.call('dialog.handle', { session_id: sessionId, accept: true });
+  const frame = await nextFrame(client, subscription_id);
   await client.call('screencast.stop', { session_id: sessionId, target_id: targetId });
   assertMasked(await samplesOf(frame, await loginFields(targetId)));
 });
