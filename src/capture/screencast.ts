@@ -58,13 +58,10 @@ export class TabScreencast {
   readonly #stack = new DisposableStack();
   readonly #onEnd: () => void;
   #settings: ScreencastSettings;
-  /**
-   * Masks being applied and painted (after a navigation): a frame that comes meanwhile may show
-   * the new document unmasked, and is acknowledged without being shown.
-   */
-  #masking = 0;
   /** Which masking is the latest (an older one finishing late must not speak for a newer document). */
   #generation = 0;
+  /** The latest masking is still under way (a frame then does not start another). */
+  #drawing = false;
   /**
    * Since when (ms since the epoch, like a frame's capture time) the current documents are known
    * to be drawn with their masks; undefined until then. A frame captured earlier is not shown:
@@ -103,7 +100,7 @@ export class TabScreencast {
     this.#stack.add(
       init.tab.dialogs.events.on('closed', () => {
         // The masks could not be drawn while the dialog was open: now they can.
-        if (this.#masking === 0 && this.#maskedSince === undefined) this.#remask();
+        if (!this.#drawing && this.#maskedSince === undefined) this.#remask();
       }),
     );
     this.#stack.add(init.tab.events.on('closed', () => void this.end()));
@@ -171,17 +168,16 @@ export class TabScreencast {
   #remask(): void {
     const generation = ++this.#generation;
     this.#maskedSince = undefined;
-    this.#masking++;
+    this.#drawing = true;
     void (async () => {
       let since: number | undefined;
       try {
         since = await this.#drawMasks(generation);
       } catch {
         // The masks could not be set (the document went away): its frames stay unshown.
-      } finally {
-        this.#masking--;
       }
       if (generation !== this.#generation || this.#ended) return;
+      this.#drawing = false;
       this.#maskedSince = since;
       if (since !== undefined && this.#running) await this.#restart().catch(() => {});
     })();
@@ -256,19 +252,20 @@ export class TabScreencast {
     this.#received++;
     // Without a capture time a frame cannot be told from one of before the masks.
     const capturedAt = event.metadata.timestamp !== undefined ? event.metadata.timestamp * 1000 : -Infinity;
-    if (this.#maskedSince !== undefined && this.#masking === 0 && capturedAt < this.#maskedSince) {
+    if (this.#maskedSince !== undefined && capturedAt < this.#maskedSince) {
       // Captured before the masks were drawn, so before the restart that followed: it is not
       // acknowledged, since Chromium stamps a frame with the capture that sends it, not the one
       // that took it, and its acknowledgement would let the new capture run one frame ahead.
       this.#acked++;
       return;
     }
-    if (this.#masking > 0 || this.#maskedSince === undefined) {
+    if (this.#maskedSince === undefined) {
+      // Masks not drawn yet (or being drawn): a frame may show the document unmasked.
       this.#acked++;
       void this.tab.session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {});
       // A document whose masks were not drawn (a dialog was open, or the drawing failed): its
       // frames try again, and a fresh one is asked for once they are.
-      if (this.#masking === 0) this.#remask();
+      if (!this.#drawing) this.#remask();
       return;
     }
     this.#unacked.push(event.sessionId);
