@@ -131,8 +131,12 @@ function flows(name: string, open: () => Promise<McpDoor>): void {
     assert.is(result.structuredContent!['status'], 'verified');
     assert.match(text, /^act verified: execution completed, postcondition met/);
     assert.match(text, /heading "Welcome, alice"/);
+    // Only a stage well before the answer is asserted: the SDK client hands a progress
+    // notification to its handler a microtask after reading it, but settles the call at once, so
+    // notifications read together with the answer (the wait and the observation, on a loaded
+    // machine) are dropped by the client. The wait's own progress is asserted by the cancel test
+    // below, where the answer is far behind it.
     assert.ok(progress.includes('action 1 of 3: fill ' + refIn(t, 'Email address')), progress.join(' | '));
-    assert.ok(progress.includes('waiting for the wait_for condition'), progress.join(' | '));
     assert.not.ok(JSON.stringify(result).includes(SECRET), 'the typed password appears nowhere in the result');
   });
 
