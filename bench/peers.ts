@@ -40,7 +40,7 @@ import { McpFloorContender } from './peers/mcp-floor.ts';
 import { PagewireMcpContender } from './peers/pagewire-mcp.ts';
 import { PAGES } from './peers/pages.ts';
 import { runScale, SCALE_STEPS, type ScaleReport } from './scale.ts';
-import { killLeftovers, memoryOf, type MemoryReport } from './peers/procs.ts';
+import { killLeftovers, memoryOf, type MemoryReport, waitingNodeMemory } from './peers/procs.ts';
 import {
   type BenchReport,
   type ContenderReport,
@@ -302,6 +302,7 @@ async function main(): Promise<number> {
   const pageResults: PageResult[] = [];
   const loadBefore = os.loadavg();
   let exitCode = 0;
+  let nodeFloorMib: number | undefined;
   try {
     if (loadBefore[0]! > os.cpus().length) {
       log(
@@ -343,6 +344,7 @@ async function main(): Promise<number> {
         await contender.start();
         running.push(contender);
         report.start_ms = Math.round(performance.now() - t0);
+        report.memory_at_start = memoryOf(contender.tag, contender.pids());
         log(
           `  ${contender.label}: started (${contender.version}) in ${report.start_ms} ms`,
         );
@@ -375,6 +377,7 @@ async function main(): Promise<number> {
       const memory: MemoryReport = memoryOf(contender.tag, contender.pids());
       reports.find((r) => r.id === contender.id)!.memory = memory;
     }
+    nodeFloorMib = await waitingNodeMemory();
   } finally {
     for (const contender of running) {
       await contender.stop().catch((error: unknown) => log(`  ${contender.label}: stop failed: ${String(error)}`));
@@ -423,6 +426,7 @@ async function main(): Promise<number> {
     contenders: reports,
     pages: pageResults,
     ...(scale ? { scale } : {}),
+    ...(nodeFloorMib !== undefined ? { node_floor_mib: nodeFloorMib } : {}),
   };
 
   const stamp = report.date.replace(/[:.]/g, '-');

@@ -4,6 +4,7 @@
 // any descendant of a tagged process counts too. Memory is PSS from /proc/PID/smaps_rollup:
 // shared pages are divided among the processes that map them, so Chromium's many processes add up
 // to what they really take. Linux only; elsewhere every number is reported as unavailable.
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export const TAG_VAR = 'PAGEWIRE_BENCH_TAG';
@@ -136,6 +137,26 @@ export function memoryOf(tag: string, extraRoots: number[] = []): MemoryReport {
     processes,
     ...(unknown ? { error: `${unknown} process(es) had no readable smaps_rollup` } : {}),
   };
+}
+
+/**
+ * The PSS of a Node process (this Node binary) that only waits: what any server on Node holds
+ * before it does anything, beside the contenders' memory. undefined where /proc is not there.
+ */
+export async function waitingNodeMemory(): Promise<number | undefined> {
+  const child = spawn(process.execPath, ['-e', "process.stdout.write('ready\\n'); setInterval(() => {}, 1000)"], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.once('data', () => resolve());
+      child.once('error', reject);
+      child.once('exit', (code) => reject(new Error(`the waiting Node process exited (${code})`)));
+    });
+    return memoryOf(`node-floor-${child.pid}`, [child.pid!]).server_mib;
+  } finally {
+    child.kill('SIGKILL');
+  }
 }
 
 /** SIGKILLs, by pid, every process still carrying the tag (after a contender's own shutdown). */

@@ -18,6 +18,8 @@ export interface ContenderReport {
   /** Start-up until ready (pagewire: server, session; MCP: initialize, first tools). */
   start_ms?: number;
   memory?: MemoryReport;
+  /** Right after start-up, before the first page: what the run itself added is the difference. */
+  memory_at_start?: MemoryReport;
   leftovers?: number;
 }
 
@@ -40,6 +42,8 @@ export interface BenchReport {
   pages: PageResult[];
   /** Many sessions on one pagewire server (bench/scale.ts), after the pages; absent with --no-scale. */
   scale?: ScaleReport;
+  /** PSS of a Node process that only waits (the same Node binary), taken right after the contenders' memory. */
+  node_floor_mib?: number;
 }
 
 export const README_START = '<!-- bench:peers:start -->';
@@ -406,9 +410,15 @@ function roundThreeVerdicts(report: BenchReport): Verdict[] {
         : spread,
     );
   }
+  const atStart = (id: string) => report.contenders.find((c) => c.id === id)?.memory_at_start?.server_mib;
+  const startWords = [
+    atStart(PW) === undefined ? undefined : `pagewire at start ${atStart(PW)} MiB`,
+    atStart(PLAYWRIGHT) === undefined ? undefined : `Playwright MCP at start ${atStart(PLAYWRIGHT)} MiB`,
+    report.node_floor_mib === undefined ? undefined : `a Node process that only waits ${report.node_floor_mib} MiB`,
+  ].filter((words) => words !== undefined);
   out.push({
     target: 'server memory (PSS) ≤ 0.5× Playwright MCP',
-    where: 'after the run',
+    where: `after the run${startWords.length > 0 ? `; ${startWords.join(', ')}` : ''}`,
     pagewire: mine === undefined ? 'not measured' : `${mine} MiB`,
     limit: theirs === undefined ? 'not measured' : `${(theirs * 0.5).toFixed(1)} MiB (0.5 × ${theirs})`,
     met: mine === undefined || theirs === undefined ? undefined : mine <= 0.5 * theirs,
