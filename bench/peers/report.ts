@@ -374,9 +374,9 @@ function roundThreeVerdicts(report: BenchReport): Verdict[] {
       );
     }
   }
-  const memory = (id: string) => report.contenders.find((c) => c.id === id)?.memory?.server_mib;
-  const mine = memory(PW);
-  const theirs = memory(PLAYWRIGHT);
+  const serverMib = (id: string, when: 'memory' | 'memory_at_start') => report.contenders.find((c) => c.id === id)?.[when]?.server_mib;
+  const mine = serverMib(PW, 'memory');
+  const theirs = serverMib(PLAYWRIGHT, 'memory');
   const scale = report.scale;
   if (scale) {
     const top = scale.steps.at(-1)!;
@@ -410,10 +410,11 @@ function roundThreeVerdicts(report: BenchReport): Verdict[] {
         : spread,
     );
   }
-  const atStart = (id: string) => report.contenders.find((c) => c.id === id)?.memory_at_start?.server_mib;
+  const mineAtStart = serverMib(PW, 'memory_at_start');
+  const theirsAtStart = serverMib(PLAYWRIGHT, 'memory_at_start');
   const startWords = [
-    atStart(PW) === undefined ? undefined : `pagewire at start ${atStart(PW)} MiB`,
-    atStart(PLAYWRIGHT) === undefined ? undefined : `Playwright MCP at start ${atStart(PLAYWRIGHT)} MiB`,
+    mineAtStart === undefined ? undefined : `pagewire at start ${mineAtStart} MiB`,
+    theirsAtStart === undefined ? undefined : `Playwright MCP at start ${theirsAtStart} MiB`,
     report.node_floor_mib === undefined ? undefined : `a Node process that only waits ${report.node_floor_mib} MiB`,
   ].filter((words) => words !== undefined);
   out.push({

@@ -98,10 +98,8 @@ export class TabScreencast {
       }),
     );
     this.#stack.add(
-      init.tab.dialogs.events.on('closed', () => {
-        // The masks could not be drawn while the dialog was open: now they can.
-        if (!this.#drawing && this.#maskedSince === undefined) this.#remask();
-      }),
+      // The masks could not be drawn while the dialog was open: now they can.
+      init.tab.dialogs.events.on('closed', () => this.#remaskIfUndrawn()),
     );
     this.#stack.add(init.tab.events.on('closed', () => void this.end()));
   }
@@ -183,6 +181,11 @@ export class TabScreencast {
     })();
   }
 
+  /** Masks again when the current documents' masks were not drawn and no masking is under way. */
+  #remaskIfUndrawn(): void {
+    if (!this.#drawing && this.#maskedSince === undefined) this.#remask();
+  }
+
   /**
    * Sets the masks and has a frame drawn with them: when it was drawn by (epoch ms), or undefined
    * when it cannot be now (a dialog is open: its closing masks again; the document is replaced: its
@@ -261,11 +264,10 @@ export class TabScreencast {
     }
     if (this.#maskedSince === undefined) {
       // Masks not drawn yet (or being drawn): a frame may show the document unmasked.
-      this.#acked++;
-      void this.tab.session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {});
+      this.#acknowledge(event.sessionId);
       // A document whose masks were not drawn (a dialog was open, or the drawing failed): its
       // frames try again, and a fresh one is asked for once they are.
-      if (!this.#drawing) this.#remask();
+      this.#remaskIfUndrawn();
       return;
     }
     this.#unacked.push(event.sessionId);
@@ -307,10 +309,12 @@ export class TabScreencast {
     const ids = this.#unacked;
     this.#unacked = [];
     this.#lastAckAt = Date.now();
-    for (const sessionId of ids) {
-      this.#acked++;
-      void this.tab.session.send('Page.screencastFrameAck', { sessionId }).catch(() => {});
-    }
+    for (const sessionId of ids) this.#acknowledge(sessionId);
+  }
+
+  #acknowledge(sessionId: number): void {
+    this.#acked++;
+    void this.tab.session.send('Page.screencastFrameAck', { sessionId }).catch(() => {});
   }
 
   #schedule(ms: number): void {
