@@ -80,6 +80,8 @@ export class TabScreencast {
   #unacked: number[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #lastAckAt = 0;
+  /** When the latest frame was handed to the watchers (a restart's first frame keeps max_fps from it). */
+  #lastShownAt = 0;
   #received = 0;
   #acked = 0;
   #ended = false;
@@ -227,6 +229,9 @@ export class TabScreencast {
       // The stopped capture's frames need no acknowledgement any more (Chromium ignores one for them).
       this.#acked += this.#unacked.length;
       this.#unacked = [];
+      // The new capture's first frame comes at once, with no acknowledgement to pace it.
+      const wait = this.#lastShownAt + 1000 / this.#settings.maxFps - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       if (!this.#ended) await this.#capture();
     });
   }
@@ -285,6 +290,7 @@ export class TabScreencast {
       scale: metadata.deviceWidth > 0 ? size.width / metadata.deviceWidth : 1,
     };
     this.#owed = new Set(this.#watchers.keys());
+    this.#lastShownAt = Date.now();
     this.#pump();
   }
 
