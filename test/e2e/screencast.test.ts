@@ -98,13 +98,17 @@ s('frames arrive after start as screencast events; stop ends them and the captur
 s('max_fps paces frames by delaying the acks', async () => {
   const targetId = await open('/live-chart.html');
   const { subscription_id } = await client.call('screencast.start', { session_id: sessionId, target_id: targetId, max_fps: 4 });
-  // Frame 2 follows the first ack at once; from there on each ack waits its 1/max_fps.
-  const second = await nextFrame(client, subscription_id, 1);
-  const sixth = await nextFrame(client, subscription_id, 5);
-  const perSecond = 4000 / (sixth.time - second.time);
-  // The page paints at 60 fps; four intervals at 4 fps take at least 1 s.
-  assert.ok(perSecond <= 4.5, `at most ~4 frames a second, got ${perSecond.toFixed(1)}`);
-  await client.call('screencast.stop', { session_id: sessionId, target_id: targetId });
+  // A failed measurement must not leave its capture open for the tests after it.
+  try {
+    // Frame 2 follows the first ack at once; from there on each ack waits its 1/max_fps.
+    const second = await nextFrame(client, subscription_id, 1);
+    const sixth = await nextFrame(client, subscription_id, 5);
+    const perSecond = 4000 / (sixth.time - second.time);
+    // The page paints at 60 fps; four intervals at 4 fps take at least 1 s.
+    assert.ok(perSecond <= 4.5, `at most ~4 frames a second, got ${perSecond.toFixed(1)}`);
+  } finally {
+    await client.call('screencast.stop', { session_id: sessionId, target_id: targetId });
+  }
 });
 
 s('the connection closing ends its screencast; another connection on the same tab keeps the capture', async () => {
