@@ -60,6 +60,14 @@ export interface UnreadNode {
 export type AxChild = AxViewNode | UnreadNode;
 
 /**
+ * Whether a node's kept views hold a placeholder: kept views are either whole (none anywhere
+ * below) or those of a node none of whose children was read (a placeholder right below).
+ */
+function holdsPlaceholder(views: readonly AxChild[]): boolean {
+  return views.some((view) => view.unread || view.children.some((child) => child.unread));
+}
+
+/**
  * Controls whose content is a value (typed, chosen or set by the user): the accessible-name
  * algorithm puts that value into the name of a container or label around them.
  */
@@ -376,9 +384,10 @@ export function buildAxTree(
  * The same, from nodes already keyed by id (a kept document: no copy of tens of thousands). With
  * `partial` (a prefix read, ax-prefix.ts), each child missing from `byId` becomes an UnreadNode
  * placeholder (a text node's InlineTextBoxes excepted: they are dropped anyway). A view with a
- * placeholder below it changes as its children are read, so `reuse` keeps only the views whose
- * subtree was read whole: after a change on a large page read by prefix, the unchanged rows keep
- * their views (and their stitched copies, stitch.ts) instead of being built again.
+ * placeholder below it changes as its children are read, so `reuse` keeps the views whose subtree
+ * was read whole, and those of nodes none of whose children was read, for as long as none is:
+ * after a change on a large page read by prefix, the unchanged rows, read or not, keep their views
+ * (and their stitched copies, stitch.ts) instead of being built again.
  */
 export function buildAxTreeFrom(
   byId: ReadonlyMap<string, Cdp.Accessibility.AXNode>,
@@ -395,20 +404,27 @@ export function buildAxTreeFrom(
   // Returns the visible nodes this AX node contributes: itself, or (when ignored) its children.
   const convert = (node: Cdp.Accessibility.AXNode): AxChild[] => {
     const known = reuse?.get(node);
-    if (known) return known;
+    if (known && !holdsPlaceholder(known)) return known;
+    if (known && partial && noneRead(node)) {
+      mayChange.add(known);
+      return known;
+    }
     if (visited.has(node.nodeId)) return []; // a malformed payload must not loop forever
     visited.add(node.nodeId);
-    const views = convertOnce(node);
-    if (!mayChange.has(views)) reuse?.set(node, views);
+    const { views, unreadOnly } = convertOnce(node);
+    if (!mayChange.has(views) || unreadOnly) reuse?.set(node, views);
     return views;
   };
-  const convertOnce = (node: Cdp.Accessibility.AXNode): AxChild[] => {
+  const noneRead = (node: Cdp.Accessibility.AXNode) => (node.childIds ?? []).every((id) => !byId.has(id));
+  const convertOnce = (node: Cdp.Accessibility.AXNode): { views: AxChild[]; unreadOnly: boolean } => {
     const children: AxChild[] = [];
     let whole = true;
+    let unreadOnly = true;
     const role = String(node.role?.value ?? '');
     for (const childId of node.childIds ?? []) {
       const child = byId.get(childId);
       if (child) {
+        unreadOnly = false;
         const views = convert(child);
         if (mayChange.has(views)) whole = false;
         children.push(...views);
@@ -418,8 +434,11 @@ export function buildAxTreeFrom(
       }
     }
     const views = viewsOf(node, role, children);
-    if (!whole || (partial && names.lookedAround(node))) mayChange.add(views);
-    return views;
+    const lookedAround = partial && names.lookedAround(node);
+    if (!whole || lookedAround) mayChange.add(views);
+    // None of its children read: it stays what it is until one is (its name, taken as Chromium
+    // gave it, looked at nothing below).
+    return { views, unreadOnly: !whole && unreadOnly && !lookedAround };
   };
   const viewsOf = (node: Cdp.Accessibility.AXNode, role: string, children: AxChild[]): AxChild[] => {
     if (DROPPED_ROLES.has(role)) return [];

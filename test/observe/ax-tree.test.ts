@@ -241,7 +241,7 @@ s('a cycle of aria-labelledby does not loop', () => {
   assert.equal(childViews(tree!).map((c) => [c.role, c.name]), [['button', ''], ['button', '']]);
 });
 
-s('a document read in part keeps the views of subtrees read whole for the next build, and builds again what was not read whole', () => {
+s('a document read in part keeps the views of subtrees read whole, and of nodes none of whose children was read until one is', () => {
   const nodes = payload({
     role: 'RootWebArea',
     name: 'Invoices',
@@ -258,24 +258,53 @@ s('a document read in part keeps the views of subtrees read whole for the next b
         source: ariaLabel('Row 2'),
         children: [{ role: 'button', name: 'Edit row 2', source: ariaLabel('Edit row 2') }],
       },
+      {
+        role: 'row',
+        name: 'Row 3',
+        source: ariaLabel('Row 3'),
+        children: [
+          { role: 'button', name: 'Edit row 3', source: ariaLabel('Edit row 3') },
+          { role: 'button', name: 'Drop row 3', source: ariaLabel('Drop row 3') },
+        ],
+      },
     ],
   });
-  const [root, row1, , row2, button2] = nodes as [AXNode, AXNode, AXNode, AXNode, AXNode];
+  const [root, row1, , row2, button2, row3, , drop3] = nodes as AXNode[] as [
+    AXNode,
+    AXNode,
+    AXNode,
+    AXNode,
+    AXNode,
+    AXNode,
+    AXNode,
+    AXNode,
+  ];
   const all = new Map(nodes.map((node) => [node.nodeId, node]));
   const read = new Map(all);
-  read.delete(button2.nodeId); // the prefix read stopped before row 2's button
+  read.delete(button2.nodeId); // the prefix read stopped before row 2's button…
+  read.delete(drop3.nodeId); // …and read only row 3's first button
   const reuse = new WeakMap<AXNode, AxChild[]>();
   const first = buildAxTreeFrom(read, root, reuse, true)!;
-  const [firstRow1, firstRow2] = first.children as AxViewNode[];
+  const [firstRow1, firstRow2, firstRow3] = first.children as AxViewNode[];
   assert.ok(firstRow2!.children[0]?.unread, 'row 2 holds a placeholder');
   assert.ok(reuse.has(row1), 'row 1 was read whole');
-  assert.not.ok(reuse.has(row2), 'row 2 was not');
-  assert.not.ok(reuse.has(root), 'nor the document');
+  assert.ok(reuse.has(row2), 'row 2 had none of its children read');
+  assert.not.ok(reuse.has(row3), 'row 3 was read in part: reading on changes it');
+  assert.not.ok(reuse.has(root), 'nor the document, which holds them');
+
+  // Built again from the same read (after a change elsewhere): nothing unchanged is built again.
+  const again = buildAxTreeFrom(read, root, reuse, true)!;
+  assert.is(again.children[0], firstRow1, 'row 1: the same view');
+  assert.is(again.children[1], firstRow2, 'row 2: the same view while its children are still unread');
+  assert.is.not(again.children[2], firstRow3, 'row 3: built again');
+  assert.not.ok(reuse.has(root), 'a document holding a row not read whole is never kept as whole');
 
   const further = buildAxTreeFrom(all, root, reuse, true)!;
-  const [row1Again, row2Again] = further.children as AxViewNode[];
+  const [row1Again, row2Again, row3Again] = further.children as AxViewNode[];
   assert.is(row1Again, firstRow1, 'the same view, not built again');
   assert.equal(row2Again!.children.map((c) => (c.unread ? 'unread' : c.name)), ['Edit row 2']);
+  assert.equal(row3Again!.children.map((c) => (c.unread ? 'unread' : c.name)), ['Edit row 3', 'Drop row 3']);
+  assert.ok(reuse.has(root), 'read whole now');
 });
 
 s.run();
