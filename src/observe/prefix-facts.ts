@@ -11,10 +11,11 @@ import type { Cdp } from '../../protocol/generated/cdp.ts';
 import type { FrameRecord } from '../browser/frame-tree.ts';
 import type { IsolatedWorlds } from '../browser/isolated-worlds.ts';
 import { callPage, callPageRaw, factBits, type FactsAnswer, PageObject, type PseudoFact } from '../browser/page-module.ts';
-import type { AxViewNode } from './ax-tree.ts';
+import type { AxChild, AxViewNode } from './ax-tree.ts';
 import { isEditableContainer, isSelect } from './render.ts';
 import type { Box, DocumentFacts, NodeFacts } from './page-facts.ts';
 import { backendIdOf, NODE_LIST } from './node-list.ts';
+import { isCdpError } from '../cdp/errors.ts';
 
 type SendOptions = { timeoutMs: number; signal?: AbortSignal };
 
@@ -25,6 +26,12 @@ const CLICK_TYPES = new Set(['click', 'mousedown', 'mouseup', 'DOMActivate']);
 const MAX_EXTRA = 64;
 
 const FACT = factBits();
+
+/** Node.TEXT_NODE, as DOM.describeNode gives it. */
+const TEXT_NODE = 3;
+
+/** Read nodes with unread children named to the walk (beyond, it goes into them: slower, the same facts). */
+const MAX_NOT_INTO = 256;
 
 /**
  * The DOM nodes of a prefix read's tree that a render may ask the facts of, and must have them, and
@@ -37,22 +44,30 @@ const FACT = factBits();
  * field (its content is its value) or a <select> (whose options the walk meets, and whose picker a
  * snapshot has no node for).
  */
-function readNodes(tree: AxViewNode): { ids: Set<number>; last: number | undefined } {
+function readNodes(tree: AxViewNode): { ids: Set<number>; last: number | undefined; unread: number[]; textParents: Map<number, number> } {
   const order: Array<{ id: number; unread: boolean }> = [];
+  const textParents = new Map<number, number>();
   let last = -1;
-  const stack = [...tree.children].reverse();
+  const stack: Array<{ node: AxChild; parent: number | undefined }> = [...tree.children].reverse().map((node) => ({
+    node,
+    parent: undefined,
+  }));
   while (stack.length > 0) {
-    const node = stack.pop()!;
+    const { node, parent } = stack.pop()!;
     if (node.unread || node.backendNodeId === undefined) continue;
+    if (node.role === 'StaticText' && parent !== undefined) textParents.set(node.backendNodeId, parent);
     const field = isEditableContainer(node);
     const unread = !field && node.children.length > 0 && node.children.every((child) => child.unread);
     if (node.children.some((child) => !child.unread)) last = order.length;
     order.push({ id: node.backendNodeId, unread });
     if (field || isSelect(node)) continue;
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i]!, parent: node.backendNodeId });
   }
   const ids = new Set(order.filter((entry, i) => i <= last || !entry.unread).map((entry) => entry.id));
-  return { ids, last: last >= 0 ? order[last]!.id : undefined };
+  // Those past the last one are children of it or of its ancestors: the walk goes into the
+  // former (it goes into all it passes), not the latter.
+  const unread = order.filter((entry) => entry.unread).map((entry) => entry.id);
+  return { ids, last: last >= 0 ? order[last]!.id : undefined, unread, textParents };
 }
 
 /** The nodes (by backendNodeId) with a listener that makes them respond to clicks. */
@@ -97,14 +112,19 @@ async function resolveInWorld(world: InWorld, backendNodeId: number): Promise<Pa
   return new PageObject(object.objectId);
 }
 
-async function walk(world: InWorld, end: number): Promise<Walked | undefined> {
+/**
+ * The page's walk through `end`, not going into the read nodes whose children were not read (up
+ * to MAX_NOT_INTO of them, each named to the page): a walk that went into them would answer their
+ * whole subtrees, and each node answered costs the renderer its serialization
+ * (docs/observation.md, "The page's facts, in proportion").
+ */
+async function walk(world: InWorld, end: number, unread: readonly number[]): Promise<Walked | undefined> {
   const { frame, contextId, send } = world;
+  const [last, ...notInto] = await Promise.all([end, ...unread.slice(0, MAX_NOT_INTO)].map((id) => resolveInWorld(world, id)));
   const { result, exceptionDetails } = await callPageRaw(
     { session: frame.session, executionContextId: contextId },
     'pageFacts',
-    [
-      await resolveInWorld(world, end),
-    ],
+    [last!, ...notInto],
     NODE_LIST,
     send,
   );
@@ -115,6 +135,26 @@ async function walk(world: InWorld, end: number): Promise<Walked | undefined> {
   const answer = JSON.parse(json.value) as FactsAnswer;
   if (answer.records.length !== nodes.length) return undefined;
   return { ...answer, ids: nodes.map(backendIdOf) };
+}
+
+/**
+ * A text's layout box in the document's coordinates (its quads, from the viewport, with the
+ * document's scroll at the walk), as the walk measures one; undefined for a text laid out nowhere.
+ */
+async function textBoxOf(frame: FrameRecord, backendNodeId: number, scroll: [number, number], send: SendOptions): Promise<Box | undefined> {
+  const quads = await frame.session.sendWith(send, 'DOM.getContentQuads', { backendNodeId }).then(
+    (answer) => answer.quads,
+    (error: unknown) => {
+      // "Could not compute content quads": no layout. Anything else (no answer) fails the read.
+      if (isCdpError(error) && error.kind === 'protocol') return [];
+      throw error;
+    },
+  );
+  const xs = quads.flatMap((quad) => [quad[0]!, quad[2]!, quad[4]!, quad[6]!]);
+  const ys = quads.flatMap((quad) => [quad[1]!, quad[3]!, quad[5]!, quad[7]!]);
+  if (xs.length === 0) return undefined;
+  const [left, top] = [Math.min(...xs), Math.min(...ys)];
+  return [left + scroll[0], top + scroll[1], Math.max(...xs) - left, Math.max(...ys) - top];
 }
 
 /** The facts of pseudo-elements the walk did not reach (pseudoFacts), one per backendNodeId. */
@@ -136,7 +176,7 @@ export async function readPrefixFacts(options: {
   send: SendOptions;
 }): Promise<DocumentFacts | undefined> {
   const { frame, worlds, tree, documentBackendNodeId, send } = options;
-  const { ids, last } = readNodes(tree);
+  const { ids, last, unread, textParents } = readNodes(tree);
   if (last === undefined) return undefined;
   const objectGroup = `pagewire-facts-${crypto.randomUUID()}`;
   try {
@@ -145,7 +185,7 @@ export async function readPrefixFacts(options: {
     // Awaited below; a read given up before then must not leave its failure unhandled.
     listening.catch(() => {});
     const world = { frame, contextId, send, objectGroup };
-    const walked = await walk(world, last);
+    const walked = await walk(world, last, unread);
     if (!walked) return undefined;
     const reached = new Set(walked.ids.filter((id, k) => id !== undefined && (walked!.records[k]![1] & FACT.controlOnly) === 0));
     const missing = [...ids].filter((id) => !reached.has(id));
@@ -156,16 +196,34 @@ export async function readPrefixFacts(options: {
     // A list item's ::marker cannot set a cursor (it takes the item's, which has a box) and has no
     // listener of its own: it never gets a ref, and only its name is asked.
     const markers = missing.filter((_, i) => described[i]!.node.pseudoType === 'marker');
-    const extra = missing.filter((_, i) => described[i]!.node.pseudoType !== 'marker');
+    // A text has nothing but its box: one under a wrapper the walk passes by after its end (an
+    // ignored <div> whose texts the read lifts into its parent), a space the walk left out, a
+    // control's label in its user-agent shadow tree (an <input type=submit>'s). Its parent must be
+    // a node the walk reached, so that nothing it cannot see (a closed shadow tree) hides there.
+    // CDP measures it; no script sees it. Its quads are the main frame's viewport's, so a child
+    // frame's texts take the snapshot.
+    const texts = missing.filter((_, i) => described[i]!.node.nodeType === TEXT_NODE);
+    if (texts.length > 0 && frame.parentId !== undefined) return undefined;
+    const textParent = texts.map((id) => textParents.get(id));
+    if (!textParent.every((parent) => parent !== undefined && reached.has(parent))) return undefined;
+    // A label in an <input>'s user-agent shadow tree has no box: the snapshot lists none of that tree.
+    const inputs = new Set(walked.ids.filter((id, k) => textParent.includes(id) && walked.records[k]![7] === 'INPUT'));
+    const measured = texts.filter((_, i) => !inputs.has(textParent[i]!));
+    const extra = missing.filter((_, i) => described[i]!.node.pseudoType !== 'marker' && described[i]!.node.nodeType !== TEXT_NODE);
     // Only ::before and ::after are named to the page: a node of a user-agent shadow tree (a
     // field's inner parts) must never reach a script, and anything else the walk missed (a node in
     // a closed shadow tree, one out of document order) is not the page's to tell.
-    const kinds = described.map(({ node }) => node.pseudoType).filter((kind) => kind !== 'marker');
+    const kinds = described.map(({ node }) => node).filter((node) => node.pseudoType !== 'marker' && node.nodeType !== TEXT_NODE)
+      .map((node) => node.pseudoType);
     if (!kinds.every((kind) => kind === 'before' || kind === 'after')) return undefined;
-    const pseudos = await pseudosOf(world, extra);
+    const [pseudos, textBoxes] = await Promise.all([
+      pseudosOf(world, extra),
+      Promise.all(measured.map((backendNodeId) => textBoxOf(frame, backendNodeId, walked.scroll, send))),
+    ]);
     const facts = factsOf(walked, extra, pseudos, await listening);
     if (!facts) return undefined;
     for (const id of markers) facts.nodes.set(id, { clickable: false, ownPointer: false, dragAndDrop: false, nodeName: '::marker' });
+    for (const [i, box] of textBoxes.entries()) if (box) facts.textBoxes.set(measured[i]!, box);
     const [scrollX, scrollY] = walked.scroll;
     return {
       frameId: frame.id,

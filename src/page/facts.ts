@@ -59,10 +59,11 @@ import type { PseudoElement as Pseudo } from './pointer.ts';
 
 /**
  * The facts of the document's elements and texts in flat-tree order (open shadow roots and slots as
- * they render), from the top up to and including `end` and everything inside it. Answers
- * [FactsAnswer as JSON, ...nodes].
+ * they render), from the top up to and including `end` and everything inside it, leaving out what
+ * lies inside `unread` (nodes whose children the read did not reach: only their own facts are
+ * needed). Answers [FactsAnswer as JSON, ...nodes].
  */
-export function pageFacts(end: Node | Pseudo | null): [string, ...Node[]] {
+export function pageFacts(end: Node | Pseudo | null, ...unread: Node[]): [string, ...Node[]] {
   const FACT = factBits();
   const nodes: Node[] = [];
   const records: FactRecord[] = [];
@@ -138,6 +139,7 @@ export function pageFacts(end: Node | Pseudo | null): [string, ...Node[]] {
       }
     }
   };
+  const notInto = new Set<Node>(unread);
   const range = document.createRange();
   const recordText = (text: Text, always: boolean): void => {
     range.selectNodeContents(text);
@@ -181,7 +183,7 @@ export function pageFacts(end: Node | Pseudo | null): [string, ...Node[]] {
     if (node instanceof Element) recordElement(node);
     else if (node instanceof Text) recordText(node, false);
     else continue;
-    if (after) continue;
+    if (after || notInto.has(node)) continue;
     if (isEnd) passed = true;
     // Template contents and iframe documents are not the flat tree's.
     if (!(node instanceof Element) || node instanceof HTMLTemplateElement) continue;
