@@ -291,7 +291,7 @@ class _ObservedFrameRequired(TypedDict):
 
 
 class ObservedFrame(_ObservedFrameRequired, total=False):
-    #: unavailable: why the frame could not be read
+    #: unavailable: why the frame could not be read; observed: what of it could not be read (its layout, for the observed frame)
     reason: str
 
 

@@ -16,6 +16,9 @@ export function pageText(observation: Observation): string {
   }
   const unavailable = observation.frames.filter((f) => f.status === 'unavailable');
   for (const frame of unavailable) lines.push(`frame unavailable: ${frame.url} (${frame.reason ?? 'no reason given'})`);
+  for (const frame of observation.frames) {
+    if (frame.status === 'observed' && frame.reason) lines.push(`frame ${frame.url}: ${frame.reason}`);
+  }
   if (observation.tree !== '') lines.push(observation.tree.replace(/\n$/, ''));
   if (observation.markdown !== undefined) lines.push(observation.markdown);
   for (const blocker of observation.blockers ?? []) lines.push(blockerLine(blocker));

@@ -41,6 +41,7 @@ export function observationText(o: Obj, ids: IdsSaid): string {
   }
   for (const frame of (o['frames'] as Obj[] | undefined) ?? []) {
     if (frame['status'] === 'unavailable') lines.push(`frame ${str(frame['frame_id'])} unavailable: ${str(frame['reason'])}`);
+    else if (frame['reason'] !== undefined) lines.push(`frame ${str(frame['frame_id'])}: ${str(frame['reason'])}`);
   }
   const markdown = o['markdown'];
   const matches = o['matches'] as unknown[] | undefined;

@@ -123,6 +123,8 @@ function planFrame(cached: CachedFrame | undefined, frame: PlannedFrame, changes
  */
 export function readToKeep(read: PageRead, changes: ReadonlyArray<FrameChanges | undefined>): CachedRead | undefined {
   if (!changes.every((change) => change !== undefined) || !read.frameReads.every((frameRead) => frameRead.tree)) return undefined;
+  // A renderer whose layout was not read (its snapshot ran out of time): the next look reads it again.
+  if (!read.sessionSnapshots.every((snapshot) => snapshot.documents.length > 0)) return undefined;
   const frames = new Map<string, CachedFrame>();
   read.frameReads.forEach((frameRead, i) => {
     const change = changes[i]!;

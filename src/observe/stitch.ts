@@ -41,6 +41,10 @@ export interface RenderedPage extends Rendered {
 /** The rendered page, or (a prefix read) the part that must be read before it can be rendered. */
 export type RenderPageOutcome = { rendered: RenderedPage } | { needs: MissingPart };
 
+/** An observed frame's `reason` when its tree was read and its layout was not (docs/PROTOCOL.md §6 `frames`). */
+export const LAYOUT_UNREAD =
+  'its layout could not be read within the read budget: no element is reported visible or in the viewport, and elements clickable only through a listener or cursor: pointer have no ref; observe again';
+
 export function renderPage(input: RenderPageOptions): RenderPageOutcome {
   const { tab, root, frames, read, stitchedViews } = input;
   const { frameReads, sessionSnapshots, ownerPairs } = read;
@@ -62,14 +66,19 @@ export function renderPage(input: RenderPageOptions): RenderPageOutcome {
   }
 
   const readByFrame = new Map(frameReads.map((read) => [read.frame.id, read]));
-  const observedFrames: ObservedFrame[] = frameReads.map(({ frame, tree, reason }) => ({
-    frameId: frame.id,
-    loaderId: frame.loaderId,
-    documentBackendNodeId: tree?.backendNodeId,
-    url: frame.url,
-    status: tree ? 'observed' : 'unavailable',
-    ...(reason ? { reason } : {}),
-  }));
+  const observedFrames: ObservedFrame[] = frameReads.map(({ frame, tree, reason }) => {
+    // The observed frame's tree without its layout (the snapshot ran out of the read's time): the
+    // answer says what that leaves unknown instead of passing it off as the page's.
+    const why = reason ?? (tree && frame.id === root.id && !factsByFrame.has(frame.id) ? LAYOUT_UNREAD : undefined);
+    return {
+      frameId: frame.id,
+      loaderId: frame.loaderId,
+      documentBackendNodeId: tree?.backendNodeId,
+      url: frame.url,
+      status: tree ? 'observed' : 'unavailable',
+      ...(why ? { reason: why } : {}),
+    };
+  });
 
   const stitch = (node: AxViewNode, frameId: string): StitchedNode => {
     const known = stitchedViews.get(node);

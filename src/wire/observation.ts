@@ -34,7 +34,9 @@ export const observedFrame = z
     frame_id: z.string(),
     url: z.string(),
     status: z.enum(['observed', 'unavailable']),
-    reason: z.string().optional().describe('unavailable: why the frame could not be read'),
+    reason: z.string().optional().describe(
+      'unavailable: why the frame could not be read; observed: what of it could not be read (its layout, for the observed frame)',
+    ),
   })
   .meta({ id: 'ObservedFrame' });
 

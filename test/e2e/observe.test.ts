@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestClient } from '../helpers/client.ts';
 import type { FixtureServer } from '../helpers/fixture-server.ts';
-import { evaluate, tabOf } from '../helpers/page.ts';
+import { evaluate, readerOf, tabOf } from '../helpers/page.ts';
 import type { TestServer } from '../helpers/pagewire.ts';
 import { openAlone, withSession } from '../helpers/session-suite.ts';
 import { waitUntil } from '../helpers/wait.ts';
@@ -471,6 +471,35 @@ s('a Prism-highlighted code block reads as its source text, one tree line a sour
   assert.ok(!tree.some((line) => /^\s*"[0-9]+"$/.test(line) || line.trim() === '"1 2 3 4 5"'), 'no line-number gutter');
   // Against Playwright MCP's browser_snapshot of this page (bench/README.md): at most half its bytes.
   assert.ok(new TextEncoder().encode(o.tree).length <= 8588 / 2, `${new TextEncoder().encode(o.tree).length} B`);
+});
+
+s("a layout that could not be read is said, not passed off as the page's; observing again reads it", async () => {
+  const targetId = await open('/clickables.html');
+  const whole = await observe();
+  const listenerOnly = whole.elements.filter((e) => !['button', 'link', 'checkbox', 'textbox', 'radio', 'combobox'].includes(e.role));
+  assert.ok(listenerOnly.length > 0, 'the page has elements clickable only through a listener or a pointer');
+  assert.ok(whole.elements.every((e) => e.visible), 'all laid out');
+  assert.is(whole.frames[0]!.reason, undefined);
+  const { session } = tabOf(server, targetId);
+  const original = session.sendRaw;
+  session.sendRaw = function (method, params, options) {
+    // The renderer's snapshot runs out of the read's time.
+    if (method === 'DOMSnapshot.captureSnapshot') return Promise.reject(new Error('no answer within the budget'));
+    return original.call(this, method, params, options);
+  };
+  let degraded: Observation;
+  try {
+    readerOf(server, sessionId, targetId).forgetReads();
+    degraded = await observe();
+  } finally {
+    session.sendRaw = original;
+  }
+  assert.is(degraded.frames[0]!.status, 'observed');
+  assert.match(degraded.frames[0]!.reason ?? '', /layout could not be read/);
+  assert.ok(degraded.elements.every((e) => !e.visible && !e.in_viewport), 'nothing is claimed visible');
+  const again = await observe();
+  assert.is(again.frames[0]!.reason, undefined, 'the read without a layout was not kept');
+  assert.equal(again.elements, whole.elements);
 });
 
 s.run();

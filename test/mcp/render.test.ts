@@ -102,4 +102,21 @@ s('an observation in markdown format shows its markdown where the tree goes', ()
   assert.is(text.split('\n').slice(2).join('\n'), '# Ferries\n\nSee [the full timetable](@3).');
 });
 
+s('a frame that could not be read, and an observed frame whose layout could not be, say why', () => {
+  const text = observationText(
+    {
+      ...observation,
+      frames: [
+        { frame_id: 'T1', url: 'http://127.0.0.1/news', status: 'observed', reason: 'its layout could not be read within the read budget' },
+        { frame_id: 'F2', url: 'http://localhost/ad', status: 'unavailable', reason: 'no answer within 1000 ms' },
+        { frame_id: 'F3', url: 'http://localhost/map', status: 'observed' },
+      ],
+    },
+    new IdsSaid(() => 'S1'),
+  );
+  assert.ok(text.includes('frame T1: its layout could not be read within the read budget'), text);
+  assert.ok(text.includes('frame F2 unavailable: no answer within 1000 ms'), text);
+  assert.not.ok(text.includes('F3'), text);
+});
+
 s.run();

@@ -225,6 +225,8 @@ s('readToKeep: the marks come from the changes; a frame not asked keeps nothing'
   assert.equal(kept?.frames.get('MAIN')?.readAheadIds, [3]);
   assert.equal(kept?.frames.get('CHILD')?.readAheadIds, [], 'too many to read early');
   assert.is(readToKeep(read, [changes('MAIN'), undefined]), undefined);
+  const layoutUnread = { ...read, sessionSnapshots: read.sessionSnapshots.map((snapshot) => ({ ...snapshot, documents: [] })) };
+  assert.is(readToKeep(layoutUnread, [changes('MAIN'), changes('CHILD')]), undefined, 'a renderer whose snapshot failed: read again');
 });
 
 s.run();
