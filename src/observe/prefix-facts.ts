@@ -16,6 +16,7 @@ import { isEditableContainer, isSelect } from './render.ts';
 import type { Box, DocumentFacts, NodeFacts } from './page-facts.ts';
 import { backendIdOf, NODE_LIST } from './node-list.ts';
 import { isCdpError } from '../cdp/errors.ts';
+import { quadBox, union } from '../browser/geometry.ts';
 
 type SendOptions = { timeoutMs: number; signal?: AbortSignal };
 
@@ -150,11 +151,9 @@ async function textBoxOf(frame: FrameRecord, backendNodeId: number, scroll: [num
       throw error;
     },
   );
-  const xs = quads.flatMap((quad) => [quad[0]!, quad[2]!, quad[4]!, quad[6]!]);
-  const ys = quads.flatMap((quad) => [quad[1]!, quad[3]!, quad[5]!, quad[7]!]);
-  if (xs.length === 0) return undefined;
-  const [left, top] = [Math.min(...xs), Math.min(...ys)];
-  return [left + scroll[0], top + scroll[1], Math.max(...xs) - left, Math.max(...ys) - top];
+  if (quads.length === 0) return undefined;
+  const { x, y, width, height } = quads.map(quadBox).reduce(union);
+  return [x + scroll[0], y + scroll[1], width, height];
 }
 
 /** The facts of pseudo-elements the walk did not reach (pseudoFacts), one per backendNodeId. */
@@ -207,7 +206,8 @@ export async function readPrefixFacts(options: {
     const textParent = texts.map((id) => textParents.get(id));
     if (!textParent.every((parent) => parent !== undefined && reached.has(parent))) return undefined;
     // A label in an <input>'s user-agent shadow tree has no box: the snapshot lists none of that tree.
-    const inputs = new Set(walked.ids.filter((id, k) => textParent.includes(id) && walked.records[k]![7] === 'INPUT'));
+    const parents = new Set(textParent);
+    const inputs = new Set(walked.ids.filter((id, k) => parents.has(id) && walked.records[k]![7] === 'INPUT'));
     const measured = texts.filter((_, i) => !inputs.has(textParent[i]!));
     const extra = missing.filter((_, i) => described[i]!.node.pseudoType !== 'marker' && described[i]!.node.nodeType !== TEXT_NODE);
     // Only ::before and ::after are named to the page: a node of a user-agent shadow tree (a
