@@ -20,6 +20,22 @@ import { actFieldsWords, actRow, type CallError, callRow, eventRow } from './row
 const MAX_EVENTS = 200;
 const MAX_ACTS = 50;
 
+/**
+ * What the observation says of a frame it could not read (whole or in part), one line a frame: the
+ * person sees why elements are missing or none is claimed visible, as the agent was told.
+ */
+function frameNotes(observation: Observation): HTMLElement[] {
+  return observation.frames
+    .filter((frame) => frame.reason !== undefined)
+    .map((frame) =>
+      h(
+        'p',
+        { class: 'frame-note', 'data-frame-note': frame.status },
+        frame.status === 'unavailable' ? `frame unavailable: ${frame.url} (${frame.reason})` : `frame ${frame.url}: ${frame.reason}`,
+      )
+    );
+}
+
 export class LiveInspector {
   readonly #client: Client;
   readonly #ui: ReturnType<typeof layout>;
@@ -225,6 +241,7 @@ export class LiveInspector {
     this.#observation = observation;
     this.#ui.state.textContent = `${observation.state_id} · ${observation.url}`;
     this.#ui.tree.replaceChildren(
+      ...frameNotes(observation),
       h('pre', { class: 'tree' }, observation.tree),
       h(
         'ul',

@@ -25,6 +25,7 @@ h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: v
 #modal:empty { display: none; }
 .pending { margin-top: .5rem; padding: .5rem; background: #fef3c7; border-radius: 4px; display: flex; gap: .5rem; align-items: center; }
 .tree { white-space: pre-wrap; font: 12px/1.35 ui-monospace, monospace; margin: 0 0 .5rem; }
+.frame-note { margin: 0 0 .5rem; padding: .35rem .5rem; background: #fef3c7; border-radius: 4px; }
 .elements { list-style: none; padding: 0; margin: 0; }
 .elements li { padding: 1px 4px; cursor: pointer; border-radius: 3px; } .elements li:hover { background: #eef2ff; }
 .elements .offscreen { color: var(--muted); }

@@ -224,6 +224,26 @@ s('a pending dialog shows with buttons; Accept answers it', async () => {
   assert.is(status, 'confirm true');
 });
 
+s('a frame the observation could not read shows with its reason above the tree', async () => {
+  await agent.call('act', {
+    session_id: agentSession,
+    target_id: agentTab,
+    action: 'navigate',
+    url: fixtures.url('/never-loads-frame.html'),
+  });
+  const observation = await agent.call('observe', { session_id: agentSession });
+  const hanging = observation.frames.find((frame) => frame.status === 'unavailable');
+  assert.ok(hanging?.reason, JSON.stringify(observation.frames));
+  await inPage(`document.getElementById('observe').click()`);
+  await pageUntil(`document.querySelector('[data-frame-note=unavailable]')`);
+  const note = await inPage<string>(`document.querySelector('[data-frame-note=unavailable]').textContent`);
+  assert.is(note, `frame unavailable: ${hanging!.url} (${hanging!.reason})`);
+  // The page read whole again: the note goes.
+  await agent.call('act', { session_id: agentSession, target_id: agentTab, action: 'navigate', url: fixtures.url('/events.html') });
+  await inPage(`document.getElementById('observe').click()`);
+  await pageUntil(`!document.querySelector('[data-frame-note]') && document.getElementById('state').textContent.includes('events')`);
+});
+
 s('closing the inspector ends its screencast', async () => {
   await inspector.close();
   await until(() => server.server.screencasts.captures === 0, 5_000);
