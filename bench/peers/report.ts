@@ -327,15 +327,28 @@ function roundThreeVerdicts(report: BenchReport): Verdict[] {
         observed,
       ),
     );
+    // Chromium's floor for a first look: the faster of its two accessibility reads of the new page
+    // (load, then the whole tree; DOMContentLoaded, then the probes and the prefix read of the answer's
+    // refs). Playwright MCP builds its tree in the page instead, so its navigate may undercut both.
+    const floors = [
+      { words: 'load floor', ms: median(page, LOAD_FLOOR, 'navigate') },
+      { words: 'read floor', ms: median(page, READ_FLOOR, 'navigate') },
+    ].filter((floor): floor is { words: string; ms: number } => floor.ms !== undefined);
+    const theirs = median(page, PLAYWRIGHT, 'navigate');
+    const floorWords = floors.map((floor) => `raw CDP ${floor.words} ${ms(floor.ms)} ms`).join(', ');
+    const againstPlaywright = timeVerdict(
+      'navigate with fresh observation ≤ 0.8× Playwright MCP navigate',
+      `${page.id} (median${floorWords ? `; ${floorWords}` : ''})`,
+      mine,
+      theirs,
+      0.8,
+      observed,
+    );
+    const floor = floors.length > 0 ? Math.min(...floors.map((f) => f.ms)) : undefined;
     out.push(
-      timeVerdict(
-        'navigate with fresh observation ≤ 0.8× Playwright MCP navigate',
-        `${page.id} (median)`,
-        mine,
-        median(page, PLAYWRIGHT, 'navigate'),
-        0.8,
-        observed,
-      ),
+      theirs !== undefined && floor !== undefined && floor > 0.8 * theirs
+        ? { ...againstPlaywright, belowFloor: "Chromium's fastest accessibility read of the page" }
+        : againstPlaywright,
     );
   }
   const peers = [PLAYWRIGHT, CDM, AGENT_BROWSER];
@@ -889,7 +902,8 @@ export function renderReadmeBlock(report: BenchReport): string {
   const met = v.filter((x) => x.met === true).length;
   const word = (
     m: boolean | undefined,
-  ) => (m === undefined ? 'not measured' : m ? 'met' : '**missed**');
+    belowFloor: string | undefined,
+  ) => (m === undefined ? 'not measured' : m ? 'met' : belowFloor ? '**missed** (limit below the floor)' : '**missed**');
   return [
     README_START,
     `Measured ${report.date.slice(0, 10)} on ${report.machine.cores} cores (${report.machine.cpu}), ${report.browser.version}, ` +
@@ -904,7 +918,9 @@ export function renderReadmeBlock(report: BenchReport): string {
         `- ${target}: ` +
         v
           .filter((x) => x.target === target)
-          .map((x) => `${x.where.replace(/ \(median\)$/, '')} ${word(x.met)} (${x.pagewire} vs ${x.limit.replace(/ \(.*\)$/, '')})`)
+          .map((x) =>
+            `${x.where.replace(/ \(median\)$/, '')} ${word(x.met, x.belowFloor)} (${x.pagewire} vs ${x.limit.replace(/ \(.*\)$/, '')})`
+          )
           .join('; '),
     ),
     README_END,
