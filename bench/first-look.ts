@@ -59,6 +59,8 @@ interface Message {
   direction: 'send' | 'recv';
   id?: number;
   method?: string;
+  /** The page module's function a Runtime.callFunctionOn calls. */
+  pageFunction?: string;
 }
 
 const PHASES = ['load', 'world', 'monitor', 'read', 'facts', 'covers', 'answer'] as const;
@@ -66,26 +68,32 @@ type Phase = typeof PHASES[number];
 
 const READS = new Set(['Accessibility.getFullAXTree', 'Accessibility.getPartialAXTree', 'Accessibility.queryAXTree']);
 const FACTS = new Set(['DOMSnapshot.captureSnapshot', 'DOMDebugger.getEventListeners']);
+/** The page module's functions that read the page's facts (the in-page walk). */
+const FACT_FUNCTIONS = new Set(['pageFacts', 'pseudoFacts']);
 
 /** The end of each phase of one navigation, in ms from `Page.navigate` being sent. */
 function phasesOf(messages: Message[], answeredAt: number): Record<Phase, number> | undefined {
   const navigate = messages.find((m) => m.direction === 'send' && m.method === 'Page.navigate');
   if (!navigate) return undefined;
   const t = (m: Message | undefined) => (m ? m.at - navigate.at : NaN);
-  const methodOf = new Map<number, string>();
-  for (const m of messages) if (m.direction === 'send' && m.id !== undefined && m.method) methodOf.set(m.id, m.method);
-  const named = messages.map((m) => ({ ...m, method: m.method ?? (m.id !== undefined ? methodOf.get(m.id) : undefined) }));
+  // An answer is named by what was sent.
+  const sent = new Map<number, Message>();
+  for (const m of messages) if (m.direction === 'send' && m.id !== undefined && m.method) sent.set(m.id, m);
+  const named = messages.map((m) => {
+    const request = m.id === undefined ? undefined : sent.get(m.id);
+    return { ...m, method: m.method ?? request?.method, pageFunction: m.pageFunction ?? request?.pageFunction };
+  });
+  const isFacts = (m: Message) => FACTS.has(m.method ?? '') || FACT_FUNCTIONS.has(m.pageFunction ?? '');
   const load = named.find((m) => m.direction === 'recv' && m.method === 'Page.loadEventFired');
   const after = named.filter((m) => load && m.at >= load.at);
   const firstRead = after.find((m) => m.direction === 'send' && READS.has(m.method ?? ''));
-  const lastOf = (kinds: Set<string>) =>
-    after.filter((m) => m.direction === 'recv' && m.id !== undefined && kinds.has(m.method ?? '')).at(-1);
+  const lastOf = (kind: (m: Message) => boolean) => after.filter((m) => m.direction === 'recv' && m.id !== undefined && kind(m)).at(-1);
   const world = after.find((m) => m.direction === 'recv' && m.method === 'Page.createIsolatedWorld' && m.id !== undefined);
   const beforeRead = after.filter((m) => m.direction === 'recv' && m.id !== undefined && firstRead && m.at <= firstRead.at);
-  const lastRead = lastOf(READS);
-  const lastFacts = lastOf(FACTS);
+  const lastRead = lastOf((m) => READS.has(m.method ?? ''));
+  const lastFacts = lastOf(isFacts);
   const pageCallsAfter = after.filter((m) =>
-    m.direction === 'recv' && m.method === 'Runtime.callFunctionOn' && m.id !== undefined && lastRead && m.at > lastRead.at
+    m.direction === 'recv' && m.method === 'Runtime.callFunctionOn' && m.id !== undefined && lastRead && m.at > lastRead.at && !isFacts(m)
   );
   const load_ = t(load);
   const world_ = world ? t(world) : load_;
@@ -112,7 +120,10 @@ async function main(): Promise<void> {
     if (!match) return;
     const id = /^\{"id":(\d+)/.exec(match[2]!)?.[1];
     const method = /"method":"([A-Za-z.]+)"/.exec(match[2]!.slice(0, 80))?.[1];
+    // A call into the page module names its function (src/browser/page-module.ts): the facts walk is facts.
+    const pageFunction = method === 'Runtime.callFunctionOn' ? /return (?:m|api)\.(\w+)\.apply/.exec(match[2]!)?.[1] : undefined;
     messages.push({
+      ...(pageFunction ? { pageFunction } : {}),
       at: performance.now(),
       direction: match[1] as 'send' | 'recv',
       ...(id ? { id: Number(id) } : {}),

@@ -51,7 +51,7 @@ import { DomainPolicy } from './sessions/domain-policy.ts';
 import { IdSequence } from './util/ids.ts';
 import { type KnownSecret, redactSecrets } from './util/redact.ts';
 import { secretForms, SecretStore } from './util/secrets.ts';
-import { type Logger, silentLogger } from './util/log.ts';
+import { clipMiddle, type Logger, silentLogger } from './util/log.ts';
 
 export interface RunningServer {
   /** `ws://HOST:PORT/` */
@@ -151,7 +151,8 @@ function startCore(config: Config, options: StartOptions & { stdioPrincipal?: Pr
   const quiet = (cdpSessionId: string) => registryRef?.all().some((session) => session.isHelperCdpSession(cdpSessionId)) ?? false;
   const trace = config.logLevel === 'debug'
     ? (direction: 'send' | 'recv', message: string) =>
-      cdpLog.debug(`${direction} ${redactSecrets(scrubCdpMessage(message, { quiet }), knownSecrets()).slice(0, 500)}`)
+      // Its start (id, method, the first params) and its end (a call into the page names its function last).
+      cdpLog.debug(`${direction} ${clipMiddle(redactSecrets(scrubCdpMessage(message, { quiet }), knownSecrets()), 400, 100)}`)
     : undefined;
   const host = new BrowserHost({
     launch: browserLauncher(config, log.child('browser')),

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger, isLogLevel, type LoggerOptions, redactText, silentLogger } from '../../src/util/log.ts';
+import { clipMiddle, createLogger, isLogLevel, type LoggerOptions, redactText, silentLogger } from '../../src/util/log.ts';
 
 function capture(options: Omit<LoggerOptions, 'sink'>) {
   const lines: string[] = [];
@@ -114,6 +114,21 @@ s('default sink is console.error', () => {
     console.error = original;
   }
   assert.equal(seen, ['[pagewire] warn: to stderr']);
+});
+
+s('clipMiddle keeps the start and the end of a long line (a page call names its function last)', () => {
+  const call = `{"id":7,"method":"Runtime.callFunctionOn","params":{"arguments":[${'{"objectId":"1.2.3"},'.repeat(60)}],` +
+    `"functionDeclaration":"function(...a){return m.pageFacts.apply(this,a)}"}}`;
+  const clipped = clipMiddle(call, 400, 100);
+  assert.is(clipped.length, 501);
+  assert.ok(clipped.startsWith('{"id":7,"method":"Runtime.callFunctionOn"'));
+  assert.match(clipped, /…/);
+  assert.match(clipped, 'return m.pageFacts.apply(this,a)');
+  // A short one, and one a character longer than what would be kept, stay whole.
+  assert.is(clipMiddle('{"id":1}', 400, 100), '{"id":1}');
+  const justOver = 'x'.repeat(501);
+  assert.is(clipMiddle(justOver, 400, 100), justOver);
+  assert.is(clipMiddle(justOver + 'y', 400, 100), `${'x'.repeat(400)}…${'x'.repeat(99)}y`);
 });
 
 s('redactText and isLogLevel', () => {
