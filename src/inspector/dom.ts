@@ -1,5 +1,5 @@
 // Building the inspector's DOM: one element with its attributes, listeners and children.
-import type { Row } from './rows.ts';
+import type { FrameNote, Row } from './rows.ts';
 
 export type Attrs = Record<string, string | ((event: Event) => void)>;
 
@@ -17,4 +17,9 @@ export function h(tag: string, attrs: Attrs = {}, ...children: Array<Node | stri
 export function rowElement(tag: string, row: Row, attrs: Attrs = {}, ...extra: Array<Node | string | undefined>): HTMLElement {
   const cls = typeof attrs['class'] === 'string' ? `${attrs['class']} ` : '';
   return h(tag, { ...attrs, class: `${cls}row ${row.tone}`, 'data-tone': row.tone }, h('span', { class: 'words' }, row.text), ...extra);
+}
+
+/** A frame note (rows.ts) as a paragraph above an observation's tree, its status as `data-frame-note`. */
+export function frameNoteElement(note: FrameNote): HTMLElement {
+  return h('p', { class: 'frame-note', 'data-frame-note': note.status }, note.text);
 }

@@ -13,28 +13,12 @@ import type {
   SessionSummary,
   TabSummary,
 } from '../client/exports.ts';
-import { h, rowElement } from './dom.ts';
-import { actFieldsWords, actRow, type CallError, callRow, eventRow } from './rows.ts';
+import { frameNoteElement, h, rowElement } from './dom.ts';
+import { actFieldsWords, actRow, type CallError, callRow, eventRow, frameNotes } from './rows.ts';
 
 /** Events shown in the log (the oldest go first). */
 const MAX_EVENTS = 200;
 const MAX_ACTS = 50;
-
-/**
- * What the observation says of a frame it could not read (whole or in part), one line a frame: the
- * person sees why elements are missing or none is claimed visible, as the agent was told.
- */
-function frameNotes(observation: Observation): HTMLElement[] {
-  return observation.frames
-    .filter((frame) => frame.reason !== undefined)
-    .map((frame) =>
-      h(
-        'p',
-        { class: 'frame-note', 'data-frame-note': frame.status },
-        frame.status === 'unavailable' ? `frame unavailable: ${frame.url} (${frame.reason})` : `frame ${frame.url}: ${frame.reason}`,
-      )
-    );
-}
 
 export class LiveInspector {
   readonly #client: Client;
@@ -241,7 +225,7 @@ export class LiveInspector {
     this.#observation = observation;
     this.#ui.state.textContent = `${observation.state_id} · ${observation.url}`;
     this.#ui.tree.replaceChildren(
-      ...frameNotes(observation),
+      ...frameNotes(observation).map(frameNoteElement),
       h('pre', { class: 'tree' }, observation.tree),
       h(
         'ul',

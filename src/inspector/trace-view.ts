@@ -4,9 +4,9 @@
 // observation it acted on with the acted refs lit, the diff to the next observation, and the
 // events, console and network entries that arrived while it ran.
 import type { ActResult, Observation } from '../client/exports.ts';
-import { h, rowElement } from './dom.ts';
+import { frameNoteElement, h, rowElement } from './dom.ts';
 import { diffHunks, lineDiff } from './line-diff.ts';
-import { blockerWords, ERROR_MEANINGS, errorDetails, eventRow, observationIn, observationWords } from './rows.ts';
+import { blockerWords, ERROR_MEANINGS, errorDetails, eventRow, frameNotes, observationIn, observationWords } from './rows.ts';
 import type { Trace, TraceBox, TraceEvent, TraceStep } from './trace-file.ts';
 import { fellShort, lineNames, type StepView, stepViews } from './trace-steps.ts';
 
@@ -298,6 +298,7 @@ function treeView(observation: Observation | undefined, refs: readonly string[])
     'div',
     {},
     h('p', { class: 'muted' }, `${observationWords(observation)} · ${observation.url}`),
+    ...frameNotes(observation).map(frameNoteElement),
     h(
       'pre',
       { class: 'tree' },

@@ -214,6 +214,46 @@ s('pagewire trace show FILE: the saved trace opens in a browser from a viewer wi
   process.kill('SIGTERM');
 });
 
+s('an observation that could not read a frame shows why above its tree, in the step that acted on it', async () => {
+  await inspector.front();
+  const observation = {
+    state_id: 'st_frames',
+    target_id: 'T1',
+    frame_id: 'F1',
+    url: 'http://127.0.0.1:1/app.html',
+    title: 'App',
+    tree: 'button "Save" @1\niframe "Ad" [unavailable: the frame did not answer]',
+    elements: [{ ref: '@1', role: 'button', name: 'Save', visible: true, in_viewport: true }],
+    frames: [
+      { frame_id: 'F1', url: 'http://127.0.0.1:1/app.html', status: 'observed' },
+      { frame_id: 'F2', url: 'http://localhost:1/ad.html', status: 'unavailable', reason: 'the frame did not answer' },
+    ],
+  };
+  const at = Date.now();
+  const steps = [
+    { seq: 1, method: 'observe', at, duration_ms: 5, params: {}, result: observation },
+    {
+      seq: 2,
+      method: 'act',
+      at: at + 10,
+      duration_ms: 5,
+      acted_on: 1,
+      params: { action: 'click', ref: '@1', state_id: 'st_frames' },
+      result: { status: 'completed', execution: 'completed', observation: 'not_requested', postcondition: 'not_requested' },
+    },
+  ];
+  await inspector.drop('frames.zip', traceZip({ steps }));
+  await inspector.until(`document.querySelector('#timeline [data-seq="2"]')`);
+  await select(inspector, 2);
+  assert.is(
+    await inspector.eval<string>(`document.querySelector('#step-observation [data-frame-note=unavailable]')?.textContent ?? ''`),
+    'frame unavailable: http://localhost:1/ad.html (the frame did not answer)',
+  );
+  assert.is(await inspector.eval<number>(`document.querySelectorAll('#step-observation [data-frame-note]').length`), 1);
+  await inspector.eval(`document.getElementById('back-to-live').click()`);
+  await inspector.until(`!document.querySelector('.inspector').hidden && document.getElementById('trace-view').hidden`);
+});
+
 s('a trace of another version, another format, a missing entry or damaged bytes: a sentence in the page', async () => {
   await inspector.front();
   const steps = [{ seq: 1, method: 'observe', at: Date.now(), duration_ms: 5, params: {} }];
