@@ -77,12 +77,12 @@ export function createLogger(options: LoggerOptions): Logger {
   return makeLogger(shared, options.namespace ?? '');
 }
 
-/** A logger that drops everything: the default wherever a logger is optional. */
 /** `text` with what lies between its first `head` and last `tail` characters replaced by "…" when longer. */
 export function clipMiddle(text: string, head: number, tail: number): string {
   return text.length <= head + tail + 1 ? text : `${text.slice(0, head)}…${text.slice(text.length - tail)}`;
 }
 
+/** A logger that drops everything: the default wherever a logger is optional. */
 export const silentLogger: Logger = createLogger({ level: 'silent' });
 
 interface Shared {
