@@ -238,6 +238,9 @@ export class SessionRegistry {
           this.#watchers.delete(session.id);
           throw error;
         }
+        // Its idle time starts when it is handed out, not before its first tab was opened: a slow
+        // first tab (a browser launching) must not leave it idle before any client has it.
+        session.lastUsedAt = this.#now();
         this.#sessions.set(session.id, session);
         if (proxy) this.#proxyOf.set(session.id, proxy);
         return session;

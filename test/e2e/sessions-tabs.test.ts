@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { fixtureServer } from '../helpers/fixture-server.ts';
 import { sharedServer, startTestServer } from '../helpers/pagewire.ts';
 import type { TestClient } from '../helpers/client.ts';
-import { waitUntil } from '../helpers/wait.ts';
+import { waitUntil, within } from '../helpers/wait.ts';
 import { type FrameSummary as Frame, type Observation, ref } from '../helpers/wire.ts';
 import { evaluate, sentDuring } from '../helpers/page.ts';
 
@@ -191,15 +191,40 @@ s("calls without session_id use the principal's lazily created default session",
 s('a session no client uses is closed after the idle timeout', async () => {
   const server = await startTestServer(['--idle-timeout-s', '1']);
   const c = await server.connect();
-  const { session_id } = await c.call('session.create');
-  const closed = new Promise<string>((resolve) =>
-    server.server.registry.events.on('closed', ({ session, reason }) => session.id === session_id && resolve(reason))
-  );
-  assert.is(await closed, 'idle_timeout');
-  const error = await c.callError('tabs.list', { session_id });
-  assert.is(error.data?.error_type, 'session_not_found');
-  c.close();
-  await server.server.close();
+  // Each wait is bounded and says how things stood: once in CI this test held the run until the
+  // runner's watchdog, with nothing to tell which step never ended.
+  try {
+    // Every close is heard from before the session exists, so none can come unheard.
+    const closes = new Map<string, { reason: string; at: number }>();
+    const heard = new Set<() => void>();
+    server.server.registry.events.on('closed', ({ session, reason }) => {
+      closes.set(session.id, { reason, at: Date.now() });
+      for (const wake of heard) wake();
+    });
+    const { session_id } = await within(c.call('session.create'), () => 'session.create', 30_000);
+    const answeredAt = Date.now();
+    const closed = new Promise<{ reason: string; at: number }>((resolve) => {
+      const check = () => closes.has(session_id) && resolve(closes.get(session_id)!);
+      heard.add(check);
+      check();
+    });
+    const state = () => {
+      const session = server.server.registry.all().find((candidate) => candidate.id === session_id);
+      return session
+        ? `the session, open: ${session.queue.size} calls queued, last used ${Date.now() - session.lastUsedAt} ms ago`
+        : 'the session, gone from the registry without a closed event';
+    };
+    const { reason, at } = await within(closed, state, 15_000);
+    assert.is(reason, 'idle_timeout');
+    // Idle from when it was handed out: its first tab, opened in a browser launched for it, took
+    // longer than the timeout, and that time did not count.
+    assert.ok(at - answeredAt >= 900, `closed ${at - answeredAt} ms after session.create answered`);
+    const error = await within(c.callError('tabs.list', { session_id }), () => 'tabs.list after the close');
+    assert.is(error.data?.error_type, 'session_not_found');
+  } finally {
+    c.close();
+    await within(server.server.close(), () => 'the server with --idle-timeout-s 1 closing', 30_000);
+  }
 });
 
 s('sessions keep their own front: acting in one session does not hide another, so neither brings its tab forward again', async () => {

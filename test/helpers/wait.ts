@@ -37,3 +37,20 @@ export async function waitUntil<T>(
     if (intervalMs > 0) await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * `promise`'s value, or an error naming `what` (asked then, so it can say how things stand) once
+ * `timeoutMs` has passed without one: an awaited event that never comes fails its test instead of
+ * holding the whole run until the runner's watchdog.
+ */
+export async function within<T>(promise: Promise<T>, what: () => string, timeoutMs = 10_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what()}: not within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
