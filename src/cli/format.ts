@@ -2,6 +2,7 @@
 // event as one line. `--json` prints the wire results instead (commands.ts).
 import type { ActEvent, ActResult, Observation, SessionEvent, TabSummary } from '../client/wire.ts';
 import { blockerLine, hitWords } from '../wire/blocker-line.ts';
+import { frameNotes } from '../wire/frame-notes.ts';
 
 export function pageHeader(observation: Observation): string {
   const parts = [`page: ${JSON.stringify(observation.title)} ${observation.url}`, `tab ${observation.target_id}`];
@@ -14,11 +15,7 @@ export function pageText(observation: Observation): string {
   if (observation.dialog) {
     lines.push(`dialog: ${observation.dialog.type} ${JSON.stringify(observation.dialog.message)} (pagewire dialog accept|dismiss)`);
   }
-  const unavailable = observation.frames.filter((f) => f.status === 'unavailable');
-  for (const frame of unavailable) lines.push(`frame unavailable: ${frame.url} (${frame.reason ?? 'no reason given'})`);
-  for (const frame of observation.frames) {
-    if (frame.status === 'observed' && frame.reason) lines.push(`frame ${frame.url}: ${frame.reason}`);
-  }
+  for (const note of frameNotes(observation.frames)) lines.push(note.text);
   if (observation.tree !== '') lines.push(observation.tree.replace(/\n$/, ''));
   if (observation.markdown !== undefined) lines.push(observation.markdown);
   for (const blocker of observation.blockers ?? []) lines.push(blockerLine(blocker));

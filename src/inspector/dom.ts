@@ -1,5 +1,6 @@
 // Building the inspector's DOM: one element with its attributes, listeners and children.
-import type { FrameNote, Row } from './rows.ts';
+import type { FrameNote } from '../wire/frame-notes.ts';
+import type { Row } from './rows.ts';
 
 export type Attrs = Record<string, string | ((event: Event) => void)>;
 
@@ -19,7 +20,7 @@ export function rowElement(tag: string, row: Row, attrs: Attrs = {}, ...extra: A
   return h(tag, { ...attrs, class: `${cls}row ${row.tone}`, 'data-tone': row.tone }, h('span', { class: 'words' }, row.text), ...extra);
 }
 
-/** A frame note (rows.ts) as a paragraph above an observation's tree, its status as `data-frame-note`. */
+/** A frame note (wire/frame-notes.ts) as a paragraph above an observation's tree, its status as `data-frame-note`. */
 export function frameNoteElement(note: FrameNote): HTMLElement {
   return h('p', { class: 'frame-note', 'data-frame-note': note.status }, note.text);
 }

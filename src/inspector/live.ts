@@ -14,7 +14,8 @@ import type {
   TabSummary,
 } from '../client/exports.ts';
 import { frameNoteElement, h, rowElement } from './dom.ts';
-import { actFieldsWords, actRow, type CallError, callRow, eventRow, frameNotes } from './rows.ts';
+import { frameNotes } from '../wire/frame-notes.ts';
+import { actFieldsWords, actRow, type CallError, callRow, eventRow } from './rows.ts';
 
 /** Events shown in the log (the oldest go first). */
 const MAX_EVENTS = 200;
@@ -225,7 +226,7 @@ export class LiveInspector {
     this.#observation = observation;
     this.#ui.state.textContent = `${observation.state_id} · ${observation.url}`;
     this.#ui.tree.replaceChildren(
-      ...frameNotes(observation).map(frameNoteElement),
+      ...frameNotes(observation.frames).map(frameNoteElement),
       h('pre', { class: 'tree' }, observation.tree),
       h(
         'ul',

@@ -139,25 +139,6 @@ export function observationWords(observation: Pick<Observation, 'state_id' | 'ti
   return `${observation.state_id} ${quoted(observation.title, 40)} ${observation.elements.length} refs`;
 }
 
-/** A frame an observation could not read, whole or in part, in words. */
-export interface FrameNote {
-  status: 'observed' | 'unavailable';
-  text: string;
-}
-
-/**
- * What an observation says of each frame it could not read, whole or in part (a frame left
- * `unavailable`, or one observed without its layout): a line a frame, as the CLI says it.
- */
-export function frameNotes(observation: Pick<Observation, 'frames'>): FrameNote[] {
-  return observation.frames
-    .filter((frame) => frame.reason !== undefined)
-    .map((frame) => ({
-      status: frame.status,
-      text: frame.status === 'unavailable' ? `frame unavailable: ${frame.url} (${frame.reason})` : `frame ${frame.url}: ${frame.reason}`,
-    }));
-}
-
 /** A value of a call's params, briefly (the step's details show the params whole). */
 function paramWords(params: Record<string, unknown>): string {
   return Object.entries(params)

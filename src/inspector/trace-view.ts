@@ -6,7 +6,8 @@
 import type { ActResult, Observation } from '../client/exports.ts';
 import { frameNoteElement, h, rowElement } from './dom.ts';
 import { diffHunks, lineDiff } from './line-diff.ts';
-import { blockerWords, ERROR_MEANINGS, errorDetails, eventRow, frameNotes, observationIn, observationWords } from './rows.ts';
+import { frameNotes } from '../wire/frame-notes.ts';
+import { blockerWords, ERROR_MEANINGS, errorDetails, eventRow, observationIn, observationWords } from './rows.ts';
 import type { Trace, TraceBox, TraceEvent, TraceStep } from './trace-file.ts';
 import { fellShort, lineNames, type StepView, stepViews } from './trace-steps.ts';
 
@@ -298,7 +299,7 @@ function treeView(observation: Observation | undefined, refs: readonly string[])
     'div',
     {},
     h('p', { class: 'muted' }, `${observationWords(observation)} · ${observation.url}`),
-    ...frameNotes(observation).map(frameNoteElement),
+    ...frameNotes(observation.frames).map(frameNoteElement),
     h(
       'pre',
       { class: 'tree' },

@@ -2,7 +2,7 @@
 // both the live logs and the trace view show.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { actRow, callRow, eventRow, frameNotes, outcomeWords } from '../../src/inspector/rows.ts';
+import { actRow, callRow, eventRow, outcomeWords } from '../../src/inspector/rows.ts';
 
 const s = suite('inspector rows');
 
@@ -89,20 +89,6 @@ s('events read as words, not JSON', () => {
     error_type: 'stale_state',
   } as const;
   assert.equal(eventRow('act', act), { text: 'act click → refused: stale_state', tone: 'refused' });
-});
-
-s('frame notes: a frame not read says why, one observed without its layout too; a frame read whole says nothing', () => {
-  const notes = frameNotes({
-    frames: [
-      { frame_id: 'F1', url: 'http://127.0.0.1/app', status: 'observed', reason: 'its layout could not be read in time; observe again' },
-      { frame_id: 'F2', url: 'http://localhost/ad', status: 'unavailable', reason: 'the frame did not answer' },
-      { frame_id: 'F3', url: 'http://127.0.0.1/child', status: 'observed' },
-    ],
-  });
-  assert.equal(notes, [
-    { status: 'observed', text: 'frame http://127.0.0.1/app: its layout could not be read in time; observe again' },
-    { status: 'unavailable', text: 'frame unavailable: http://localhost/ad (the frame did not answer)' },
-  ]);
 });
 
 s.run();
